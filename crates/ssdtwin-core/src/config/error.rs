@@ -1,0 +1,56 @@
+//! Errors in device profiles.
+
+use thiserror::Error;
+
+/// A profile could not be turned into a device. Every variant names the file (or the
+/// override source) and the field; the simulation never starts with a bad profile.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProfileError {
+    /// The TOML is malformed, has a wrong type, or an unknown field.
+    #[error("{file}: {message}")]
+    Parse {
+        /// File or source label.
+        file: String,
+        /// The parser's message, on one line, with the line and column.
+        message: String,
+    },
+    /// A value is outside what the model accepts.
+    #[error("{file}: {field} = {value}: {allowed}")]
+    OutOfRange {
+        /// File or source label.
+        file: String,
+        /// Dotted field name, e.g. `nand.page_bytes`.
+        field: String,
+        /// The offending value.
+        value: String,
+        /// What is allowed.
+        allowed: String,
+    },
+    /// A required field is missing.
+    #[error("{file}: {field} is required ({why})")]
+    Missing {
+        /// File or source label.
+        file: String,
+        /// Dotted field name.
+        field: String,
+        /// Why it is needed.
+        why: String,
+    },
+    /// A name is neither a shipped profile nor a readable file.
+    #[error("profile '{name}' is neither a shipped profile ({available}) nor a readable TOML file")]
+    NotFound {
+        /// What was asked for.
+        name: String,
+        /// Shipped profile names.
+        available: String,
+    },
+    /// An override (`section.field=value`) is malformed.
+    #[error("override '{text}': {problem}")]
+    BadOverride {
+        /// The override as given.
+        text: String,
+        /// What is wrong.
+        problem: String,
+    },
+}

@@ -1,0 +1,603 @@
+//! Device profiles: loading, overriding and validating them into a [`DeviceConfig`].
+//!
+//! A profile is a TOML file (`profiles/NAME.toml` ships with the crate; users pass a path).
+//! [`load_profile`] resolves a name or path, [`apply_overrides`] edits fields by dotted name
+//! (`nand.channels=4`), and [`build`] checks every value and derives the geometry, timings
+//! and capacities the device runs on. After `build` succeeds a run cannot fail on input.
+//! The schema, with units, is in `docs/profiles.md`.
+//!
+//! ```
+//! let profile = ssdtwin_core::config::load_profile("generic-tlc-1tb").unwrap();
+//! let config = ssdtwin_core::config::build(&profile).unwrap();
+//! assert_eq!(config.geometry.page_bytes, 16384);
+//! ```
+
+mod error;
+mod profile;
+mod shipped;
+
+pub use error::ProfileError;
+pub use profile::*;
+pub use shipped::{SHIPPED, shipped_names, shipped_text};
+
+use crate::controller::ControllerConfig;
+use crate::engine::SimDuration;
+use crate::ftl::{GcConfig, Stream, VictimPolicy};
+use crate::host::{LbaFormat, LinkConfig, Namespace};
+use crate::nand::{CellMode, CellTiming, DieScheduler, Geometry, NandTiming, SuspendPolicy, SuspendTiming, UNIT_BYTES};
+
+/// A profile as loaded: its parsed TOML table and where it came from.
+#[derive(Clone, Debug)]
+pub struct LoadedProfile {
+    /// File path, or `shipped:NAME`.
+    pub source: String,
+    /// Shipped name or file stem.
+    pub name: String,
+    /// The TOML table (overrides edit this before [`build`]).
+    pub table: toml::Table,
+    /// The text as read, while no override has changed the table (errors then carry the
+    /// line and column).
+    text: Option<String>,
+}
+
+impl LoadedProfile {
+    /// Parses profile text; `source` labels errors.
+    pub fn from_str(text: &str, source: &str, name: &str) -> Result<Self, ProfileError> {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| parse_error(source, &e.to_string()))?;
+        Ok(LoadedProfile { source: source.to_string(), name: name.to_string(), table, text: Some(text.to_string()) })
+    }
+
+    /// The resolved profile as TOML text (after overrides), as `profiles show` prints it.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(&self.table).expect("a toml::Table always serialises")
+    }
+}
+
+/// Resolves a shipped profile name or a path to a TOML file.
+pub fn load_profile(name_or_path: &str) -> Result<LoadedProfile, ProfileError> {
+    if let Some(text) = shipped_text(name_or_path) {
+        return LoadedProfile::from_str(text, &format!("shipped:{name_or_path}"), name_or_path);
+    }
+    let path = std::path::Path::new(name_or_path);
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            let stem = path.file_stem().map_or_else(|| name_or_path.to_string(), |s| s.to_string_lossy().into_owned());
+            LoadedProfile::from_str(&text, name_or_path, &stem)
+        }
+        Err(_) => Err(ProfileError::NotFound { name: name_or_path.to_string(), available: shipped_names().join(", ") }),
+    }
+}
+
+/// Applies `key=value` overrides, where `key` is a dotted field name and `value` is a TOML
+/// value (a bare word is taken as a string).
+pub fn apply_overrides(profile: &mut LoadedProfile, overrides: &[String]) -> Result<(), ProfileError> {
+    for text in overrides {
+        let bad = |problem: &str| ProfileError::BadOverride { text: text.clone(), problem: problem.to_string() };
+        let (key, raw) = text.split_once('=').ok_or_else(|| bad("expected section.field=value"))?;
+        let path: Vec<&str> = key.trim().split('.').collect();
+        if path.len() < 2 || path.iter().any(|p| p.is_empty()) {
+            return Err(bad("expected section.field=value"));
+        }
+        let raw = raw.trim();
+        let value: toml::Value = format!("v = {raw}")
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+        profile.text = None;
+        let mut table = &mut profile.table;
+        for part in &path[..path.len() - 1] {
+            let entry = table.entry((*part).to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            table = entry.as_table_mut().ok_or_else(|| bad(&format!("'{part}' is not a section")))?;
+        }
+        table.insert(path[path.len() - 1].to_string(), value);
+    }
+    Ok(())
+}
+
+fn parse_error(source: &str, message: &str) -> ProfileError {
+    // toml's messages span several lines: "TOML parse error at line L, column C", a source
+    // excerpt, then the cause; or, without spans, the cause then "in `section`".
+    let lines: Vec<&str> = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let position = lines.iter().find_map(|l| l.strip_prefix("TOML parse error at "));
+    let section = lines.iter().find_map(|l| l.strip_prefix("in `").and_then(|r| r.strip_suffix('`')));
+    let cause = lines
+        .iter()
+        .rev()
+        .find(|l| {
+            !l.starts_with("in `")
+                && !l.starts_with('|')
+                && !l.starts_with('^')
+                && !l.chars().next().is_some_and(|c| c.is_ascii_digit())
+        })
+        .copied()
+        .unwrap_or("invalid TOML");
+    let message = match (position, section) {
+        (Some(p), _) => format!("{p}: {cause}"),
+        (None, Some(s)) => format!("[{s}]: {cause}"),
+        (None, None) => cause.to_string(),
+    };
+    ProfileError::Parse { file: source.to_string(), message }
+}
+
+/// Identity strings and NVMe identify values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    /// Model number.
+    pub model: String,
+    /// Serial number.
+    pub serial: String,
+    /// Firmware revision.
+    pub firmware: String,
+    /// PCI vendor ID.
+    pub pci_vendor_id: u16,
+    /// PCI subsystem vendor ID.
+    pub pci_subsystem_vendor_id: u16,
+    /// IEEE OUI.
+    pub ieee_oui: u32,
+    /// NVMe version as encoded in `ver` (major << 16 | minor << 8 | tertiary).
+    pub nvme_version: u32,
+    /// MDTS.
+    pub mdts: u8,
+}
+
+/// A validated device description. Everything the device needs, in model units.
+#[derive(Clone, Debug)]
+pub struct DeviceConfig {
+    /// Where the profile came from.
+    pub source: String,
+    /// Profile name.
+    pub name: String,
+    /// The resolved profile TOML (stored in snapshots).
+    pub profile_toml: String,
+    /// Identity.
+    pub identity: Identity,
+    /// NAND geometry.
+    pub geometry: Geometry,
+    /// NAND timing.
+    pub nand: NandTiming,
+    /// PCIe link and host costs.
+    pub link: LinkConfig,
+    /// Firmware and write buffer.
+    pub controller: ControllerConfig,
+    /// GC.
+    pub gc: GcConfig,
+    /// Namespace formats and size.
+    pub namespace: Namespace,
+    /// Logical 4 KiB map units exposed.
+    pub logical_units: u32,
+}
+
+struct Checker<'a> {
+    file: &'a str,
+}
+
+impl Checker<'_> {
+    fn range<T: PartialOrd + std::fmt::Display>(&self, field: &str, v: T, lo: T, hi: T) -> Result<T, ProfileError> {
+        if v < lo || v > hi {
+            return Err(self.bad(field, &v, &format!("allowed {lo} to {hi}")));
+        }
+        Ok(v)
+    }
+    fn bad(&self, field: &str, value: &dyn std::fmt::Display, allowed: &str) -> ProfileError {
+        ProfileError::OutOfRange {
+            file: self.file.to_string(),
+            field: field.to_string(),
+            value: value.to_string(),
+            allowed: allowed.to_string(),
+        }
+    }
+    fn us(&self, field: &str, v: f64) -> Result<SimDuration, ProfileError> {
+        if !v.is_finite() || v < 0.0 || v > 1e9 {
+            return Err(self.bad(field, &v, "allowed 0 to 1e9 microseconds"));
+        }
+        Ok(SimDuration((v * 1000.0).round() as u64))
+    }
+    fn positive_us(&self, field: &str, v: f64) -> Result<SimDuration, ProfileError> {
+        let d = self.us(field, v)?;
+        if d.as_ns() == 0 {
+            return Err(self.bad(field, &v, "must be greater than 0"));
+        }
+        Ok(d)
+    }
+    fn choice<T: Copy>(&self, field: &str, v: &str, options: &[(&str, T)]) -> Result<T, ProfileError> {
+        options.iter().find(|(n, _)| *n == v).map(|(_, t)| *t).ok_or_else(|| {
+            let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+            self.bad(field, &format!("\"{v}\""), &format!("allowed {}", names.join(", ")))
+        })
+    }
+}
+
+/// Checks a loaded profile and derives the device configuration.
+pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
+    let file = loaded.source.as_str();
+    let p: Profile = match &loaded.text {
+        Some(text) => toml::from_str(text),
+        None => toml::Value::Table(loaded.table.clone()).try_into(),
+    }
+    .map_err(|e: toml::de::Error| parse_error(file, &e.to_string()))?;
+    let c = Checker { file };
+
+    let identity = build_identity(&c, &p.identity)?;
+    let link = build_link(&c, &p.host)?;
+    let (geometry, nand) = build_nand(&c, &p.nand)?;
+    let gc = build_gc(&c, &p.ftl)?;
+    let controller = build_controller(&c, &p.controller, &geometry)?;
+    let namespace = build_namespace(&c, &p, &geometry, &gc)?;
+    let logical_units = (namespace.capacity_bytes / UNIT_BYTES) as u32;
+    Ok(DeviceConfig {
+        source: loaded.source.clone(),
+        name: loaded.name.clone(),
+        profile_toml: loaded.to_toml(),
+        identity,
+        geometry,
+        nand,
+        link,
+        controller,
+        gc,
+        namespace,
+        logical_units,
+    })
+}
+
+fn build_identity(c: &Checker, s: &IdentitySection) -> Result<Identity, ProfileError> {
+    let text = |field: &str, v: &str, max: usize| -> Result<String, ProfileError> {
+        if v.is_empty() || v.len() > max || !v.is_ascii() {
+            return Err(c.bad(field, &format!("\"{v}\""), &format!("1 to {max} ASCII characters")));
+        }
+        Ok(v.to_string())
+    };
+    let version = parse_nvme_version(&s.nvme_version).ok_or_else(|| {
+        c.bad(
+            "identity.nvme_version",
+            &format!("\"{}\"", s.nvme_version),
+            "allowed \"1.0\" to \"2.1\" (major.minor[.tertiary])",
+        )
+    })?;
+    if s.ieee_oui > 0xFF_FFFF {
+        return Err(c.bad("identity.ieee_oui", &s.ieee_oui, "a 24-bit value"));
+    }
+    c.range("identity.mdts", s.mdts, 0, 15)?;
+    Ok(Identity {
+        model: text("identity.model", &s.model, 40)?,
+        serial: text("identity.serial", &s.serial, 20)?,
+        firmware: text("identity.firmware", &s.firmware, 8)?,
+        pci_vendor_id: s.pci_vendor_id,
+        pci_subsystem_vendor_id: s.pci_subsystem_vendor_id,
+        ieee_oui: s.ieee_oui,
+        nvme_version: version,
+        mdts: s.mdts,
+    })
+}
+
+fn parse_nvme_version(v: &str) -> Option<u32> {
+    let parts: Vec<u32> = v.split('.').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    let (major, minor, ter) = match parts.as_slice() {
+        [a, b] => (*a, *b, 0),
+        [a, b, t] => (*a, *b, *t),
+        _ => return None,
+    };
+    ((1..=2).contains(&major) && minor <= 9 && ter <= 9).then_some(major << 16 | minor << 8 | ter)
+}
+
+fn build_link(c: &Checker, s: &HostSection) -> Result<LinkConfig, ProfileError> {
+    let gen_ = c.range("host.pcie_gen", s.pcie_gen, 1, 6)?;
+    if ![1, 2, 4, 8, 16].contains(&s.pcie_lanes) {
+        return Err(c.bad("host.pcie_lanes", &s.pcie_lanes, "allowed 1, 2, 4, 8, 16"));
+    }
+    if !s.max_payload_bytes.is_power_of_two() || !(128..=4096).contains(&s.max_payload_bytes) {
+        return Err(c.bad("host.max_payload_bytes", &s.max_payload_bytes, "a power of two from 128 to 4096"));
+    }
+    c.range("host.tlp_overhead_bytes", s.tlp_overhead_bytes, 0, 128)?;
+    c.range("host.io_queues", s.io_queues, 1, 65535)?;
+    c.range("host.queue_depth", s.queue_depth, 2, 65536)?;
+    let ns = |field: &str, v: u64| c.range(field, v, 0, 1_000_000_000).map(SimDuration);
+    Ok(LinkConfig::new(
+        gen_,
+        s.pcie_lanes,
+        s.max_payload_bytes,
+        s.tlp_overhead_bytes,
+        ns("host.submit_ns", s.submit_ns)?,
+        ns("host.command_fetch_ns", s.command_fetch_ns)?,
+        ns("host.complete_ns", s.complete_ns)?,
+        s.io_queues,
+        s.queue_depth,
+    ))
+}
+
+fn build_nand(c: &Checker, s: &NandSection) -> Result<(Geometry, NandTiming), ProfileError> {
+    let modes = [("slc", CellMode::Slc), ("mlc", CellMode::Mlc), ("tlc", CellMode::Tlc), ("qlc", CellMode::Qlc)];
+    let native = c.choice("nand.cell", &s.cell, &modes)?;
+    c.range("nand.channels", s.channels, 1, 64)?;
+    c.range("nand.dies_per_channel", s.dies_per_channel, 1, 64)?;
+    c.range("nand.planes", s.planes, 1, 16)?;
+    c.range("nand.pages_per_block", s.pages_per_block, 1, 65536)?;
+    if s.pages_per_block % native.bits() != 0 {
+        return Err(c.bad(
+            "nand.pages_per_block",
+            &s.pages_per_block,
+            &format!(
+                "a multiple of {} (the bits per cell of {}), so a block can be used in SLC mode",
+                native.bits(),
+                native.name()
+            ),
+        ));
+    }
+    if s.page_bytes == 0 || s.page_bytes % 4096 != 0 || s.page_bytes > 65536 {
+        return Err(c.bad("nand.page_bytes", &s.page_bytes, "a multiple of 4096 from 4096 to 65536"));
+    }
+    c.range("nand.blocks_per_plane", s.blocks_per_plane, 8, 1 << 20)?;
+    c.range("nand.channel_mts", s.channel_mts, 1, 100_000)?;
+    let geometry = Geometry::new(
+        s.channels,
+        s.dies_per_channel,
+        s.planes,
+        s.blocks_per_plane,
+        s.pages_per_block,
+        s.page_bytes,
+        native,
+    );
+    if geometry.total_units() >= u64::from(u32::MAX) {
+        return Err(c.bad(
+            "nand.blocks_per_plane",
+            &s.blocks_per_plane,
+            &format!(
+                "the array must hold fewer than 2^32 map units (16 TiB); this geometry has {}",
+                geometry.total_units()
+            ),
+        ));
+    }
+    let tables = [s.slc, s.mlc, s.tlc, s.qlc];
+    if tables[native.index()].is_none() {
+        return Err(ProfileError::Missing {
+            file: c.file.to_string(),
+            field: format!("nand.{}", native.name()),
+            why: "timings of the native cell mode".into(),
+        });
+    }
+    let mut cell = [CellTiming { t_read: SimDuration::ZERO, t_prog: SimDuration::ZERO, t_erase: SimDuration::ZERO }; 4];
+    for mode in CellMode::ALL {
+        if let Some(t) = tables[mode.index()] {
+            let f = |n: &str| format!("nand.{}.{n}", mode.name());
+            cell[mode.index()] = CellTiming {
+                t_read: c.positive_us(&f("t_read_us"), t.t_read_us)?,
+                t_prog: c.positive_us(&f("t_prog_us"), t.t_prog_us)?,
+                t_erase: c.positive_us(&f("t_erase_us"), t.t_erase_us)?,
+            };
+        }
+    }
+    let scheduler = c.choice(
+        "nand.scheduler",
+        &s.scheduler,
+        &[("read-priority", DieScheduler::ReadPriority), ("fifo", DieScheduler::Fifo)],
+    )?;
+    let policy = c.choice(
+        "nand.suspend",
+        &s.suspend,
+        &[
+            ("none", SuspendPolicy::None),
+            ("program", SuspendPolicy::Program),
+            ("program-erase", SuspendPolicy::ProgramErase),
+        ],
+    )?;
+    if policy != SuspendPolicy::None && scheduler == DieScheduler::Fifo {
+        return Err(c.bad(
+            "nand.suspend",
+            &format!("\"{}\"", s.suspend),
+            "suspend needs scheduler = \"read-priority\" (a FIFO die never lets a read overtake)",
+        ));
+    }
+    let timing = NandTiming {
+        cell,
+        channel_bytes_per_sec: u64::from(s.channel_mts) * 1_000_000,
+        channel_cmd: SimDuration(c.range("nand.channel_cmd_ns", s.channel_cmd_ns, 0, 1_000_000)?),
+        ecc_decode: SimDuration(c.range("nand.ecc_decode_ns", s.ecc_decode_ns, 0, 1_000_000)?),
+        scheduler,
+        suspend: SuspendTiming {
+            policy,
+            t_suspend: c.us("nand.suspend_us", s.suspend_us)?,
+            t_resume: c.us("nand.resume_us", s.resume_us)?,
+            max_per_op: s.max_suspends,
+        },
+    };
+    Ok((geometry, timing))
+}
+
+fn build_gc(c: &Checker, s: &FtlSection) -> Result<GcConfig, ProfileError> {
+    let policy = c.choice(
+        "ftl.gc_policy",
+        &s.gc_policy,
+        &[("greedy", VictimPolicy::Greedy), ("cost-benefit", VictimPolicy::CostBenefit)],
+    )?;
+    c.range("ftl.gc_fg_threshold_sb", s.gc_fg_threshold_sb, 2, 1 << 20)?;
+    if s.gc_bg_threshold_sb <= s.gc_fg_threshold_sb {
+        return Err(c.bad(
+            "ftl.gc_bg_threshold_sb",
+            &s.gc_bg_threshold_sb,
+            &format!("must exceed ftl.gc_fg_threshold_sb ({})", s.gc_fg_threshold_sb),
+        ));
+    }
+    Ok(GcConfig { policy, bg_threshold_sb: s.gc_bg_threshold_sb, fg_threshold_sb: s.gc_fg_threshold_sb })
+}
+
+fn build_controller(c: &Checker, s: &ControllerSection, g: &Geometry) -> Result<ControllerConfig, ProfileError> {
+    c.range("controller.cores", s.cores, 1, 64)?;
+    let ns = |field: &str, v: u64| c.range(field, v, 0, 1_000_000_000).map(SimDuration);
+    let min_mib = f64::from(g.pu_units()) * UNIT_BYTES as f64 / f64::from(1 << 20);
+    if !s.write_buffer_mib.is_finite() || s.write_buffer_mib < min_mib || s.write_buffer_mib > 65536.0 {
+        return Err(c.bad(
+            "controller.write_buffer_mib",
+            &s.write_buffer_mib,
+            &format!("allowed {min_mib} (one program unit) to 65536"),
+        ));
+    }
+    Ok(ControllerConfig {
+        cores: s.cores,
+        read_cmd: ns("controller.read_cmd_ns", s.read_cmd_ns)?,
+        write_cmd: ns("controller.write_cmd_ns", s.write_cmd_ns)?,
+        unit: ns("controller.unit_ns", s.unit_ns)?,
+        trim_unit: ns("controller.trim_unit_ns", s.trim_unit_ns)?,
+        buffer_units: (s.write_buffer_mib * f64::from(1 << 20) / UNIT_BYTES as f64) as u32,
+        power_protected: s.power_protected,
+    })
+}
+
+fn build_namespace(c: &Checker, p: &Profile, g: &Geometry, gc: &GcConfig) -> Result<Namespace, ProfileError> {
+    let n = &p.namespace;
+    if n.lba_formats.is_empty() || n.lba_formats.len() > 16 {
+        return Err(c.bad("namespace.lba_formats", &n.lba_formats.len(), "1 to 16 formats"));
+    }
+    let mut formats = Vec::with_capacity(n.lba_formats.len());
+    for (i, f) in n.lba_formats.iter().enumerate() {
+        let field = |name: &str| format!("namespace.lba_formats[{i}].{name}");
+        if !f.data_bytes.is_power_of_two() || !(512..=65536).contains(&f.data_bytes) {
+            return Err(c.bad(&field("data_bytes"), &f.data_bytes, "a power of two from 512 to 65536"));
+        }
+        c.range(&field("metadata_bytes"), f.metadata_bytes, 0, 65535)?;
+        c.range(&field("relative_performance"), f.relative_performance, 0, 3)?;
+        formats.push(LbaFormat {
+            data_bytes: f.data_bytes,
+            metadata_bytes: f.metadata_bytes,
+            relative_performance: f.relative_performance,
+        });
+    }
+    if n.current_format >= formats.len() {
+        return Err(c.bad(
+            "namespace.current_format",
+            &n.current_format,
+            &format!("allowed 0 to {}", formats.len() - 1),
+        ));
+    }
+    // Keep enough superblocks beyond the user data for GC's reserve and every open frontier.
+    let reserve_sb = gc.bg_threshold_sb + Stream::COUNT as u32 + 1;
+    let max_units = u64::from(g.superblocks().saturating_sub(reserve_sb)) * u64::from(g.sb_units());
+    let max_bytes = max_units * UNIT_BYTES;
+    let capacity_bytes = match (p.identity.capacity_bytes, p.ftl.overprovisioning_pct) {
+        (Some(_), Some(_)) => {
+            return Err(c.bad(
+                "ftl.overprovisioning_pct",
+                &"set",
+                "give identity.capacity_bytes or ftl.overprovisioning_pct, not both",
+            ));
+        }
+        (None, None) => {
+            return Err(ProfileError::Missing {
+                file: c.file.to_string(),
+                field: "identity.capacity_bytes".into(),
+                why: "or ftl.overprovisioning_pct, to size the namespace".into(),
+            });
+        }
+        (Some(bytes), None) => bytes,
+        (None, Some(op)) => {
+            if !op.is_finite() || !(0.0..100.0).contains(&op) {
+                return Err(c.bad("ftl.overprovisioning_pct", &op, "allowed 0 to less than 100"));
+            }
+            let bytes = (g.raw_bytes() as f64 * (1.0 - op / 100.0)) as u64;
+            bytes / UNIT_BYTES * UNIT_BYTES
+        }
+    };
+    if capacity_bytes == 0 || capacity_bytes % UNIT_BYTES != 0 {
+        return Err(c.bad("identity.capacity_bytes", &capacity_bytes, "a positive multiple of 4096"));
+    }
+    if let Some(f) = formats.iter().find(|f| capacity_bytes % u64::from(f.data_bytes) != 0) {
+        return Err(c.bad(
+            "identity.capacity_bytes",
+            &capacity_bytes,
+            &format!("a multiple of every LBA data size ({})", f.data_bytes),
+        ));
+    }
+    if capacity_bytes > max_bytes {
+        let field =
+            if p.identity.capacity_bytes.is_some() { "identity.capacity_bytes" } else { "ftl.overprovisioning_pct" };
+        let value = p.ftl.overprovisioning_pct.map_or_else(|| capacity_bytes.to_string(), |op| op.to_string());
+        return Err(c.bad(
+            field,
+            &value,
+            &format!(
+                "the namespace may hold at most {max_bytes} bytes: raw {} bytes less {reserve_sb} superblocks for GC reserve and open frontiers",
+                g.raw_bytes()
+            ),
+        ));
+    }
+    Ok(Namespace { formats, current: n.current_format, capacity_bytes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped_with(overrides: &[&str]) -> Result<DeviceConfig, ProfileError> {
+        let mut p = load_profile("generic-tlc-1tb").unwrap();
+        apply_overrides(&mut p, &overrides.iter().map(ToString::to_string).collect::<Vec<_>>())?;
+        build(&p)
+    }
+
+    #[test]
+    fn every_shipped_profile_builds() {
+        for name in shipped_names() {
+            let p = load_profile(name).unwrap();
+            build(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+
+    #[test]
+    fn zero_dies_is_refused() {
+        let e = shipped_with(&["nand.dies_per_channel=0"]).unwrap_err();
+        assert_eq!(e.to_string(), "shipped:generic-tlc-1tb: nand.dies_per_channel = 0: allowed 1 to 64");
+    }
+
+    #[test]
+    fn page_size_must_be_a_multiple_of_4k() {
+        let e = shipped_with(&["nand.page_bytes=6000"]).unwrap_err();
+        assert!(e.to_string().contains("nand.page_bytes = 6000: a multiple of 4096"), "{e}");
+    }
+
+    #[test]
+    fn overprovisioning_of_100_percent_is_refused() {
+        let e = shipped_with(&["identity.capacity_bytes=0", "ftl.overprovisioning_pct=100"]).unwrap_err();
+        // capacity_bytes=0 is still "set": remove it by building a table without it.
+        assert!(e.to_string().contains("ftl.overprovisioning_pct"), "{e}");
+        let mut p = load_profile("generic-tlc-1tb").unwrap();
+        p.table["identity"].as_table_mut().unwrap().remove("capacity_bytes");
+        apply_overrides(&mut p, &["ftl.overprovisioning_pct=100".into()]).unwrap();
+        let e = build(&p).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "shipped:generic-tlc-1tb: ftl.overprovisioning_pct = 100: allowed 0 to less than 100"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_and_bad_types_name_the_place() {
+        let e = shipped_with(&["nand.chanels=4"]).unwrap_err();
+        assert!(
+            e.to_string().starts_with("shipped:generic-tlc-1tb: [nand]: unknown field `chanels`, expected one of"),
+            "{e}"
+        );
+        let text = load_profile("generic-tlc-1tb").unwrap().to_toml().replace("channels = 8", "chanels = 8");
+        let e = build(&LoadedProfile::from_str(&text, "my.toml", "my").unwrap()).unwrap_err();
+        assert!(e.to_string().starts_with("my.toml: line "), "{e}");
+        assert!(e.to_string().contains("unknown field `chanels`"), "{e}");
+        let e = shipped_with(&["nand.channels=\"eight\""]).unwrap_err();
+        assert!(e.to_string().contains("channels"), "{e}");
+        assert!(!e.to_string().contains('\n'));
+    }
+
+    #[test]
+    fn unknown_choice_lists_what_is_allowed() {
+        let e = shipped_with(&["ftl.gc_policy=lru"]).unwrap_err();
+        assert!(e.to_string().ends_with("ftl.gc_policy = \"lru\": allowed greedy, cost-benefit"), "{e}");
+    }
+
+    #[test]
+    fn capacity_beyond_the_nand_is_refused() {
+        let e = shipped_with(&["identity.capacity_bytes=2000398934016"]).unwrap_err();
+        assert!(e.to_string().contains("may hold at most"), "{e}");
+    }
+
+    #[test]
+    fn unknown_profile_lists_shipped_ones() {
+        let e = load_profile("no-such-drive").unwrap_err();
+        assert!(e.to_string().contains("generic-tlc-1tb"), "{e}");
+    }
+}

@@ -1,0 +1,318 @@
+//! The profile file as written: TOML sections mirroring `docs/profiles.md`.
+//!
+//! These structs only describe the file; [`super::build`] checks every value and derives the
+//! validated [`super::DeviceConfig`]. Unknown fields are errors (`deny_unknown_fields`), so a
+//! typo never silently falls back to a default. Every field carries its unit in its name.
+
+use serde::{Deserialize, Serialize};
+
+/// A whole profile.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Identity and NVMe identify fields.
+    pub identity: IdentitySection,
+    /// PCIe link, NVMe queues and host software costs.
+    pub host: HostSection,
+    /// Firmware cores, write buffer.
+    pub controller: ControllerSection,
+    /// Where the L2P map lives.
+    #[serde(default)]
+    pub map_cache: MapCacheSection,
+    /// NAND geometry and timing.
+    pub nand: NandSection,
+    /// Over-provisioning and GC.
+    #[serde(default)]
+    pub ftl: FtlSection,
+    /// Namespace LBA formats.
+    #[serde(default)]
+    pub namespace: NamespaceSection,
+}
+
+/// `[identity]`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdentitySection {
+    /// Model number (`mn`), up to 40 characters.
+    pub model: String,
+    /// Serial number (`sn`), up to 20 characters.
+    #[serde(default = "default_serial")]
+    pub serial: String,
+    /// Firmware revision (`fr`), up to 8 characters.
+    #[serde(default = "default_firmware")]
+    pub firmware: String,
+    /// PCI vendor ID (`vid`).
+    #[serde(default)]
+    pub pci_vendor_id: u16,
+    /// PCI subsystem vendor ID (`ssvid`).
+    #[serde(default)]
+    pub pci_subsystem_vendor_id: u16,
+    /// IEEE OUI (`ieee`), 24 bits.
+    #[serde(default)]
+    pub ieee_oui: u32,
+    /// NVMe version as "major.minor[.tertiary]".
+    #[serde(default = "default_nvme_version")]
+    pub nvme_version: String,
+    /// Maximum data transfer size (`mdts`): log2 of 4 KiB pages; 0 = no limit.
+    #[serde(default)]
+    pub mdts: u8,
+    /// Namespace size in bytes (what the host sees). Give this or
+    /// `ftl.overprovisioning_pct`, not both.
+    pub capacity_bytes: Option<u64>,
+    /// Free text: where the numbers in this profile come from.
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+fn default_serial() -> String {
+    "SSDTWIN00000001".into()
+}
+fn default_firmware() -> String {
+    "1.0".into()
+}
+fn default_nvme_version() -> String {
+    "1.3".into()
+}
+
+/// `[host]`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSection {
+    /// PCIe generation, 1 to 6.
+    pub pcie_gen: u32,
+    /// PCIe lanes: 1, 2, 4, 8 or 16.
+    pub pcie_lanes: u32,
+    /// Maximum TLP payload (MPS), bytes: 128 to 4096, a power of two.
+    #[serde(default = "default_mps")]
+    pub max_payload_bytes: u32,
+    /// Framing, sequence number, header and LCRC bytes per TLP.
+    #[serde(default = "default_tlp_overhead")]
+    pub tlp_overhead_bytes: u32,
+    /// Host software time to submit one command (syscall, block layer, driver, doorbell):
+    /// fio's submission latency (slat).
+    #[serde(default = "default_submit_ns")]
+    pub submit_ns: u64,
+    /// Time for the controller to fetch a submission queue entry over the link.
+    #[serde(default = "default_fetch_ns")]
+    pub command_fetch_ns: u64,
+    /// Completion entry post, interrupt, and host completion handling.
+    #[serde(default = "default_complete_ns")]
+    pub complete_ns: u64,
+    /// I/O queue pairs the controller supports.
+    #[serde(default = "default_queues")]
+    pub io_queues: u32,
+    /// Entries per I/O queue (one is always left empty, as NVMe requires).
+    #[serde(default = "default_queue_depth")]
+    pub queue_depth: u32,
+}
+
+fn default_mps() -> u32 {
+    256
+}
+fn default_tlp_overhead() -> u32 {
+    26
+}
+fn default_submit_ns() -> u64 {
+    1_500
+}
+fn default_fetch_ns() -> u64 {
+    700
+}
+fn default_complete_ns() -> u64 {
+    2_000
+}
+fn default_queues() -> u32 {
+    64
+}
+fn default_queue_depth() -> u32 {
+    1024
+}
+
+/// `[controller]`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerSection {
+    /// Firmware cores that process commands.
+    pub cores: u32,
+    /// Firmware time per read command.
+    pub read_cmd_ns: u64,
+    /// Firmware time per write command.
+    pub write_cmd_ns: u64,
+    /// Firmware time per 4 KiB map unit a command touches (map lookup or update, DMA setup).
+    #[serde(default)]
+    pub unit_ns: u64,
+    /// Firmware time per 4 KiB map unit deallocated by TRIM.
+    #[serde(default)]
+    pub trim_unit_ns: u64,
+    /// Write buffer (DRAM or SRAM) that holds written data until it is programmed, MiB.
+    pub write_buffer_mib: f64,
+    /// True if a capacitor bank lets the buffer survive power loss (writes are durable
+    /// when acknowledged; flush is free).
+    #[serde(default)]
+    pub power_protected: bool,
+}
+
+/// `[map_cache]`
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapCacheSection {
+    /// Where the map lives: "dram" (whole map resident).
+    #[serde(default = "default_map_location")]
+    pub location: String,
+}
+
+fn default_map_location() -> String {
+    "dram".into()
+}
+
+/// `[nand]` plus one timing table per cell mode used.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NandSection {
+    /// Native cell mode: "slc", "mlc", "tlc" or "qlc".
+    pub cell: String,
+    /// Channels.
+    pub channels: u32,
+    /// Dies per channel.
+    pub dies_per_channel: u32,
+    /// Planes per die.
+    pub planes: u32,
+    /// Blocks per plane.
+    pub blocks_per_plane: u32,
+    /// Pages per block in the native mode.
+    pub pages_per_block: u32,
+    /// User bytes per page, a multiple of 4096.
+    #[serde(default = "default_page_bytes")]
+    pub page_bytes: u32,
+    /// Channel interface rate, mega-transfers per second (8-bit bus: MB/s).
+    pub channel_mts: u32,
+    /// Command and address cycles per channel transfer.
+    #[serde(default)]
+    pub channel_cmd_ns: u64,
+    /// LDPC/BCH decode latency per read transfer.
+    #[serde(default)]
+    pub ecc_decode_ns: u64,
+    /// "read-priority" or "fifo".
+    #[serde(default = "default_scheduler")]
+    pub scheduler: String,
+    /// Which operations a read may suspend: "none", "program", "program-erase".
+    #[serde(default = "default_suspend")]
+    pub suspend: String,
+    /// Latency of a suspend command, µs.
+    #[serde(default)]
+    pub suspend_us: f64,
+    /// Extra time to resume, µs.
+    #[serde(default)]
+    pub resume_us: f64,
+    /// Suspensions allowed per program or erase.
+    #[serde(default = "default_max_suspends")]
+    pub max_suspends: u8,
+    /// SLC-mode timing.
+    pub slc: Option<CellTimingSection>,
+    /// MLC timing.
+    pub mlc: Option<CellTimingSection>,
+    /// TLC timing.
+    pub tlc: Option<CellTimingSection>,
+    /// QLC timing.
+    pub qlc: Option<CellTimingSection>,
+}
+
+fn default_page_bytes() -> u32 {
+    16384
+}
+fn default_scheduler() -> String {
+    "read-priority".into()
+}
+fn default_suspend() -> String {
+    "none".into()
+}
+fn default_max_suspends() -> u8 {
+    4
+}
+
+/// `[nand.<mode>]`
+#[derive(Clone, Copy, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CellTimingSection {
+    /// Page read time tR, µs.
+    pub t_read_us: f64,
+    /// Multi-plane page program time tPROG, µs.
+    pub t_prog_us: f64,
+    /// Block erase time tBERS, µs.
+    pub t_erase_us: f64,
+}
+
+/// `[ftl]`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlSection {
+    /// Share of the raw NAND kept from the host, percent (0 ≤ x < 100). Give this or
+    /// `identity.capacity_bytes`, not both.
+    pub overprovisioning_pct: Option<f64>,
+    /// "greedy" or "cost-benefit".
+    #[serde(default = "default_gc_policy")]
+    pub gc_policy: String,
+    /// Start background GC below this many free superblocks.
+    #[serde(default = "default_gc_bg")]
+    pub gc_bg_threshold_sb: u32,
+    /// Hold host writes at or below this many free superblocks (at least 2).
+    #[serde(default = "default_gc_fg")]
+    pub gc_fg_threshold_sb: u32,
+}
+
+impl Default for FtlSection {
+    fn default() -> Self {
+        FtlSection {
+            overprovisioning_pct: None,
+            gc_policy: default_gc_policy(),
+            gc_bg_threshold_sb: default_gc_bg(),
+            gc_fg_threshold_sb: default_gc_fg(),
+        }
+    }
+}
+
+fn default_gc_policy() -> String {
+    "greedy".into()
+}
+fn default_gc_bg() -> u32 {
+    6
+}
+fn default_gc_fg() -> u32 {
+    3
+}
+
+/// `[namespace]`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamespaceSection {
+    /// LBA formats the namespace supports (Identify Namespace `lbaf`).
+    #[serde(default = "default_lba_formats")]
+    pub lba_formats: Vec<LbaFormatSection>,
+    /// Index of the format in use.
+    #[serde(default)]
+    pub current_format: usize,
+}
+
+impl Default for NamespaceSection {
+    fn default() -> Self {
+        NamespaceSection { lba_formats: default_lba_formats(), current_format: 0 }
+    }
+}
+
+fn default_lba_formats() -> Vec<LbaFormatSection> {
+    vec![LbaFormatSection { data_bytes: 512, metadata_bytes: 0, relative_performance: 0 }]
+}
+
+/// One `[[namespace.lba_formats]]` entry.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct LbaFormatSection {
+    /// LBA data size, bytes: a power of two from 512.
+    pub data_bytes: u32,
+    /// Metadata bytes per LBA.
+    #[serde(default)]
+    pub metadata_bytes: u32,
+    /// Advertised Relative Performance: 0 Best, 1 Better, 2 Good, 3 Degraded.
+    #[serde(default)]
+    pub relative_performance: u8,
+}

@@ -1,0 +1,14 @@
+//! Profiles shipped with ssdtwin, embedded at build time from `profiles/`.
+
+/// (name, TOML text) of every shipped profile.
+pub const SHIPPED: &[(&str, &str)] = &[("generic-tlc-1tb", include_str!("../../../../profiles/generic-tlc-1tb.toml"))];
+
+/// Names of the shipped profiles.
+pub fn shipped_names() -> Vec<&'static str> {
+    SHIPPED.iter().map(|(n, _)| *n).collect()
+}
+
+/// Text of a shipped profile.
+pub fn shipped_text(name: &str) -> Option<&'static str> {
+    SHIPPED.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}

@@ -1,0 +1,32 @@
+//! The controller: firmware cores, the write buffer, and the L2P map cache.
+//!
+//! Firmware cores are a [`ServerPool`](crate::engine::ServerPool): each command occupies the
+//! core free soonest for `cmd + units × unit` ns. The write buffer acknowledges writes once
+//! their data is in controller memory and holds them until programmed; when it is full, new
+//! writes wait (back-pressure). The map cache decides what a lookup costs; with the whole map
+//! in DRAM it is free. See `docs/model.md` § "Controller".
+
+mod write_buffer;
+
+pub use write_buffer::WriteBuffer;
+
+use crate::engine::SimDuration;
+
+/// Firmware and buffer parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ControllerConfig {
+    /// Firmware cores.
+    pub cores: u32,
+    /// Firmware time per read command.
+    pub read_cmd: SimDuration,
+    /// Firmware time per write command.
+    pub write_cmd: SimDuration,
+    /// Firmware time per map unit touched.
+    pub unit: SimDuration,
+    /// Firmware time per map unit trimmed.
+    pub trim_unit: SimDuration,
+    /// Write buffer size in map units.
+    pub buffer_units: u32,
+    /// Whether the buffer survives power loss.
+    pub power_protected: bool,
+}

@@ -1,0 +1,92 @@
+//! Device counters: what the host asked for and what the NAND did, so write amplification,
+//! GC activity and where reads were served from can be read off any run.
+
+use serde::{Deserialize, Serialize};
+
+/// Counters a device keeps beside the FTL's. All are monotonic; a run reports differences.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostCounters {
+    /// Read commands completed or in flight.
+    pub read_cmds: u64,
+    /// Write commands.
+    pub write_cmds: u64,
+    /// Deallocate (TRIM) commands.
+    pub trim_cmds: u64,
+    /// Flush commands.
+    pub flush_cmds: u64,
+    /// Bytes the host read.
+    pub bytes_read: u64,
+    /// Bytes the host wrote.
+    pub bytes_written: u64,
+    /// Bytes the host deallocated.
+    pub bytes_trimmed: u64,
+    /// Map units read that were unmapped (served as zeros without NAND).
+    pub unmapped_units_read: u64,
+    /// Map units read from controller memory (written, not yet programmed).
+    pub buffered_units_read: u64,
+    /// Map units of host reads served from NAND.
+    pub nand_units_read: u64,
+    /// Write commands that had to wait for buffer space or free blocks.
+    pub write_stalls: u64,
+    /// Host units whose programs have finished (flush accounting).
+    pub units_programmed: u64,
+}
+
+/// A flat, named view of every counter, for JSON output and time series.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CounterSnapshot {
+    /// Simulated time of the snapshot, ns.
+    pub time_ns: u64,
+    /// Host read bytes.
+    pub host_read_bytes: u64,
+    /// Host written bytes.
+    pub host_write_bytes: u64,
+    /// Host deallocated bytes.
+    pub host_trim_bytes: u64,
+    /// Host read commands.
+    pub host_read_cmds: u64,
+    /// Host write commands.
+    pub host_write_cmds: u64,
+    /// Bytes read from NAND for the host.
+    pub nand_host_read_bytes: u64,
+    /// Bytes read from NAND by GC.
+    pub nand_gc_read_bytes: u64,
+    /// Bytes programmed to NAND (all modes, padding included).
+    pub nand_write_bytes: u64,
+    /// Bytes programmed in SLC mode.
+    pub nand_slc_write_bytes: u64,
+    /// Bytes programmed in the native mode.
+    pub nand_native_write_bytes: u64,
+    /// Padding bytes programmed to close partial pages.
+    pub nand_padding_bytes: u64,
+    /// Map units moved by GC.
+    pub gc_units_moved: u64,
+    /// GC jobs started.
+    pub gc_jobs: u64,
+    /// Superblock erases.
+    pub erases: u64,
+    /// Free superblocks now.
+    pub free_superblocks: u64,
+    /// Units read as zeros (unmapped).
+    pub unmapped_units_read: u64,
+    /// Units read from the write buffer.
+    pub buffered_units_read: u64,
+    /// Write commands that waited for buffer space or free blocks.
+    pub write_stalls: u64,
+    /// Program or erase suspensions by reads.
+    pub suspensions: u64,
+    /// Write buffer occupancy now, bytes.
+    pub write_buffer_bytes: u64,
+    /// Verify mismatches (verify mode only).
+    pub verify_errors: u64,
+}
+
+impl CounterSnapshot {
+    /// NAND bytes written per host byte written, over the span from `earlier` to `self`
+    /// (`None` if the host wrote nothing).
+    pub fn write_amplification_since(&self, earlier: &CounterSnapshot) -> Option<f64> {
+        let host = self.host_write_bytes.saturating_sub(earlier.host_write_bytes);
+        let nand = self.nand_write_bytes.saturating_sub(earlier.nand_write_bytes);
+        (host > 0).then(|| nand as f64 / host as f64)
+    }
+}

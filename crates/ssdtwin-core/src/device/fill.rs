@@ -1,0 +1,81 @@
+//! Bulk preconditioning: fill the device without simulating time.
+//!
+//! A sequential fill of a fresh device places units in the same order a timed run of
+//! sequential writes does (writes are admitted in submission order), programs them, and
+//! pads the last program unit as the final flush would, so it leaves exactly the state the
+//! timed path leaves (a test compares the two). A random fill adds random 4 KiB overwrites
+//! with GC run untimed; its GC choices can differ from a timed run's, since those depend on
+//! when erases finish, but the process is the same.
+
+use super::Device;
+use crate::engine::SimRng;
+use crate::nand::UNIT_BYTES;
+
+/// What to write.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FillPattern {
+    /// The first `percent` of the namespace, in order, in commands of `command_bytes`.
+    Sequential {
+        /// Share of the namespace, 0–100.
+        percent: f64,
+        /// Bytes per simulated write command (for the command counters).
+        command_bytes: u64,
+    },
+    /// A sequential fill of the first `percent`, then random 4 KiB overwrites of it,
+    /// `overwrite_passes` times its size.
+    Random {
+        /// Share of the namespace, 0–100.
+        percent: f64,
+        /// Overwrites as a multiple of the span.
+        overwrite_passes: f64,
+        /// Random stream seed.
+        seed: u64,
+    },
+}
+
+impl Device {
+    /// Fills the device as `pattern` says, with no simulated time passing. The device must
+    /// be quiet; it is quiet afterwards.
+    pub fn fill(&mut self, pattern: FillPattern) -> Result<(), String> {
+        if !self.is_quiet() {
+            return Err("fill needs an idle device".into());
+        }
+        let (percent, command_bytes) = match pattern {
+            FillPattern::Sequential { percent, command_bytes } => (percent, command_bytes),
+            FillPattern::Random { percent, .. } => (percent, 128 * 1024),
+        };
+        if !(0.0..=100.0).contains(&percent) {
+            return Err(format!("fill percentage {percent} is outside 0 to 100"));
+        }
+        let span = (f64::from(self.ftl.logical_units()) * percent / 100.0).round() as u32;
+        let unit_bytes = UNIT_BYTES;
+        let mut scratch = Vec::new();
+        let mut job = crate::ftl::RelocationJob::default();
+        for lpn in 0..span {
+            let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
+            self.ftl.write_untimed(lpn, version, &mut scratch);
+            self.ftl.gc_untimed(&mut job, &mut scratch);
+        }
+        let bytes = u64::from(span) * unit_bytes;
+        self.counters.write_cmds += bytes.div_ceil(command_bytes.max(unit_bytes));
+        self.counters.bytes_written += bytes;
+        self.counters.units_programmed += u64::from(span);
+        self.host_units_admitted += u64::from(span);
+        if let FillPattern::Random { overwrite_passes, seed, .. } = pattern {
+            let writes = (f64::from(span) * overwrite_passes).round() as u64;
+            let mut rng = SimRng::stream(seed, 0x46_49_4c_4c);
+            for _ in 0..writes {
+                let lpn = rng.below(u64::from(span)) as u32;
+                let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
+                self.ftl.write_untimed(lpn, version, &mut scratch);
+                self.ftl.gc_untimed(&mut job, &mut scratch);
+            }
+            self.counters.write_cmds += writes;
+            self.counters.bytes_written += writes * unit_bytes;
+            self.counters.units_programmed += writes;
+            self.host_units_admitted += writes;
+        }
+        self.ftl.pad_untimed(&mut scratch);
+        Ok(())
+    }
+}

@@ -1,0 +1,456 @@
+//! The device: host link, controller, FTL and NAND composed into one state machine.
+//!
+//! ```text
+//!  submit(cmd) ─▶ host software (slat) ─▶ SQE fetch ─▶ firmware core ─┬─ read:  map lookup ─▶ die reads ─▶ channel ─▶ ECC ─▶ link ↑
+//!                                                                     ├─ write: buffer admission (waits when full) ─▶ link ↓ ─▶ ack
+//!                                                                     │         program units filled ─▶ channel ─▶ tPROG (background)
+//!                                                                     └─ trim/flush
+//!  GC (background): victim chosen ─▶ remap now ─▶ relocation reads ─▶ programs ─▶ erases ─▶ free superblock
+//! ```
+//!
+//! Call protocol, as in smoltcp's `poll`/`poll_at`: the driver calls [`Device::submit`] for
+//! each command at the time it is issued, and repeatedly [`Device::poll_at`] to learn when the
+//! device next needs attention and [`Device::poll`] to advance to it; `poll` returns a
+//! [`Completion`] when a command finishes. Time only moves forward: every `now` passed in
+//! must be at or after the last event the device processed. Nothing here allocates per
+//! command once the slot tables have grown to the queue depth in use.
+//!
+//! Events are two: a die finished its operation, or a command's completion reaches the host.
+//! Everything else (cores, channels, link directions) is a busy-until resource booked when
+//! the work reaches it. See `docs/model.md` for each mechanism.
+
+mod background;
+mod counters;
+mod fill;
+mod read;
+mod snapshot;
+mod verify;
+mod write;
+
+pub use counters::{CounterSnapshot, HostCounters};
+pub use fill::FillPattern;
+pub use snapshot::SnapshotError;
+pub use verify::Verifier;
+
+use crate::config::DeviceConfig;
+use crate::controller::WriteBuffer;
+use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimTime};
+use crate::ftl::{Ftl, RelocationJob, Stream};
+use crate::host::{Command, Completion, Opcode, SubmitError};
+use crate::nand::{CellMode, DieOp, DieOpKind, DieWake, NandArray, UNIT_BYTES};
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// A die's running operation ends (stale if `generation` moved on).
+    Die { die: u32, generation: u32 },
+    /// A command's completion reaches the host.
+    Complete { slot: u32 },
+}
+
+/// An in-flight command.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    command: Command,
+    user: u64,
+    submitted: SimTime,
+    issued: SimTime,
+    first_unit: u32,
+    units: u32,
+    /// Bytes the command moves over the link.
+    bytes: u64,
+    /// Link bytes not yet booked (reads hand them out per die op).
+    bytes_left: u64,
+    /// When the firmware finished processing the command.
+    ready: SimTime,
+    /// Die reads still outstanding.
+    pending: u32,
+    /// Latest data arrival at the host.
+    data_end: SimTime,
+}
+
+/// A program in flight: which program unit, and how much write-buffer space it frees.
+#[derive(Clone, Copy, Debug)]
+struct ProgramRec {
+    pu: u32,
+    buffer_units: u32,
+}
+
+/// A simulated SSD.
+pub struct Device {
+    config: DeviceConfig,
+    now: SimTime,
+    queue: EventQueue<Event>,
+    nand: NandArray,
+    ftl: Ftl,
+    cores: ServerPool,
+    link_up: BusyResource,
+    link_down: BusyResource,
+    buffer: WriteBuffer,
+    slots: Vec<Slot>,
+    free_slots: Vec<u32>,
+    in_flight: u32,
+    host_waiting: VecDeque<(Command, u64, SimTime)>,
+    programs: Vec<ProgramRec>,
+    free_programs: Vec<u32>,
+    gc_job: RelocationJob,
+    gc_active: bool,
+    ready_scratch: Vec<u32>,
+    flush_waiters: Vec<(u32, u64)>,
+    host_units_admitted: u64,
+    counters: HostCounters,
+    verifier: Option<Verifier>,
+}
+
+impl Device {
+    /// A fresh device (everything unmapped, every block erased).
+    pub fn new(config: DeviceConfig) -> Self {
+        Self::with_verify(config, false)
+    }
+
+    /// A fresh device; with `verify`, every read checks the data version it finds.
+    pub fn with_verify(config: DeviceConfig, verify: bool) -> Self {
+        let geometry = config.geometry.clone();
+        let ftl = Ftl::new(geometry.clone(), config.logical_units, config.gc, verify);
+        let nand = NandArray::new(geometry, config.nand.clone());
+        Device {
+            now: SimTime::ZERO,
+            queue: EventQueue::with_capacity(1024),
+            cores: ServerPool::new(config.controller.cores as usize),
+            link_up: BusyResource::default(),
+            link_down: BusyResource::default(),
+            buffer: WriteBuffer::new(config.controller.buffer_units),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            in_flight: 0,
+            host_waiting: VecDeque::new(),
+            programs: Vec::new(),
+            free_programs: Vec::new(),
+            gc_job: RelocationJob::default(),
+            gc_active: false,
+            ready_scratch: Vec::with_capacity(64),
+            flush_waiters: Vec::new(),
+            host_units_admitted: 0,
+            counters: HostCounters::default(),
+            verifier: verify.then(|| Verifier::new(config.logical_units)),
+            nand,
+            ftl,
+            config,
+        }
+    }
+
+    /// The validated configuration.
+    pub fn config(&self) -> &DeviceConfig {
+        &self.config
+    }
+
+    /// Time of the last event processed.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The FTL (for reports and invariant checks).
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+
+    /// The NAND array (for reports).
+    pub fn nand(&self) -> &NandArray {
+        &self.nand
+    }
+
+    /// The verifier, in verify mode.
+    pub fn verifier(&self) -> Option<&Verifier> {
+        self.verifier.as_ref()
+    }
+
+    /// Commands submitted and not yet completed.
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight + self.host_waiting.len() as u32
+    }
+
+    /// Submits `command` at `now`; `user` comes back in its [`Completion`].
+    pub fn submit(&mut self, now: SimTime, command: Command, user: u64) -> Result<(), SubmitError> {
+        self.check_command(&command)?;
+        debug_assert!(now >= self.now, "time moved backwards: {now} < {}", self.now);
+        self.now = self.now.max(now);
+        if self.in_flight >= self.config.link.max_outstanding() {
+            self.host_waiting.push_back((command, user, now));
+            return Ok(());
+        }
+        self.start_command(command, user, now);
+        Ok(())
+    }
+
+    fn check_command(&self, c: &Command) -> Result<(), SubmitError> {
+        if c.opcode == Opcode::Flush {
+            return Ok(());
+        }
+        if c.blocks == 0 {
+            return Err(SubmitError::Empty { opcode: c.opcode });
+        }
+        let lbas = self.config.namespace.lbas();
+        if c.slba.checked_add(u64::from(c.blocks)).is_none_or(|end| end > lbas) {
+            return Err(SubmitError::OutOfRange { slba: c.slba, blocks: c.blocks, lbas });
+        }
+        let mdts = self.config.identity.mdts;
+        if mdts > 0 && c.opcode != Opcode::Trim {
+            let mdts_bytes = UNIT_BYTES << mdts;
+            let bytes = u64::from(c.blocks) * self.config.namespace.lba_bytes();
+            if bytes > mdts_bytes {
+                return Err(SubmitError::TooLarge { bytes, mdts_bytes });
+            }
+        }
+        Ok(())
+    }
+
+    /// When the device next needs [`Device::poll`], or [`SimTime::NEVER`].
+    #[inline]
+    pub fn poll_at(&self) -> SimTime {
+        self.queue.peek_time()
+    }
+
+    /// Processes the next event; returns a completion if a command finished.
+    #[inline]
+    pub fn poll(&mut self) -> Option<Completion> {
+        let (time, event) = self.queue.pop()?;
+        self.now = time;
+        match event {
+            Event::Die { die, generation } => {
+                self.on_die(die, generation);
+                None
+            }
+            Event::Complete { slot } => Some(self.on_complete(slot)),
+        }
+    }
+
+    /// Processes every event up to and including `until`, then sets the clock to `until`.
+    /// Completions that occur are returned in order (normally none: use for idle periods).
+    pub fn advance_to(&mut self, until: SimTime) -> Vec<Completion> {
+        let mut done = Vec::new();
+        while self.poll_at() <= until {
+            if let Some(c) = self.poll() {
+                done.push(c);
+            }
+        }
+        self.now = self.now.max(until);
+        done
+    }
+
+    /// Programs every partly filled program unit and runs until nothing is pending: no
+    /// command, program, GC job or erase. Returns completions of commands still in flight.
+    pub fn quiesce(&mut self) -> Vec<Completion> {
+        let mut done = Vec::new();
+        loop {
+            while let Some(t) = Some(self.poll_at()).filter(|&t| t != SimTime::NEVER) {
+                let _ = t;
+                if let Some(c) = self.poll() {
+                    done.push(c);
+                }
+            }
+            if !self.pad_all() {
+                break;
+            }
+        }
+        debug_assert!(self.is_quiet(), "quiesce leaves no work behind");
+        done
+    }
+
+    /// True when no command, die operation or GC job is pending.
+    pub fn is_quiet(&self) -> bool {
+        self.queue.is_empty() && self.in_flight == 0 && !self.gc_active && self.nand.is_quiet()
+    }
+
+    /// Pads every stream's open program unit; returns true if any program was queued.
+    fn pad_all(&mut self) -> bool {
+        let mut any = false;
+        for stream in Stream::ALL {
+            let mut ready = std::mem::take(&mut self.ready_scratch);
+            let pad = self.ftl.pad(stream, &mut ready);
+            let pu_units = self.config.geometry.pu_units();
+            for &pu in &ready {
+                let buffer_units = if stream == Stream::Host { pu_units - pad } else { 0 };
+                self.enqueue_program(pu, buffer_units, self.now);
+                any = true;
+            }
+            ready.clear();
+            self.ready_scratch = ready;
+        }
+        any
+    }
+
+    /// Unmaps everything (Format NVM, SES=0) and switches to LBA format `lbaf`. The device
+    /// must be quiet.
+    pub fn format(&mut self, lbaf: Option<usize>) -> Result<(), String> {
+        if !self.is_quiet() {
+            return Err("format needs an idle device; call quiesce first".into());
+        }
+        if let Some(i) = lbaf {
+            let n = self.config.namespace.formats.len();
+            if i >= n {
+                return Err(format!("LBA format {i} does not exist; the namespace has {n} (0 to {})", n - 1));
+            }
+            self.config.namespace.current = i;
+        }
+        self.ftl.format();
+        if let Some(v) = self.verifier.as_mut() {
+            v.clear();
+        }
+        Ok(())
+    }
+
+    /// All counters, flattened.
+    pub fn counters(&self) -> CounterSnapshot {
+        let f = &self.ftl.counters;
+        let unit = UNIT_BYTES;
+        let programmed: u64 = f.units_programmed.iter().sum();
+        let native = self.config.geometry.native;
+        CounterSnapshot {
+            time_ns: self.now.as_ns(),
+            host_read_bytes: self.counters.bytes_read,
+            host_write_bytes: self.counters.bytes_written,
+            host_trim_bytes: self.counters.bytes_trimmed,
+            host_read_cmds: self.counters.read_cmds,
+            host_write_cmds: self.counters.write_cmds,
+            nand_host_read_bytes: self.counters.nand_units_read * unit,
+            nand_gc_read_bytes: f.reloc_units_read * unit,
+            nand_write_bytes: programmed * unit,
+            nand_slc_write_bytes: f.units_programmed[CellMode::Slc.index()] * unit,
+            nand_native_write_bytes: f.units_programmed[native.index()] * unit,
+            nand_padding_bytes: f.padding_units * unit,
+            gc_units_moved: f.gc_units_moved,
+            gc_jobs: f.gc_jobs,
+            erases: f.superblock_erases,
+            free_superblocks: u64::from(self.ftl.sbs.free_count()),
+            unmapped_units_read: self.counters.unmapped_units_read,
+            buffered_units_read: self.counters.buffered_units_read,
+            write_stalls: self.counters.write_stalls,
+            suspensions: self.nand.dies().iter().map(|d| d.suspensions).sum(),
+            write_buffer_bytes: u64::from(self.buffer.used_units()) * unit,
+            verify_errors: self.verifier.as_ref().map_or(0, |v| v.errors),
+        }
+    }
+
+    /// Host-side counters.
+    pub fn host_counters(&self) -> &HostCounters {
+        &self.counters
+    }
+
+    // --- command life cycle -------------------------------------------------------------
+
+    fn start_command(&mut self, command: Command, user: u64, submitted: SimTime) {
+        let link = &self.config.link;
+        let issued = submitted.max(self.now) + link.submit;
+        let arrive = issued + link.command_fetch;
+        let (first_unit, units) = match command.opcode {
+            Opcode::Flush => (0, 0),
+            _ => self.config.namespace.units_of(command.slba, command.blocks),
+        };
+        let bytes = u64::from(command.blocks) * self.config.namespace.lba_bytes();
+        let slot = self.alloc_slot(Slot {
+            command,
+            user,
+            submitted,
+            issued,
+            first_unit,
+            units,
+            bytes,
+            bytes_left: bytes,
+            ready: arrive,
+            pending: 0,
+            data_end: arrive,
+        });
+        let ctrl = &self.config.controller;
+        match command.opcode {
+            Opcode::Read => {
+                self.counters.read_cmds += 1;
+                self.counters.bytes_read += bytes;
+                let (_, ready) = self.cores.book(arrive, ctrl.read_cmd + ctrl.unit.times(u64::from(units)));
+                self.start_read(slot, ready);
+            }
+            Opcode::Write => {
+                self.counters.write_cmds += 1;
+                self.counters.bytes_written += bytes;
+                let (_, ready) = self.cores.book(arrive, ctrl.write_cmd + ctrl.unit.times(u64::from(units)));
+                self.slots[slot as usize].ready = ready;
+                self.try_admit(slot, ready);
+            }
+            Opcode::Trim => {
+                self.counters.trim_cmds += 1;
+                self.counters.bytes_trimmed += bytes;
+                let (_, ready) = self.cores.book(arrive, ctrl.write_cmd + ctrl.trim_unit.times(u64::from(units)));
+                self.trim(slot);
+                self.finish_at(slot, ready);
+            }
+            Opcode::Flush => {
+                self.counters.flush_cmds += 1;
+                let (_, ready) = self.cores.book(arrive, ctrl.write_cmd);
+                self.slots[slot as usize].ready = ready;
+                self.start_flush(slot, ready);
+            }
+        }
+    }
+
+    fn alloc_slot(&mut self, s: Slot) -> u32 {
+        self.in_flight += 1;
+        if let Some(i) = self.free_slots.pop() {
+            self.slots[i as usize] = s;
+            i
+        } else {
+            self.slots.push(s);
+            self.slots.len() as u32 - 1
+        }
+    }
+
+    /// Schedules the completion of `slot` once its data is done at `data_end`.
+    #[inline]
+    fn finish_at(&mut self, slot: u32, data_end: SimTime) {
+        let t = data_end + self.config.link.complete;
+        self.queue.push(t, Event::Complete { slot });
+    }
+
+    fn on_complete(&mut self, slot: u32) -> Completion {
+        let s = self.slots[slot as usize];
+        self.free_slots.push(slot);
+        self.in_flight -= 1;
+        if let Some((command, user, submitted)) = self.host_waiting.pop_front() {
+            self.start_command(command, user, submitted);
+        }
+        Completion { user: s.user, command: s.command, submitted: s.submitted, issued: s.issued, completed: self.now }
+    }
+
+    // --- dies -----------------------------------------------------------------------------
+
+    #[inline]
+    fn submit_die_op(&mut self, die: u32, op: DieOp) {
+        if let Some(w) = self.nand.submit(die, op, self.now) {
+            self.schedule_die(w);
+        }
+    }
+
+    #[inline]
+    fn schedule_die(&mut self, w: DieWake) {
+        self.queue.push(w.end, Event::Die { die: w.die, generation: w.generation });
+    }
+
+    fn on_die(&mut self, die: u32, generation: u32) {
+        let (op, next) = self.nand.complete(die, generation, self.now);
+        if let Some(w) = next {
+            self.schedule_die(w);
+        }
+        let Some(op) = op else { return };
+        match op.kind {
+            DieOpKind::HostRead => self.host_read_done(die, op),
+            DieOpKind::MapRead => unreachable!("the DRAM map never reads translation pages"),
+            DieOpKind::RelocRead => self.reloc_read_done(die, op),
+            DieOpKind::Program => self.program_done(op),
+            DieOpKind::Erase => self.erase_done(op),
+        }
+    }
+
+    /// Transfer time of `bytes` over one link direction.
+    #[inline]
+    fn link_time(&self, bytes: u64) -> SimDuration {
+        SimDuration::for_bytes(bytes, self.config.link.bytes_per_sec)
+    }
+}

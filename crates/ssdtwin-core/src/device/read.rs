@@ -1,0 +1,108 @@
+//! The read path: map lookup, die reads grouped by program unit, channel, ECC, link.
+
+use super::{Device, Slot};
+use crate::engine::SimTime;
+use crate::ftl::Location;
+use crate::nand::{CellMode, DieOp, DieOpKind, UNIT_BYTES};
+
+/// Consecutive units of one command that live in the same program unit: one die read.
+struct Group {
+    pu: u32,
+    die: u32,
+    mode: CellMode,
+    units: u32,
+}
+
+impl Device {
+    /// Looks up every unit of a read whose firmware processing ends at `ready`, and issues
+    /// one die read per program unit touched. Unmapped and buffered units go straight to
+    /// the link.
+    pub(super) fn start_read(&mut self, slot: u32, ready: SimTime) {
+        let Slot { first_unit, units, .. } = self.slots[slot as usize];
+        let pu_units = self.config.geometry.pu_units();
+        let dies = self.config.geometry.dies();
+        let mut group: Option<Group> = None;
+        let mut memory_units = 0;
+        let mut die_reads = 0;
+        for lpn in first_unit..first_unit + units {
+            if let Some(v) = self.verifier.as_mut() {
+                let found = self.ftl.tag_of(lpn).expect("verify mode keeps tags");
+                v.check(lpn, found);
+            }
+            match self.ftl.locate(lpn) {
+                Location::Unmapped => {
+                    self.counters.unmapped_units_read += 1;
+                    memory_units += 1;
+                }
+                Location::Buffered => {
+                    self.counters.buffered_units_read += 1;
+                    memory_units += 1;
+                }
+                Location::Nand { ppa, mode } => {
+                    self.counters.nand_units_read += 1;
+                    let pu = ppa.0 / pu_units;
+                    match group.as_mut() {
+                        Some(g) if g.pu == pu => g.units += 1,
+                        _ => {
+                            if let Some(g) = group.take() {
+                                self.issue_host_read(slot, &g, ready);
+                                die_reads += 1;
+                            }
+                            group = Some(Group { pu, die: pu % dies, mode, units: 1 });
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(g) = group.take() {
+            self.issue_host_read(slot, &g, ready);
+            die_reads += 1;
+        }
+        let s = &mut self.slots[slot as usize];
+        s.pending = die_reads;
+        s.ready = ready;
+        if memory_units > 0 {
+            let bytes = self.take_link_bytes(slot, memory_units);
+            let (_, end) = self.link_up.book(ready, self.link_time(bytes));
+            let s = &mut self.slots[slot as usize];
+            s.data_end = s.data_end.max(end);
+        }
+        let s = &self.slots[slot as usize];
+        if s.pending == 0 {
+            let end = s.data_end.max(ready);
+            self.finish_at(slot, end);
+        }
+    }
+
+    #[inline]
+    fn issue_host_read(&mut self, slot: u32, g: &Group, ready: SimTime) {
+        let op = DieOp { kind: DieOpKind::HostRead, mode: g.mode, token: slot, units: g.units, ready };
+        self.submit_die_op(g.die, op);
+    }
+
+    /// Link bytes for `units` of a command (the command's bytes may be less than its units
+    /// when LBAs are smaller than a map unit).
+    #[inline]
+    fn take_link_bytes(&mut self, slot: u32, units: u32) -> u64 {
+        let s = &mut self.slots[slot as usize];
+        let bytes = (u64::from(units) * UNIT_BYTES).min(s.bytes_left);
+        s.bytes_left -= bytes;
+        bytes
+    }
+
+    /// A host read's array phase ended: move the data over the channel, decode it and send
+    /// it up the link.
+    pub(super) fn host_read_done(&mut self, die: u32, op: DieOp) {
+        let slot = op.token;
+        let decoded = self.nand.transfer_out(die, self.now, op.units);
+        let bytes = self.take_link_bytes(slot, op.units);
+        let (_, end) = self.link_up.book(decoded, self.link_time(bytes));
+        let s = &mut self.slots[slot as usize];
+        s.data_end = s.data_end.max(end);
+        s.pending -= 1;
+        if s.pending == 0 {
+            let end = s.data_end;
+            self.finish_at(slot, end);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Saving and restoring the whole device state.
+//!
+//! File layout (all integers little-endian):
+//!
+//! ```text
+//! "SSDTWIN\0"  magic
+//! u32          format version
+//! u64          header length, then the header: JSON with the resolved profile TOML, the
+//!              current LBA format, host counters, the FTL state (superblocks, frontiers,
+//!              counters) and which optional arrays follow
+//! LZ4 frame    L2P, delta-encoded (a sequential fill compresses to almost nothing); in
+//!              verify mode followed by the tags per physical unit and the expected
+//!              version per logical unit
+//! ```
+//!
+//! A snapshot is taken of a quiet device (no command, program, GC job or erase pending), so
+//! nothing about time is stored: a restored device starts at time zero with idle resources.
+//! The profile travels inside the file, so a state can be loaded without naming it.
+
+use super::{Device, HostCounters, Verifier};
+use crate::config::{LoadedProfile, ProfileError, build};
+use crate::ftl::FtlState;
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::Path;
+use thiserror::Error;
+
+const MAGIC: &[u8; 8] = b"SSDTWIN\0";
+const VERSION: u32 = 1;
+
+/// A state file could not be written or read.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SnapshotError {
+    /// The file could not be opened, read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// File.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// The file is not an ssdtwin state, or is damaged or from another version.
+    #[error("{path}: {problem}")]
+    Corrupt {
+        /// File.
+        path: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The profile inside the file no longer validates.
+    #[error("{path}: the profile stored in the state is invalid: {source}")]
+    Profile {
+        /// File.
+        path: String,
+        /// Cause.
+        source: ProfileError,
+    },
+    /// The device is busy.
+    #[error("cannot save while commands or background work are pending; quiesce first")]
+    Busy,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Header {
+    profile_name: String,
+    profile_toml: String,
+    lba_format: usize,
+    host: HostCounters,
+    host_units_admitted: u64,
+    ftl: FtlState,
+    verify: bool,
+}
+
+impl Device {
+    /// Writes the state to `path`. The device must be quiet ([`Device::quiesce`]).
+    pub fn save(&self, path: &Path) -> Result<(), SnapshotError> {
+        if !self.is_quiet() {
+            return Err(SnapshotError::Busy);
+        }
+        let io = |source| SnapshotError::Io { path: path.display().to_string(), source };
+        let header = Header {
+            profile_name: self.config.name.clone(),
+            profile_toml: self.config.profile_toml.clone(),
+            lba_format: self.config.namespace.current,
+            host: self.counters,
+            host_units_admitted: self.host_units_admitted,
+            ftl: self.ftl.export_state(),
+            verify: self.verifier.is_some(),
+        };
+        let header = serde_json::to_vec(&header).expect("the header serialises");
+        let mut out = BufWriter::new(File::create(path).map_err(io)?);
+        out.write_all(MAGIC).map_err(io)?;
+        out.write_all(&VERSION.to_le_bytes()).map_err(io)?;
+        out.write_all(&(header.len() as u64).to_le_bytes()).map_err(io)?;
+        out.write_all(&header).map_err(io)?;
+        let mut frame = lz4_flex::frame::FrameEncoder::new(out);
+        write_u32s(&mut frame, self.ftl.l2p(), true).map_err(io)?;
+        if let (Some(tags), Some(v)) = (self.ftl.tags(), self.verifier.as_ref()) {
+            write_u32s(&mut frame, tags, false).map_err(io)?;
+            write_u32s(&mut frame, &v.expected, false).map_err(io)?;
+        }
+        let mut out = frame.finish().map_err(|e| io(std::io::Error::other(e)))?;
+        out.flush().map_err(io)
+    }
+
+    /// Reads a state written by [`Device::save`].
+    pub fn load(path: &Path) -> Result<Device, SnapshotError> {
+        let name = path.display().to_string();
+        let io = |source| SnapshotError::Io { path: name.clone(), source };
+        let corrupt = |problem: &str| SnapshotError::Corrupt { path: name.clone(), problem: problem.to_string() };
+        let mut input = BufReader::new(File::open(path).map_err(io)?);
+        let mut magic = [0u8; 8];
+        input.read_exact(&mut magic).map_err(|_| corrupt("not an ssdtwin state file (too short)"))?;
+        if &magic != MAGIC {
+            return Err(corrupt("not an ssdtwin state file (bad magic)"));
+        }
+        let mut word = [0u8; 4];
+        input.read_exact(&mut word).map_err(io)?;
+        let version = u32::from_le_bytes(word);
+        if version != VERSION {
+            return Err(corrupt(&format!("state format version {version}; this ssdtwin reads version {VERSION}")));
+        }
+        let mut len = [0u8; 8];
+        input.read_exact(&mut len).map_err(io)?;
+        let len = usize::try_from(u64::from_le_bytes(len)).map_err(|_| corrupt("header length"))?;
+        if len > 1 << 30 {
+            return Err(corrupt("header length is implausible"));
+        }
+        let mut header = vec![0u8; len];
+        input.read_exact(&mut header).map_err(|_| corrupt("truncated header"))?;
+        let header: Header = serde_json::from_slice(&header).map_err(|e| corrupt(&format!("header: {e}")))?;
+        let loaded =
+            LoadedProfile::from_str(&header.profile_toml, &format!("{name} (stored profile)"), &header.profile_name)
+                .map_err(|source| SnapshotError::Profile { path: name.clone(), source })?;
+        let config = build(&loaded).map_err(|source| SnapshotError::Profile { path: name.clone(), source })?;
+        let mut device = Device::with_verify(config, header.verify);
+        if header.lba_format >= device.config.namespace.formats.len() {
+            return Err(corrupt("LBA format index out of range"));
+        }
+        device.config.namespace.current = header.lba_format;
+        let mut input = lz4_flex::frame::FrameDecoder::new(input);
+        let l2p = read_u32s(&mut input, device.ftl.logical_units() as usize, true)
+            .map_err(|e| corrupt(&format!("map: {e}")))?;
+        let tags = if header.verify {
+            let physical = device.config.geometry.total_units() as usize;
+            let tags = read_u32s(&mut input, physical, false).map_err(|e| corrupt(&format!("tags: {e}")))?;
+            let expected = read_u32s(&mut input, device.ftl.logical_units() as usize, false)
+                .map_err(|e| corrupt(&format!("versions: {e}")))?;
+            let mut v = Verifier::new(device.ftl.logical_units());
+            v.expected = expected;
+            device.verifier = Some(v);
+            Some(tags)
+        } else {
+            None
+        };
+        device.ftl.import_state(header.ftl, l2p, tags).map_err(|e| corrupt(&e))?;
+        device.counters = header.host;
+        device.host_units_admitted = header.host_units_admitted;
+        Ok(device)
+    }
+}
+
+/// Writes `values` little-endian, delta-encoded if asked.
+fn write_u32s(out: &mut impl Write, values: &[u32], delta: bool) -> std::io::Result<()> {
+    let mut chunk = Vec::with_capacity(1 << 16);
+    let mut prev = 0u32;
+    for block in values.chunks(1 << 14) {
+        chunk.clear();
+        for &v in block {
+            let w = if delta { v.wrapping_sub(prev) } else { v };
+            prev = v;
+            chunk.extend_from_slice(&w.to_le_bytes());
+        }
+        out.write_all(&chunk)?;
+    }
+    Ok(())
+}
+
+/// Reads `n` values written by [`write_u32s`].
+fn read_u32s(input: &mut impl Read, n: usize, delta: bool) -> std::io::Result<Vec<u32>> {
+    let mut values = Vec::with_capacity(n);
+    let mut buf = vec![0u8; 1 << 16];
+    let mut prev = 0u32;
+    while values.len() < n {
+        let want = ((n - values.len()) * 4).min(buf.len());
+        input.read_exact(&mut buf[..want])?;
+        for w in buf[..want].chunks_exact(4) {
+            let w = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            let v = if delta { prev.wrapping_add(w) } else { w };
+            prev = v;
+            values.push(v);
+        }
+    }
+    Ok(values)
+}

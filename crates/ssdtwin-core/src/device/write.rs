@@ -1,0 +1,139 @@
+//! The write path: buffer admission with back-pressure, DMA, placement, programs; TRIM and
+//! flush.
+
+use super::{Device, ProgramRec};
+use crate::engine::SimTime;
+use crate::nand::{DieOp, DieOpKind};
+
+impl Device {
+    /// Admits a write whose firmware processing ends at `ready`, or queues it until there is
+    /// buffer space and (when GC is blocking) a free superblock.
+    pub(super) fn try_admit(&mut self, slot: u32, ready: SimTime) {
+        let units = self.slots[slot as usize].units;
+        if self.buffer.has_room(units) && self.ftl.host_can_take(units) {
+            self.admit(slot, ready);
+        } else {
+            self.counters.write_stalls += 1;
+            self.buffer.wait(slot);
+            self.maybe_start_gc();
+        }
+    }
+
+    /// Admits waiting writes, in order, while they fit.
+    pub(super) fn admit_waiting(&mut self) {
+        loop {
+            let slots = &self.slots;
+            let Some(slot) = self.buffer.next_admissible(|s| slots[s as usize].units) else {
+                break;
+            };
+            if !self.ftl.host_can_take(self.slots[slot as usize].units) {
+                break;
+            }
+            self.buffer.pop_waiting();
+            let ready = self.slots[slot as usize].ready.max(self.now);
+            self.admit(slot, ready);
+        }
+    }
+
+    /// Takes buffer space, moves the data in over the link, places every unit, queues the
+    /// program units this filled, and acknowledges.
+    fn admit(&mut self, slot: u32, ready: SimTime) {
+        let s = self.slots[slot as usize];
+        self.buffer.take(s.units);
+        self.host_units_admitted += u64::from(s.units);
+        let (_, data_in) = self.link_down.book(ready, self.link_time(s.bytes));
+        let mut filled = std::mem::take(&mut self.ready_scratch);
+        for lpn in s.first_unit..s.first_unit + s.units {
+            let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
+            self.ftl.write(lpn, version, &mut filled);
+        }
+        let pu_units = self.config.geometry.pu_units();
+        for &pu in &filled {
+            self.enqueue_program(pu, pu_units, data_in);
+        }
+        filled.clear();
+        self.ready_scratch = filled;
+        self.finish_at(slot, data_in);
+        self.maybe_start_gc();
+    }
+
+    /// Queues the program of `pu` on its die, ready once its data is in controller memory.
+    pub(super) fn enqueue_program(&mut self, pu: u32, buffer_units: u32, ready: SimTime) {
+        let rec = ProgramRec { pu, buffer_units };
+        let token = if let Some(i) = self.free_programs.pop() {
+            self.programs[i as usize] = rec;
+            i
+        } else {
+            self.programs.push(rec);
+            self.programs.len() as u32 - 1
+        };
+        let (die, mode) = self.ftl.pu_target(pu);
+        let units = self.config.geometry.pu_units();
+        self.submit_die_op(die, DieOp { kind: DieOpKind::Program, mode, token, units, ready });
+    }
+
+    /// A program finished: its buffer space is free, and waiting writes and flushes may go.
+    pub(super) fn program_done(&mut self, op: DieOp) {
+        let rec = self.programs[op.token as usize];
+        self.free_programs.push(op.token);
+        self.ftl.program_done(rec.pu);
+        if rec.buffer_units > 0 {
+            self.buffer.release(rec.buffer_units);
+            self.counters.units_programmed += u64::from(rec.buffer_units);
+            self.admit_waiting();
+            self.finish_flushes();
+        }
+    }
+
+    /// Unmaps every unit a TRIM covers entirely; partial units keep their data, as the
+    /// deallocate attribute is advisory.
+    pub(super) fn trim(&mut self, slot: u32) {
+        let s = self.slots[slot as usize];
+        let lba_bytes = self.config.namespace.lba_bytes();
+        let start = s.command.slba * lba_bytes;
+        let end = start + u64::from(s.command.blocks) * lba_bytes;
+        let unit = crate::nand::UNIT_BYTES;
+        for lpn in start.div_ceil(unit)..end / unit {
+            let lpn = lpn as u32;
+            self.ftl.trim(lpn);
+            if let Some(v) = self.verifier.as_mut() {
+                v.on_trim(lpn);
+            }
+        }
+    }
+
+    /// A flush completes at once if the buffer is power-protected or empty; otherwise the
+    /// open program unit is padded and the flush waits until everything admitted before it
+    /// is programmed.
+    pub(super) fn start_flush(&mut self, slot: u32, ready: SimTime) {
+        let target = self.host_units_admitted;
+        if self.config.controller.power_protected || self.counters.units_programmed >= target {
+            self.finish_at(slot, ready);
+            return;
+        }
+        let mut filled = std::mem::take(&mut self.ready_scratch);
+        let pad = self.ftl.pad(crate::ftl::Stream::Host, &mut filled);
+        let pu_units = self.config.geometry.pu_units();
+        for &pu in &filled {
+            self.enqueue_program(pu, pu_units - pad, ready);
+        }
+        filled.clear();
+        self.ready_scratch = filled;
+        self.flush_waiters.push((slot, target));
+    }
+
+    fn finish_flushes(&mut self) {
+        let programmed = self.counters.units_programmed;
+        let mut i = 0;
+        while i < self.flush_waiters.len() {
+            let (slot, target) = self.flush_waiters[i];
+            if programmed >= target {
+                self.flush_waiters.swap_remove(i);
+                let now = self.now;
+                self.finish_at(slot, now);
+            } else {
+                i += 1;
+            }
+        }
+    }
+}

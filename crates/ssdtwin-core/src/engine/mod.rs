@@ -1,0 +1,17 @@
+//! The timing engine: simulated time, the event queue, and busy-until resources.
+//!
+//! Everything above this module is a state machine that takes `now` as an argument and says
+//! when it next needs attention; nothing reads a wall clock or sleeps. [`EventQueue`] orders
+//! pending events by (time, sequence), [`BusyResource`] and [`ServerPool`] model shared
+//! hardware as first-come-first-served servers, and [`SimRng`] gives each consumer its own
+//! seeded stream. See `docs/model.md` § "Event engine".
+
+mod queue;
+mod resource;
+mod rng;
+mod time;
+
+pub use queue::EventQueue;
+pub use resource::{BusyResource, ServerPool};
+pub use rng::SimRng;
+pub use time::{SimDuration, SimTime};

@@ -1,0 +1,578 @@
+//! The flash translation layer: page map, superblocks, write frontiers, GC and TRIM.
+//!
+//! Read Gupta et al., "DFTL" (ASPLOS 2009) § 2 for page-level mapping and Agrawal et al.,
+//! "Design Tradeoffs for SSD Performance" (USENIX ATC 2008) for striping and cleaning;
+//! `docs/model.md` § "Page map" and § "GC" list what is simplified.
+//!
+//! [`Ftl`] is pure bookkeeping: it never sees time. The device asks it where a logical unit
+//! lives ([`Ftl::locate`]), to place written units ([`Ftl::write`]), to unmap ([`Ftl::trim`]),
+//! and to start and advance relocation jobs; program units that become ready to program are
+//! pushed into a caller-provided buffer, so nothing here allocates per unit.
+//!
+//! Invariants (checked by [`Ftl::check_invariants`] in tests):
+//! * L2P and P2L are inverse on every mapped unit;
+//! * each superblock's valid count equals the number of valid P2L entries in it;
+//! * a Free superblock holds no valid unit; a Victim or Erasing one holds none either.
+
+mod blocks;
+mod frontier;
+pub mod gc;
+mod map;
+mod relocation;
+
+pub use blocks::{SbState, Superblocks};
+pub use frontier::{Frontier, Stream};
+pub use gc::{GcConfig, VictimPolicy};
+pub use map::{PageMap, UNMAPPED};
+pub use relocation::RelocRead;
+
+use crate::nand::{CellMode, Geometry, Ppa};
+use frontier::PuDeps;
+use serde::{Deserialize, Serialize};
+
+/// Where a logical unit's data is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// Never written or trimmed: reads return zeros without touching NAND.
+    Unmapped,
+    /// Written, but its program has not finished: served from controller memory.
+    Buffered,
+    /// On NAND at `ppa`, in a block of cell mode `mode`.
+    Nand {
+        /// Physical address.
+        ppa: Ppa,
+        /// Mode of its superblock.
+        mode: CellMode,
+    },
+}
+
+/// FTL activity counters, in map units unless named otherwise.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FtlCounters {
+    /// Units written by the host.
+    pub host_units_written: u64,
+    /// Units trimmed (that were mapped).
+    pub units_trimmed: u64,
+    /// Units moved by GC.
+    pub gc_units_moved: u64,
+    /// GC jobs started.
+    pub gc_jobs: u64,
+    /// Units programmed, per cell mode ([`CellMode::index`]), padding included.
+    pub units_programmed: [u64; 4],
+    /// Padding units programmed to close a partial program unit.
+    pub padding_units: u64,
+    /// Units read by relocation.
+    pub reloc_units_read: u64,
+    /// Superblock erases (one per superblock, covering every die).
+    pub superblock_erases: u64,
+}
+
+/// A relocation in progress: the victim and its remaining reads.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RelocationJob {
+    /// Superblock being emptied.
+    pub victim: u32,
+    /// Reads still to issue or finish (issued in order).
+    pub reads: Vec<RelocRead>,
+    /// Next read to issue.
+    pub next_read: usize,
+    /// Reads issued and not finished.
+    pub outstanding: u32,
+}
+
+impl RelocationJob {
+    /// True once every read has been issued and finished.
+    pub fn reads_finished(&self) -> bool {
+        self.next_read == self.reads.len() && self.outstanding == 0
+    }
+}
+
+/// The FTL state.
+#[derive(Clone, Debug)]
+pub struct Ftl {
+    geometry: Geometry,
+    /// Page map.
+    pub map: PageMap,
+    /// Superblock table.
+    pub sbs: Superblocks,
+    frontiers: [Frontier; Stream::COUNT],
+    /// GC parameters.
+    pub gc: GcConfig,
+    /// Units placed so far (a logical clock for superblock age).
+    write_seq: u64,
+    /// In verify mode, the data version stored in each physical unit.
+    tags: Option<Vec<u32>>,
+    /// Activity counters.
+    pub counters: FtlCounters,
+}
+
+impl Ftl {
+    /// An empty FTL over `geometry` exposing `logical_units` to the host.
+    pub fn new(geometry: Geometry, logical_units: u32, gc: GcConfig, verify: bool) -> Self {
+        let physical = geometry.total_units() as u32;
+        let native = geometry.native;
+        Ftl {
+            map: PageMap::new(logical_units, physical),
+            sbs: Superblocks::new(geometry.superblocks(), native),
+            frontiers: std::array::from_fn(|_| Frontier::new(native)),
+            gc,
+            write_seq: 0,
+            tags: verify.then(|| vec![0; physical as usize]),
+            counters: FtlCounters::default(),
+            geometry,
+        }
+    }
+
+    /// Geometry the FTL addresses.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    /// The frontier of `stream`.
+    pub fn frontier(&self, stream: Stream) -> &Frontier {
+        &self.frontiers[stream.index()]
+    }
+
+    /// Logical units exposed to the host.
+    pub fn logical_units(&self) -> u32 {
+        self.map.logical_units()
+    }
+
+    /// Where `lpn` lives now.
+    #[inline]
+    pub fn locate(&self, lpn: u32) -> Location {
+        let ppa = self.map.lookup(lpn);
+        if ppa == UNMAPPED {
+            return Location::Unmapped;
+        }
+        let ppa = Ppa(ppa);
+        let sb = self.geometry.sb_of(ppa);
+        let pu = self.geometry.pu_in_sb(ppa);
+        if self.frontiers.iter().any(|f| f.is_pending(sb, pu)) {
+            return Location::Buffered;
+        }
+        Location::Nand { ppa, mode: self.sbs.mode(sb) }
+    }
+
+    /// Data version stored for `lpn` (verify mode only; 0 when unmapped).
+    pub fn tag_of(&self, lpn: u32) -> Option<u32> {
+        let tags = self.tags.as_ref()?;
+        let ppa = self.map.lookup(lpn);
+        Some(if ppa == UNMAPPED { 0 } else { tags[ppa as usize] })
+    }
+
+    /// True if the host frontier can take `units` more without dipping into the superblocks
+    /// GC keeps in reserve.
+    pub fn host_can_take(&self, units: u32) -> bool {
+        self.can_take(Stream::Host, units, self.gc.fg_threshold_sb)
+    }
+
+    fn can_take(&self, stream: Stream, units: u32, reserve_sb: u32) -> bool {
+        let f = &self.frontiers[stream.index()];
+        let room = f.room();
+        if units <= room {
+            return true;
+        }
+        let capacity = self.geometry.sb_units_in(self.mode_for(stream));
+        let needed = (units - room).div_ceil(capacity);
+        self.sbs.free_count() >= needed + reserve_sb
+    }
+
+    /// Cell mode new superblocks of `stream` are opened in.
+    fn mode_for(&self, _stream: Stream) -> CellMode {
+        self.geometry.native
+    }
+
+    /// Moves the frontier of `stream` one unit on; returns the address to write. Opens a new
+    /// superblock when the current one is full (the caller checked there is one).
+    #[inline]
+    fn advance(&mut self, stream: Stream) -> (u32, bool) {
+        let si = stream.index();
+        if self.frontiers[si].room() == 0 {
+            self.open_next(stream);
+        }
+        let f = &mut self.frontiers[si];
+        let sb = f.sb.expect("open_next leaves an open superblock");
+        let offset = f.next;
+        f.next += 1;
+        let pu_units = self.geometry.pu_units();
+        if offset % pu_units == 0 {
+            f.pu_seq += 1;
+        }
+        let filled = f.next % pu_units == 0;
+        self.sbs.valid[sb as usize] += 1;
+        self.write_seq += 1;
+        (self.geometry.sb_base(sb) + offset, filled)
+    }
+
+    fn open_next(&mut self, stream: Stream) {
+        let si = stream.index();
+        if let Some(old) = self.frontiers[si].sb {
+            self.sbs.state[old as usize] = SbState::Full;
+            self.sbs.last_write_seq[old as usize] = self.write_seq;
+        }
+        let mode = self.mode_for(stream);
+        let sb = self.sbs.open(mode).expect("callers check free space before placing data");
+        self.frontiers[si].start(sb, mode, &self.geometry);
+    }
+
+    /// Places one host-written unit; pushes the program unit to `ready` if this filled it.
+    #[inline]
+    pub fn write(&mut self, lpn: u32, tag: u32, ready: &mut Vec<u32>) -> Ppa {
+        let (ppa, filled) = self.advance(Stream::Host);
+        let old = self.map.remap(lpn, ppa);
+        self.unmap_old(old);
+        if let Some(tags) = self.tags.as_mut() {
+            tags[ppa as usize] = tag;
+        }
+        self.counters.host_units_written += 1;
+        if filled {
+            ready.push(ppa / self.geometry.pu_units());
+        }
+        Ppa(ppa)
+    }
+
+    #[inline]
+    fn unmap_old(&mut self, old: u32) {
+        if old != UNMAPPED {
+            let sb = self.geometry.sb_of(Ppa(old));
+            self.sbs.valid[sb as usize] -= 1;
+        }
+    }
+
+    /// Unmaps `lpn` (TRIM / deallocate).
+    pub fn trim(&mut self, lpn: u32) {
+        let old = self.map.unmap(lpn);
+        if old != UNMAPPED {
+            self.unmap_old(old);
+            self.counters.units_trimmed += 1;
+        }
+    }
+
+    /// Fills the rest of `stream`'s current program unit with padding so it can be
+    /// programmed (a flush of a volatile buffer). The program unit goes to `ready` at once,
+    /// or, for relocated data, once the reads feeding it are done. Returns the padding units.
+    pub fn pad(&mut self, stream: Stream, ready: &mut Vec<u32>) -> u32 {
+        let pu_units = self.geometry.pu_units();
+        let f = &mut self.frontiers[stream.index()];
+        let Some(sb) = f.sb else { return 0 };
+        if f.next % pu_units == 0 {
+            return 0;
+        }
+        let pad = pu_units - f.next % pu_units;
+        f.next += pad;
+        self.counters.padding_units += u64::from(pad);
+        let pu = (self.geometry.sb_base(sb) + f.next - 1) / pu_units;
+        match f.deps.back_mut() {
+            Some(d) if d.pu == pu => {
+                d.filled = true;
+                Self::emit_ready(f, ready);
+            }
+            _ => ready.push(pu),
+        }
+        pad
+    }
+
+    /// Records that program unit `pu` (global index) has been programmed.
+    pub fn program_done(&mut self, pu: u32) {
+        let pus_per_sb = self.geometry.sb_units() / self.geometry.pu_units();
+        let (sb, pu_in_sb) = (pu / pus_per_sb, pu % pus_per_sb);
+        let mode = self.sbs.mode(sb);
+        self.counters.units_programmed[mode.index()] += u64::from(self.geometry.pu_units());
+        for f in &mut self.frontiers {
+            f.mark_programmed(sb, pu_in_sb);
+        }
+    }
+
+    /// Die and cell mode of program unit `pu`.
+    pub fn pu_target(&self, pu: u32) -> (u32, CellMode) {
+        let pus_per_sb = self.geometry.sb_units() / self.geometry.pu_units();
+        (pu % self.geometry.dies(), self.sbs.mode(pu / pus_per_sb))
+    }
+
+    /// True if free space is low enough that GC should run.
+    pub fn wants_gc(&self) -> bool {
+        self.sbs.free_count() < self.gc.bg_threshold_sb
+    }
+
+    /// True if host writes are being held for GC.
+    pub fn gc_is_blocking(&self) -> bool {
+        self.sbs.free_count() <= self.gc.fg_threshold_sb
+    }
+
+    /// Chooses a GC victim among full superblocks, if GC can make progress with it.
+    pub fn pick_gc_victim(&self) -> Option<u32> {
+        let g = &self.geometry;
+        let candidates =
+            (0..self.sbs.len()).filter(|&sb| self.sbs.state(sb) == SbState::Full).map(|sb| gc::Candidate {
+                sb,
+                valid: self.sbs.valid(sb),
+                capacity: g.sb_units_in(self.sbs.mode(sb)),
+                last_write_seq: self.sbs.last_write_seq[sb as usize],
+            });
+        let victim = self.gc.policy.pick(candidates, self.write_seq)?;
+        // GC may use the reserve, but must have room for what it moves.
+        self.can_take(Stream::Gc, self.sbs.valid(victim), 0).then_some(victim)
+    }
+
+    /// Starts relocating the valid units of `victim` to `stream`: remaps them now and fills
+    /// `job` with the reads to perform. Returns the number of units moved.
+    pub fn start_relocation(&mut self, victim: u32, stream: Stream, job: &mut RelocationJob) -> u32 {
+        debug_assert_eq!(self.sbs.state(victim), SbState::Full);
+        self.sbs.state[victim as usize] = SbState::Victim;
+        job.victim = victim;
+        job.reads.clear();
+        job.next_read = 0;
+        job.outstanding = 0;
+        let g = self.geometry.clone();
+        let mode = self.sbs.mode(victim);
+        let base = g.sb_base(victim);
+        let pu_units = g.pu_units();
+        let pus = g.sb_units_in(mode) / pu_units;
+        let mut moved = 0;
+        for pu in 0..pus {
+            let start = base + pu * pu_units;
+            let mut read: Option<RelocRead> = None;
+            for ppa in start..start + pu_units {
+                let lpn = self.map.owner(ppa);
+                if lpn == UNMAPPED {
+                    continue;
+                }
+                let (new_ppa, filled) = self.advance(stream);
+                self.map.remap(lpn, new_ppa);
+                self.sbs.valid[victim as usize] -= 1;
+                if let Some(tags) = self.tags.as_mut() {
+                    tags[new_ppa as usize] = tags[ppa as usize];
+                }
+                let f = &mut self.frontiers[stream.index()];
+                let seq = f.pu_seq;
+                if f.deps.back().is_none_or(|d| d.seq != seq) {
+                    let dst_pu = new_ppa / pu_units;
+                    f.deps.push_back(PuDeps { seq, pu: dst_pu, pending_reads: 0, filled: false, emitted: false });
+                }
+                let r = read.get_or_insert(RelocRead {
+                    die: pu % g.dies(),
+                    mode,
+                    units: 0,
+                    dst_seq_first: seq,
+                    dst_seq_last: seq - 1,
+                });
+                r.units += 1;
+                let deps = f.deps.back_mut().expect("pushed above");
+                if r.dst_seq_last != seq {
+                    r.dst_seq_last = seq;
+                    deps.pending_reads += 1;
+                }
+                if filled {
+                    deps.filled = true;
+                }
+                moved += 1;
+            }
+            if let Some(r) = read {
+                self.counters.reloc_units_read += u64::from(r.units);
+                job.reads.push(r);
+            }
+        }
+        debug_assert_eq!(self.sbs.valid(victim), 0);
+        self.counters.gc_units_moved += u64::from(moved);
+        self.counters.gc_jobs += 1;
+        moved
+    }
+
+    /// A relocation read of `stream` finished: destination program units that are now
+    /// complete and fully fed are pushed to `ready`.
+    pub fn reloc_read_done(&mut self, stream: Stream, read: &RelocRead, ready: &mut Vec<u32>) {
+        let f = &mut self.frontiers[stream.index()];
+        let front = f.deps.front().map_or(0, |d| d.seq);
+        for seq in read.dst_seq_first..=read.dst_seq_last {
+            let d = &mut f.deps[(seq - front) as usize];
+            d.pending_reads -= 1;
+        }
+        Self::emit_ready(f, ready);
+    }
+
+    fn emit_ready(f: &mut Frontier, ready: &mut Vec<u32>) {
+        for d in f.deps.iter_mut() {
+            if d.filled && d.pending_reads == 0 && !d.emitted {
+                d.emitted = true;
+                ready.push(d.pu);
+            }
+        }
+        while f.deps.front().is_some_and(|d| d.emitted) {
+            f.deps.pop_front();
+        }
+    }
+
+    /// The victim's reads are done: it moves to Erasing; returns the dies to erase.
+    pub fn begin_erase(&mut self, victim: u32) -> u32 {
+        debug_assert_eq!(self.sbs.state(victim), SbState::Victim);
+        self.sbs.state[victim as usize] = SbState::Erasing;
+        let dies = self.geometry.dies();
+        self.sbs.erases_pending[victim as usize] = dies;
+        dies
+    }
+
+    /// One die of `sb` is erased; returns true when the superblock is free again.
+    pub fn erase_done(&mut self, sb: u32) -> bool {
+        let pending = &mut self.sbs.erases_pending[sb as usize];
+        *pending -= 1;
+        if *pending > 0 {
+            return false;
+        }
+        self.sbs.release(sb, self.geometry.native);
+        self.counters.superblock_erases += 1;
+        true
+    }
+
+    /// Unmaps everything and returns every superblock to the free pool (Format NVM). The
+    /// device must be quiet.
+    pub fn format(&mut self) {
+        self.map.clear();
+        let n = self.sbs.len();
+        let native = self.geometry.native;
+        let erase_count = std::mem::take(&mut self.sbs.erase_count);
+        self.sbs = Superblocks::new(n, native);
+        // Every superblock that held data is erased by the format.
+        self.sbs.erase_count = erase_count;
+        self.frontiers = std::array::from_fn(|_| Frontier::new(native));
+        if let Some(tags) = self.tags.as_mut() {
+            tags.fill(0);
+        }
+    }
+
+    /// Checks the invariants in the module doc; returns the first violation found.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let g = &self.geometry;
+        let mut counted = vec![0u32; self.sbs.len() as usize];
+        for (lpn, &ppa) in self.map.l2p.iter().enumerate() {
+            if ppa == UNMAPPED {
+                continue;
+            }
+            if self.map.p2l[ppa as usize] != lpn as u32 {
+                return Err(format!("lpn {lpn} maps to ppa {ppa}, whose owner is {}", self.map.p2l[ppa as usize]));
+            }
+            counted[g.sb_of(Ppa(ppa)) as usize] += 1;
+        }
+        for (ppa, &lpn) in self.map.p2l.iter().enumerate() {
+            if lpn != UNMAPPED && self.map.l2p[lpn as usize] != ppa as u32 {
+                return Err(format!("ppa {ppa} claims lpn {lpn}, which maps elsewhere"));
+            }
+        }
+        for sb in 0..self.sbs.len() {
+            let (state, valid) = (self.sbs.state(sb), self.sbs.valid(sb));
+            if counted[sb as usize] != valid {
+                return Err(format!("superblock {sb}: valid count {valid}, map says {}", counted[sb as usize]));
+            }
+            if matches!(state, SbState::Free | SbState::Victim | SbState::Erasing) && valid != 0 {
+                return Err(format!("superblock {sb} is {state:?} but holds {valid} valid units"));
+            }
+        }
+        let free_in_pool = self.sbs.free.iter().filter(|&&sb| self.sbs.state(sb) == SbState::Free).count();
+        if free_in_pool != self.sbs.free.len() {
+            return Err("the free pool holds a superblock that is not Free".into());
+        }
+        Ok(())
+    }
+}
+
+/// The FTL's state apart from the map arrays, as stored in snapshots.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FtlState {
+    sbs: Superblocks,
+    frontiers: Vec<Frontier>,
+    write_seq: u64,
+    counters: FtlCounters,
+}
+
+impl Ftl {
+    /// Everything but the map and tags. Only meaningful when no program is pending.
+    pub fn export_state(&self) -> FtlState {
+        FtlState {
+            sbs: self.sbs.clone(),
+            frontiers: self.frontiers.to_vec(),
+            write_seq: self.write_seq,
+            counters: self.counters.clone(),
+        }
+    }
+
+    /// L2P, for snapshots.
+    pub fn l2p(&self) -> &[u32] {
+        &self.map.l2p
+    }
+
+    /// Per-physical-unit tags (verify mode).
+    pub fn tags(&self) -> Option<&[u32]> {
+        self.tags.as_deref()
+    }
+
+    /// Restores a state exported by [`Ftl::export_state`] with its L2P (and tags); P2L is
+    /// rebuilt. Fails if the pieces do not fit this FTL's geometry.
+    pub fn import_state(&mut self, state: FtlState, l2p: Vec<u32>, tags: Option<Vec<u32>>) -> Result<(), String> {
+        if l2p.len() != self.map.l2p.len() {
+            return Err(format!("map has {} units, this device {}", l2p.len(), self.map.l2p.len()));
+        }
+        if state.sbs.len() != self.sbs.len() || state.frontiers.len() != Stream::COUNT {
+            return Err("superblock or stream count differs from this device".into());
+        }
+        let physical = self.map.p2l.len() as u32;
+        if l2p.iter().any(|&p| p != UNMAPPED && p >= physical) {
+            return Err("map points beyond the physical array".into());
+        }
+        self.map.l2p = l2p;
+        self.map.rebuild_p2l();
+        self.sbs = state.sbs;
+        for (f, s) in self.frontiers.iter_mut().zip(state.frontiers) {
+            *f = s;
+            f.restore_flags(&self.geometry);
+        }
+        self.write_seq = state.write_seq;
+        self.counters = state.counters;
+        if let (Some(mine), Some(theirs)) = (self.tags.as_mut(), tags) {
+            if theirs.len() != mine.len() {
+                return Err("verify tags do not match the physical array".into());
+            }
+            *mine = theirs;
+        }
+        self.check_invariants()
+    }
+
+    /// Places a host unit with no timing: its program unit counts as programmed at once.
+    /// Used by bulk fills, which yield the state a timed run would leave.
+    pub fn write_untimed(&mut self, lpn: u32, tag: u32, scratch: &mut Vec<u32>) {
+        self.write(lpn, tag, scratch);
+        for pu in scratch.drain(..) {
+            self.program_done(pu);
+        }
+    }
+
+    /// Pads and programs every stream's open program unit with no timing.
+    pub fn pad_untimed(&mut self, scratch: &mut Vec<u32>) {
+        for stream in Stream::ALL {
+            self.pad(stream, scratch);
+            for pu in scratch.drain(..) {
+                self.program_done(pu);
+            }
+        }
+    }
+
+    /// Runs GC with no timing until free space is above the background threshold (or no
+    /// victim helps).
+    pub fn gc_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<u32>) {
+        while self.wants_gc() {
+            let Some(victim) = self.pick_gc_victim() else {
+                return;
+            };
+            self.start_relocation(victim, Stream::Gc, job);
+            for read in &job.reads {
+                self.reloc_read_done(Stream::Gc, read, scratch);
+            }
+            for pu in scratch.drain(..) {
+                self.program_done(pu);
+            }
+            let dies = self.begin_erase(victim);
+            for _ in 0..dies {
+                self.erase_done(victim);
+            }
+        }
+    }
+}

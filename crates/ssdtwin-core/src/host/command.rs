@@ -1,0 +1,73 @@
+//! NVMe I/O commands as the device sees them.
+
+use crate::engine::SimTime;
+use thiserror::Error;
+
+/// I/O command opcodes modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Opcode {
+    /// Read (0x02).
+    Read,
+    /// Write (0x01).
+    Write,
+    /// Dataset Management with the Deallocate attribute (0x09): TRIM.
+    Trim,
+    /// Flush (0x00).
+    Flush,
+}
+
+/// One command: `blocks` LBAs from `slba` (ignored for Flush).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Command {
+    /// Opcode.
+    pub opcode: Opcode,
+    /// Starting LBA.
+    pub slba: u64,
+    /// Number of LBAs (at least 1 for Read, Write, Trim).
+    pub blocks: u32,
+}
+
+/// A finished command, handed back by `Device::poll`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// The caller's identifier given at submission.
+    pub user: u64,
+    /// The command.
+    pub command: Command,
+    /// When the host started submitting it.
+    pub submitted: SimTime,
+    /// When the host software handed it to the device (submit + slat).
+    pub issued: SimTime,
+    /// When the host saw the completion.
+    pub completed: SimTime,
+}
+
+/// A command the device refuses.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SubmitError {
+    /// LBAs beyond the namespace.
+    #[error("LBA range {slba}+{blocks} is beyond the namespace ({lbas} LBAs)")]
+    OutOfRange {
+        /// Starting LBA.
+        slba: u64,
+        /// Count.
+        blocks: u32,
+        /// Namespace size in LBAs.
+        lbas: u64,
+    },
+    /// A zero-length data command.
+    #[error("a {opcode:?} command needs at least one LBA")]
+    Empty {
+        /// Opcode.
+        opcode: Opcode,
+    },
+    /// The command is larger than MDTS allows.
+    #[error("{bytes} bytes exceed the maximum data transfer size of {mdts_bytes} bytes")]
+    TooLarge {
+        /// Transfer size.
+        bytes: u64,
+        /// MDTS in bytes.
+        mdts_bytes: u64,
+    },
+}

@@ -1,0 +1,93 @@
+//! The PCIe link between host and device, and the host-side costs of a command.
+//!
+//! Read the PCIe Base Specification § 2 (TLPs) and § 4.2 (encoding). Each direction is a
+//! separate first-come-first-served resource: reads move data device → host, writes host →
+//! device. Payload bandwidth per direction is
+//!
+//! ```text
+//! lanes × GT/s × encoding efficiency / 8 × MPS / (MPS + TLP overhead)
+//! ```
+//!
+//! with 8b/10b encoding for generations 1–2, 128b/130b for 3–5 and 242/256 FLIT efficiency
+//! for 6. Command submission, SQE fetch and completion are fixed latencies; their few bytes
+//! on the link are negligible next to data.
+
+use crate::engine::SimDuration;
+
+/// Link bandwidth and per-command costs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkConfig {
+    /// PCIe generation.
+    pub gen_: u32,
+    /// Lanes.
+    pub lanes: u32,
+    /// Payload bytes per second in each direction.
+    pub bytes_per_sec: u64,
+    /// Host software time to submit (fio's slat).
+    pub submit: SimDuration,
+    /// SQE fetch by the controller.
+    pub command_fetch: SimDuration,
+    /// CQE post, interrupt and host completion handling.
+    pub complete: SimDuration,
+    /// I/O queues.
+    pub io_queues: u32,
+    /// Entries per queue.
+    pub queue_depth: u32,
+}
+
+impl LinkConfig {
+    /// Derives the payload bandwidth from generation, lanes, MPS and TLP overhead.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        gen_: u32,
+        lanes: u32,
+        max_payload_bytes: u32,
+        tlp_overhead_bytes: u32,
+        submit: SimDuration,
+        command_fetch: SimDuration,
+        complete: SimDuration,
+        io_queues: u32,
+        queue_depth: u32,
+    ) -> Self {
+        let raw_bits_per_lane = raw_payload_bits_per_sec(gen_);
+        let mps = f64::from(max_payload_bytes);
+        let efficiency = mps / (mps + f64::from(tlp_overhead_bytes));
+        let bytes_per_sec = (raw_bits_per_lane / 8.0 * f64::from(lanes) * efficiency) as u64;
+        LinkConfig { gen_, lanes, bytes_per_sec, submit, command_fetch, complete, io_queues, queue_depth }
+    }
+
+    /// Commands the controller can hold at once (one slot per queue stays empty).
+    pub fn max_outstanding(&self) -> u32 {
+        self.io_queues.saturating_mul(self.queue_depth - 1)
+    }
+}
+
+/// Bits per second per lane after line encoding.
+fn raw_payload_bits_per_sec(gen_: u32) -> f64 {
+    match gen_ {
+        1 => 2.5e9 * 8.0 / 10.0,
+        2 => 5.0e9 * 8.0 / 10.0,
+        3 => 8.0e9 * 128.0 / 130.0,
+        4 => 16.0e9 * 128.0 / 130.0,
+        5 => 32.0e9 * 128.0 / 130.0,
+        _ => 64.0e9 * 242.0 / 256.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gen3_x4_payload_rate() {
+        let l = LinkConfig::new(3, 4, 256, 26, SimDuration::ZERO, SimDuration::ZERO, SimDuration::ZERO, 1, 2);
+        // 4 lanes x 8 GT/s x 128/130 / 8 = 3.938 GB/s of symbols, 256/282 of it payload.
+        assert_eq!(l.bytes_per_sec, 3_575_340_971);
+    }
+
+    #[test]
+    fn gen3_x2_is_half_of_x4() {
+        let a = LinkConfig::new(3, 2, 256, 26, SimDuration::ZERO, SimDuration::ZERO, SimDuration::ZERO, 1, 2);
+        assert_eq!(a.bytes_per_sec, 1_787_670_485);
+    }
+}

@@ -1,0 +1,251 @@
+//! One die: its operation queues, what it is doing, and program/erase suspend.
+//!
+//! ```text
+//!            start(op)                 done
+//!   Idle ───────────────▶ Busy(op) ─────────────▶ Idle (or Busy with the next op)
+//!                          │   ▲
+//!   read arrives, op is a  │   │ reads drained: resume after t_resume with the
+//!   program/erase and      ▼   │ remaining array time
+//!   suspend is allowed   Busy(read) with Suspended(program/erase) parked
+//! ```
+//!
+//! Queues are by class, highest priority first: host and map reads, relocation (GC/fold)
+//! reads, programs, erases. Under [`DieScheduler::ReadPriority`] the die takes the first
+//! non-empty class; under [`DieScheduler::Fifo`] every op goes to one queue. An op may carry a
+//! `ready` time in the future (it was issued by a firmware core that finishes later); the die
+//! then starts it no earlier than that.
+//!
+//! A suspended op is parked, not cancelled: the die's `generation` is bumped so its pending
+//! completion event is dropped as stale, and the op resumes with the array time it still had.
+
+use super::CellMode;
+use crate::engine::{SimDuration, SimTime};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// What a die operation does, and for whom (the `token` indexes the requester's table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DieOpKind {
+    /// Read user data for a host command.
+    HostRead,
+    /// Read a translation page for the map cache.
+    MapRead,
+    /// Read valid data out of a GC or fold victim.
+    RelocRead,
+    /// Program a program unit of a write frontier.
+    Program,
+    /// Erase this die's blocks of a superblock.
+    Erase,
+}
+
+impl DieOpKind {
+    fn class(self) -> usize {
+        match self {
+            DieOpKind::HostRead | DieOpKind::MapRead => 0,
+            DieOpKind::RelocRead => 1,
+            DieOpKind::Program => 2,
+            DieOpKind::Erase => 3,
+        }
+    }
+    fn suspendable(self) -> bool {
+        matches!(self, DieOpKind::Program | DieOpKind::Erase)
+    }
+}
+
+/// A queued or running operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DieOp {
+    /// What the op does.
+    pub kind: DieOpKind,
+    /// Cell mode of the block it touches (selects the timing).
+    pub mode: CellMode,
+    /// Requester's index (command slot, relocation read, program unit, superblock).
+    pub token: u32,
+    /// Map units moved over the channel (reads and programs).
+    pub units: u32,
+    /// Earliest start.
+    pub ready: SimTime,
+}
+
+/// How a die picks its next operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DieScheduler {
+    /// Reads before programs before erases; FIFO within a class.
+    ReadPriority,
+    /// One FIFO for everything.
+    Fifo,
+}
+
+/// Which long operations a read may suspend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SuspendPolicy {
+    /// Reads wait for the running operation.
+    None,
+    /// Reads may suspend programs.
+    Program,
+    /// Reads may suspend programs and erases.
+    ProgramErase,
+}
+
+/// Suspend parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuspendTiming {
+    /// Which operations may be suspended.
+    pub policy: SuspendPolicy,
+    /// Time from the suspend command until the array is free for the read.
+    pub t_suspend: SimDuration,
+    /// Extra time to resume the suspended operation.
+    pub t_resume: SimDuration,
+    /// Suspensions allowed per operation (bounds how long a program can be starved).
+    pub max_per_op: u8,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+struct Running {
+    op: DieOp,
+    /// When the array operation itself started (after any channel transfer in).
+    array_start: SimTime,
+    end: SimTime,
+    suspends: u8,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+struct Parked {
+    op: DieOp,
+    remaining: SimDuration,
+    suspends: u8,
+}
+
+/// Per-die state.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Die {
+    queues: [VecDeque<DieOp>; 4],
+    running: Option<Running>,
+    parked: Option<Parked>,
+    /// Bumped whenever a scheduled completion must be ignored.
+    pub generation: u32,
+    /// Array busy time by op class, in ns (reads, relocation reads, programs, erases).
+    pub busy_ns: [u64; 4],
+    /// Number of suspensions performed.
+    pub suspensions: u64,
+}
+
+/// A die asks its owner to start an op: the owner books the channel for programs and
+/// returns when the array operation starts.
+pub(crate) enum Started {
+    /// Nothing to do.
+    Idle,
+    /// Completion at `end`, tagged with `generation`.
+    Until { end: SimTime, generation: u32 },
+}
+
+impl Die {
+    /// Adds an op to its queue.
+    pub(crate) fn enqueue(&mut self, op: DieOp, scheduler: DieScheduler) {
+        let class = match scheduler {
+            DieScheduler::ReadPriority => op.kind.class(),
+            DieScheduler::Fifo => 0,
+        };
+        self.queues[class].push_back(op);
+    }
+
+    /// True when the die has no running op.
+    #[inline]
+    pub fn is_idle(&self) -> bool {
+        self.running.is_none()
+    }
+
+    /// True when nothing is running, parked or queued.
+    pub fn is_quiet(&self) -> bool {
+        self.running.is_none() && self.parked.is_none() && self.queues.iter().all(VecDeque::is_empty)
+    }
+
+    /// Ops waiting (not running).
+    pub fn queued(&self) -> usize {
+        self.queues.iter().map(VecDeque::len).sum::<usize>() + usize::from(self.parked.is_some())
+    }
+
+    /// The running op, if any.
+    pub fn running(&self) -> Option<DieOp> {
+        self.running.map(|r| r.op)
+    }
+
+    /// Whether a newly queued host read should suspend the running op now.
+    pub(crate) fn should_suspend(&self, now: SimTime, suspend: &SuspendTiming) -> bool {
+        let Some(r) = self.running else { return false };
+        let allowed = match suspend.policy {
+            SuspendPolicy::None => false,
+            SuspendPolicy::Program => r.op.kind == DieOpKind::Program,
+            SuspendPolicy::ProgramErase => r.op.kind.suspendable(),
+        };
+        // Only the array phase can be suspended, and only if enough of it is left to matter.
+        allowed && r.suspends < suspend.max_per_op && now >= r.array_start && r.end > now + suspend.t_suspend
+    }
+
+    /// Parks the running op and starts the first queued read after `t_suspend`.
+    pub(crate) fn suspend_for_read(
+        &mut self,
+        now: SimTime,
+        suspend: &SuspendTiming,
+        t_read: impl Fn(CellMode) -> SimDuration,
+    ) -> Started {
+        let r = self.running.take().expect("should_suspend checked that an op is running");
+        // Time already spent is accounted; what is left is served after resume.
+        self.busy_ns[r.op.kind.class()] -= r.end.since(now).as_ns();
+        self.parked = Some(Parked { op: r.op, remaining: r.end.since(now), suspends: r.suspends + 1 });
+        self.suspensions += 1;
+        self.generation = self.generation.wrapping_add(1);
+        let op = self.queues[0].pop_front().expect("a read was just queued");
+        let start = (now + suspend.t_suspend).max(op.ready);
+        self.run(op, start, start, t_read(op.mode), 0)
+    }
+
+    /// Starts the next op if the die is idle. `array_start_for` books the channel for a
+    /// program and returns when its array phase may begin.
+    pub(crate) fn start_next(
+        &mut self,
+        now: SimTime,
+        suspend: &SuspendTiming,
+        timing: impl Fn(DieOpKind, CellMode) -> SimDuration,
+        mut array_start_for: impl FnMut(&DieOp, SimTime) -> SimTime,
+    ) -> Started {
+        if self.running.is_some() {
+            return Started::Idle;
+        }
+        // Host reads first, then a parked op resumes before anything else.
+        if let Some(op) = self.queues[0].pop_front() {
+            let start = now.max(op.ready);
+            let array_start = array_start_for(&op, start);
+            return self.run(op, start, array_start, timing(op.kind, op.mode), 0);
+        }
+        if let Some(p) = self.parked.take() {
+            let array_start = now + suspend.t_resume;
+            return self.run(p.op, now, array_start, p.remaining, p.suspends);
+        }
+        for class in 1..4 {
+            if let Some(op) = self.queues[class].pop_front() {
+                let start = now.max(op.ready);
+                let array_start = array_start_for(&op, start);
+                return self.run(op, start, array_start, timing(op.kind, op.mode), 0);
+            }
+        }
+        Started::Idle
+    }
+
+    fn run(&mut self, op: DieOp, _start: SimTime, array_start: SimTime, array: SimDuration, suspends: u8) -> Started {
+        let end = array_start + array;
+        self.busy_ns[op.kind.class()] += array.as_ns();
+        self.running = Some(Running { op, array_start, end, suspends });
+        Started::Until { end, generation: self.generation }
+    }
+
+    /// Finishes the running op if `generation` is current; returns it.
+    pub(crate) fn finish(&mut self, generation: u32) -> Option<DieOp> {
+        if generation != self.generation {
+            return None;
+        }
+        self.running.take().map(|r| r.op)
+    }
+}

@@ -1,0 +1,202 @@
+//! Geometry and physical addressing.
+//!
+//! The array is `channels × dies_per_channel` dies, each with `planes` planes of
+//! `blocks_per_plane` blocks of `pages_per_block` pages (in the native cell mode) of
+//! `page_bytes`. A page holds `page_bytes / 4096` map units.
+//!
+//! Blocks are managed in **superblocks**: superblock `s` is block `s` of every plane of every
+//! die, written and erased together, as controllers with die-level striping do. A physical
+//! unit address ([`Ppa`]) numbers units in stripe order inside a superblock:
+//!
+//! ```text
+//! ppa = ((sb * rows + row) * dies + die) * planes * units_per_page + plane * units_per_page + slot
+//! ```
+//!
+//! so a write frontier is a counter, sequential data lands on consecutive dies, and a GC
+//! victim is one contiguous range of addresses. A **program unit** is one page on every plane
+//! of one die (the unit of a multi-plane program); die `d` sits on channel `d % channels`, so
+//! consecutive program units also alternate channels.
+
+use super::CellMode;
+
+/// Bytes in one map unit, the granularity of the L2P map.
+pub const UNIT_BYTES: u64 = 4096;
+
+/// A physical map-unit address (see the module doc for the layout).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ppa(pub u32);
+
+/// A validated geometry with the derived strides used by address decoding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    /// NAND channels.
+    pub channels: u32,
+    /// Dies on each channel.
+    pub dies_per_channel: u32,
+    /// Planes in each die.
+    pub planes: u32,
+    /// Blocks in each plane (= number of superblocks).
+    pub blocks_per_plane: u32,
+    /// Pages per block when programmed in the native cell mode.
+    pub pages_per_block: u32,
+    /// Bytes of user data per page.
+    pub page_bytes: u32,
+    /// The cell mode the NAND is built for.
+    pub native: CellMode,
+    units_per_page: u32,
+    pu_units: u32,
+    row_units: u32,
+    sb_units: u32,
+}
+
+impl Geometry {
+    /// Derives the strides. The caller (config validation) guarantees every count is
+    /// non-zero, `page_bytes` is a multiple of 4096 and the total fits in `u32` units.
+    pub fn new(
+        channels: u32,
+        dies_per_channel: u32,
+        planes: u32,
+        blocks_per_plane: u32,
+        pages_per_block: u32,
+        page_bytes: u32,
+        native: CellMode,
+    ) -> Self {
+        let units_per_page = page_bytes / UNIT_BYTES as u32;
+        let pu_units = planes * units_per_page;
+        let row_units = channels * dies_per_channel * pu_units;
+        let sb_units = pages_per_block * row_units;
+        Geometry {
+            channels,
+            dies_per_channel,
+            planes,
+            blocks_per_plane,
+            pages_per_block,
+            page_bytes,
+            native,
+            units_per_page,
+            pu_units,
+            row_units,
+            sb_units,
+        }
+    }
+
+    /// Total dies.
+    #[inline]
+    pub fn dies(&self) -> u32 {
+        self.channels * self.dies_per_channel
+    }
+    /// Map units per page.
+    #[inline]
+    pub fn units_per_page(&self) -> u32 {
+        self.units_per_page
+    }
+    /// Map units per program unit (one page on every plane of a die).
+    #[inline]
+    pub fn pu_units(&self) -> u32 {
+        self.pu_units
+    }
+    /// Map units per row (one program unit on every die).
+    #[inline]
+    pub fn row_units(&self) -> u32 {
+        self.row_units
+    }
+    /// Map units per superblock when written in the native mode.
+    #[inline]
+    pub fn sb_units(&self) -> u32 {
+        self.sb_units
+    }
+    /// Superblocks in the array.
+    #[inline]
+    pub fn superblocks(&self) -> u32 {
+        self.blocks_per_plane
+    }
+    /// Physical map units in the array (native mode everywhere).
+    pub fn total_units(&self) -> u64 {
+        u64::from(self.sb_units) * u64::from(self.blocks_per_plane)
+    }
+    /// Raw bytes of the array in the native mode.
+    pub fn raw_bytes(&self) -> u64 {
+        self.total_units() * UNIT_BYTES
+    }
+    /// Rows (pages per block) a superblock has when written in `mode`.
+    #[inline]
+    pub fn rows_in(&self, mode: CellMode) -> u32 {
+        self.pages_per_block * mode.bits() / self.native.bits()
+    }
+    /// Usable map units of a superblock written in `mode`.
+    #[inline]
+    pub fn sb_units_in(&self, mode: CellMode) -> u32 {
+        self.rows_in(mode) * self.row_units
+    }
+    /// First address of superblock `sb`.
+    #[inline]
+    pub fn sb_base(&self, sb: u32) -> u32 {
+        sb * self.sb_units
+    }
+    /// Superblock holding `ppa`.
+    #[inline]
+    pub fn sb_of(&self, ppa: Ppa) -> u32 {
+        ppa.0 / self.sb_units
+    }
+    /// Program unit (row × dies + die) of `ppa` inside its superblock.
+    #[inline]
+    pub fn pu_in_sb(&self, ppa: Ppa) -> u32 {
+        (ppa.0 % self.sb_units) / self.pu_units
+    }
+    /// Global program-unit index of `ppa` (superblock-major).
+    #[inline]
+    pub fn pu_of(&self, ppa: Ppa) -> u32 {
+        ppa.0 / self.pu_units
+    }
+    /// Die holding `ppa`.
+    #[inline]
+    pub fn die_of(&self, ppa: Ppa) -> u32 {
+        (ppa.0 / self.pu_units) % self.dies()
+    }
+    /// Channel of die `die`.
+    #[inline]
+    pub fn channel_of_die(&self, die: u32) -> u32 {
+        die % self.channels
+    }
+    /// Hierarchical name of a die for reports, e.g. `ch1.die3`.
+    pub fn die_name(&self, die: u32) -> String {
+        format!("ch{}.die{}", die % self.channels, die / self.channels)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Geometry {
+        // 2 channels x 2 dies x 2 planes, 16 KiB pages (4 units), 6 pages per TLC block.
+        Geometry::new(2, 2, 2, 10, 6, 16384, CellMode::Tlc)
+    }
+
+    #[test]
+    fn strides_follow_the_stripe_layout() {
+        let g = small();
+        assert_eq!(g.dies(), 4);
+        assert_eq!(g.pu_units(), 8);
+        assert_eq!(g.row_units(), 32);
+        assert_eq!(g.sb_units(), 192);
+        assert_eq!(g.total_units(), 1920);
+        assert_eq!(g.rows_in(CellMode::Slc), 2);
+        assert_eq!(g.sb_units_in(CellMode::Slc), 64);
+    }
+
+    #[test]
+    fn decoding_walks_dies_then_rows() {
+        let g = small();
+        assert_eq!(g.die_of(Ppa(0)), 0);
+        assert_eq!(g.die_of(Ppa(7)), 0);
+        assert_eq!(g.die_of(Ppa(8)), 1);
+        assert_eq!(g.die_of(Ppa(31)), 3);
+        assert_eq!(g.die_of(Ppa(32)), 0);
+        assert_eq!(g.pu_in_sb(Ppa(32)), 4);
+        assert_eq!(g.sb_of(Ppa(192)), 1);
+        assert_eq!(g.pu_in_sb(Ppa(192)), 0);
+        assert_eq!(g.channel_of_die(3), 1);
+        assert_eq!(g.die_name(3), "ch1.die1");
+    }
+}

@@ -39,3 +39,5 @@ pub mod engine;
 pub mod ftl;
 pub mod host;
 pub mod nand;
+pub mod stats;
+pub mod workload;

@@ -1,0 +1,345 @@
+//! A job, as fio defines it, in validated and typed form.
+//!
+//! The fio parser (`workload::fio`) turns job files and command lines into a [`JobSet`];
+//! the runner (`workload::runner`) executes it on a device. Every field has fio's meaning
+//! (fio HOWTO, "Job file parameters"); where ssdtwin narrows or interprets one, the field doc
+//! says so.
+
+/// Data direction, in fio's order (the index is fio's `ddir`: 0 read, 1 write, 2 trim).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direction {
+    /// Reads.
+    Read = 0,
+    /// Writes.
+    Write = 1,
+    /// Trims (deallocate).
+    Trim = 2,
+}
+
+impl Direction {
+    /// All directions, in fio's order.
+    pub const ALL: [Direction; 3] = [Direction::Read, Direction::Write, Direction::Trim];
+
+    /// fio's `ddir` index.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Lower-case name as in fio's JSON (`read`, `write`, `trim`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+            Direction::Trim => "trim",
+        }
+    }
+}
+
+/// `rw=` / `readwrite=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RwPattern {
+    /// `read`: sequential reads.
+    Read,
+    /// `write`: sequential writes.
+    Write,
+    /// `trim`: sequential trims.
+    Trim,
+    /// `randread`.
+    RandRead,
+    /// `randwrite`.
+    RandWrite,
+    /// `randtrim`.
+    RandTrim,
+    /// `rw` / `readwrite`: sequential mixed reads and writes.
+    ReadWrite,
+    /// `randrw`.
+    RandRw,
+    /// `trimwrite`: trim a block, then write it, sequentially.
+    TrimWrite,
+}
+
+impl RwPattern {
+    /// True if offsets are random.
+    pub fn is_random(self) -> bool {
+        matches!(self, RwPattern::RandRead | RwPattern::RandWrite | RwPattern::RandTrim | RwPattern::RandRw)
+    }
+
+    /// fio's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            RwPattern::Read => "read",
+            RwPattern::Write => "write",
+            RwPattern::Trim => "trim",
+            RwPattern::RandRead => "randread",
+            RwPattern::RandWrite => "randwrite",
+            RwPattern::RandTrim => "randtrim",
+            RwPattern::ReadWrite => "rw",
+            RwPattern::RandRw => "randrw",
+            RwPattern::TrimWrite => "trimwrite",
+        }
+    }
+
+    /// True if the pattern issues I/O in `dir`.
+    pub fn uses(self, dir: Direction) -> bool {
+        match self {
+            RwPattern::Read | RwPattern::RandRead => dir == Direction::Read,
+            RwPattern::Write | RwPattern::RandWrite => dir == Direction::Write,
+            RwPattern::Trim | RwPattern::RandTrim => dir == Direction::Trim,
+            RwPattern::ReadWrite | RwPattern::RandRw => dir != Direction::Trim,
+            RwPattern::TrimWrite => dir != Direction::Read,
+        }
+    }
+}
+
+/// Block size of one direction (`bs`, `bsrange`/`blocksize_range`, `bssplit`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum BlockSize {
+    /// Every I/O this many bytes.
+    Fixed(u64),
+    /// Uniform over `[min, max]`, in multiples of `min` (fio aligns to the minimum).
+    Range {
+        /// Smallest size, bytes.
+        min: u64,
+        /// Largest size, bytes.
+        max: u64,
+    },
+    /// Weighted choice: (size in bytes, percent); percents sum to 100.
+    Split(Vec<(u64, f64)>),
+}
+
+impl BlockSize {
+    /// Smallest size this can produce.
+    pub fn min(&self) -> u64 {
+        match self {
+            BlockSize::Fixed(b) => *b,
+            BlockSize::Range { min, .. } => *min,
+            BlockSize::Split(v) => v.iter().map(|(b, _)| *b).min().unwrap_or(4096),
+        }
+    }
+
+    /// Largest size this can produce.
+    pub fn max(&self) -> u64 {
+        match self {
+            BlockSize::Fixed(b) => *b,
+            BlockSize::Range { max, .. } => *max,
+            BlockSize::Split(v) => v.iter().map(|(b, _)| *b).max().unwrap_or(4096),
+        }
+    }
+}
+
+/// A size that may be given as a share of the device (`size=20%`, `offset=10%`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SizeSpec {
+    /// Bytes.
+    Bytes(u64),
+    /// Percent of the namespace, 0–100.
+    Percent(f64),
+}
+
+impl SizeSpec {
+    /// Bytes, given the namespace size.
+    pub fn resolve(self, namespace_bytes: u64) -> u64 {
+        match self {
+            SizeSpec::Bytes(b) => b,
+            SizeSpec::Percent(p) => (namespace_bytes as f64 * p / 100.0) as u64,
+        }
+    }
+}
+
+/// One zone of `random_distribution=zoned:` (shares of accesses and of the region) or
+/// `zoned_abs:` (region size in bytes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Zone {
+    /// Percent of accesses that fall in this zone.
+    pub access_pct: f64,
+    /// Size of the zone.
+    pub size: ZoneSize,
+}
+
+/// Size of a zone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ZoneSize {
+    /// Percent of the job's region (`zoned`).
+    Percent(f64),
+    /// Bytes (`zoned_abs`).
+    Bytes(u64),
+}
+
+/// `random_distribution=`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Distribution {
+    /// Uniform (default).
+    Random,
+    /// Zipf with exponent `theta`; hot blocks scattered over the region unless `center` is
+    /// given (then they start at that fraction of the region).
+    Zipf {
+        /// Exponent θ (> 0, ≠ 1).
+        theta: f64,
+        /// Optional placement of the hot spot, 0–1.
+        center: Option<f64>,
+    },
+    /// Pareto with power `h` (0 < h < 1).
+    Pareto {
+        /// Power h.
+        h: f64,
+        /// Optional placement of the hot spot, 0–1.
+        center: Option<f64>,
+    },
+    /// Gaussian with standard deviation `sigma_pct` percent of the region, centred at
+    /// `center` (0–1, default 0.5).
+    Normal {
+        /// σ as percent of the region.
+        sigma_pct: f64,
+        /// Centre, 0–1.
+        center: f64,
+    },
+    /// Access shares per zone, zones laid out from the start of the region.
+    Zoned(Vec<Zone>),
+}
+
+/// One job section (before `numjobs` cloning).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobSpec {
+    /// `name=` or the section name.
+    pub name: String,
+    /// Options set in the job's own section or after its `--name`, as written (for fio's
+    /// `"job options"`). Bare flags are omitted, as fio omits them.
+    pub options: Vec<(String, String)>,
+    /// `rw=`.
+    pub rw: RwPattern,
+    /// `rwmixread=` (percent of reads in mixed patterns; `rwmixwrite=` sets 100 − it).
+    pub rwmix_read: u32,
+    /// Block size per direction.
+    pub bs: [BlockSize; 3],
+    /// `size=`: region and byte budget per clone. `None`: the whole namespace.
+    pub size: Option<SizeSpec>,
+    /// `offset=`: start of the region.
+    pub offset: SizeSpec,
+    /// `offset_increment=`: added to the offset per clone (clone k starts at
+    /// `offset + k * offset_increment`).
+    pub offset_increment: SizeSpec,
+    /// `io_size=`/`io_limit=`: bytes of I/O per clone, independent of the region.
+    pub io_size: Option<SizeSpec>,
+    /// `number_ios=`: I/Os per clone.
+    pub number_ios: Option<u64>,
+    /// `loops=`: repeat the whole workload.
+    pub loops: u32,
+    /// `runtime=`, ns.
+    pub runtime_ns: Option<u64>,
+    /// `time_based`.
+    pub time_based: bool,
+    /// `ramp_time=`, ns.
+    pub ramp_time_ns: u64,
+    /// `startdelay=`, ns.
+    pub startdelay_ns: u64,
+    /// `iodepth=`.
+    pub iodepth: u32,
+    /// `numjobs=`.
+    pub numjobs: u32,
+    /// `group_reporting`.
+    pub group_reporting: bool,
+    /// `stonewall` / `wait_for_previous`: wait for earlier jobs and start a new group.
+    pub stonewall: bool,
+    /// `new_group`: start a new reporting group without waiting.
+    pub new_group: bool,
+    /// `direct=`: must be 1 (O_DIRECT); ssdtwin has no page cache, so buffered I/O is refused.
+    pub direct: bool,
+    /// `ioengine=`: accepted and echoed; every engine is simulated as an asynchronous one
+    /// (libaio-like). Synchronous engines (`psync`, `sync`, `pvsync`, `pvsync2`) cap
+    /// `iodepth` at 1, as fio does.
+    pub ioengine: String,
+    /// `filename=`: accepted and echoed; every job addresses namespace 1.
+    pub filename: Option<String>,
+    /// `norandommap`.
+    pub norandommap: bool,
+    /// `randrepeat=`.
+    pub randrepeat: bool,
+    /// `randseed=`.
+    pub randseed: Option<u64>,
+    /// `random_distribution=` per direction.
+    pub random_distribution: [Distribution; 3],
+    /// `rate_iops=` per direction (`None`: unlimited).
+    pub rate_iops: [Option<u64>; 3],
+    /// `thinktime=`, ns, between an I/O's completion and the next issue.
+    pub thinktime_ns: u64,
+    /// `percentile_list=` (at most 20 values).
+    pub percentile_list: Vec<f64>,
+    /// `write_lat_log=` prefix.
+    pub write_lat_log: Option<String>,
+    /// `write_bw_log=` prefix.
+    pub write_bw_log: Option<String>,
+    /// `write_iops_log=` prefix.
+    pub write_iops_log: Option<String>,
+    /// `log_avg_msec=` (0: one line per I/O).
+    pub log_avg_msec: u64,
+    /// `log_offset=`.
+    pub log_offset: bool,
+}
+
+/// fio's default percentile list.
+pub const DEFAULT_PERCENTILES: [f64; 17] =
+    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
+
+impl JobSpec {
+    /// A job with fio's defaults (`rw=read`, `bs=4k`, `iodepth=1`, ...) and `direct=1`.
+    pub fn new(name: &str) -> Self {
+        JobSpec {
+            name: name.to_string(),
+            options: Vec::new(),
+            rw: RwPattern::Read,
+            rwmix_read: 50,
+            bs: [BlockSize::Fixed(4096), BlockSize::Fixed(4096), BlockSize::Fixed(4096)],
+            size: None,
+            offset: SizeSpec::Bytes(0),
+            offset_increment: SizeSpec::Bytes(0),
+            io_size: None,
+            number_ios: None,
+            loops: 1,
+            runtime_ns: None,
+            time_based: false,
+            ramp_time_ns: 0,
+            startdelay_ns: 0,
+            iodepth: 1,
+            numjobs: 1,
+            group_reporting: false,
+            stonewall: false,
+            new_group: false,
+            direct: true,
+            ioengine: "psync".to_string(),
+            filename: None,
+            norandommap: false,
+            randrepeat: true,
+            randseed: None,
+            random_distribution: [Distribution::Random, Distribution::Random, Distribution::Random],
+            rate_iops: [None; 3],
+            thinktime_ns: 0,
+            percentile_list: DEFAULT_PERCENTILES.to_vec(),
+            write_lat_log: None,
+            write_bw_log: None,
+            write_iops_log: None,
+            log_avg_msec: 0,
+            log_offset: false,
+        }
+    }
+
+    /// Queue depth after fio's cap for synchronous engines.
+    pub fn effective_iodepth(&self) -> u32 {
+        if is_sync_engine(&self.ioengine) { 1 } else { self.iodepth }
+    }
+}
+
+/// Engines that fio runs synchronously (one I/O in flight per job).
+pub fn is_sync_engine(engine: &str) -> bool {
+    matches!(engine, "psync" | "sync" | "pvsync" | "pvsync2" | "vsync")
+}
+
+/// Everything a job file or command line defines.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct JobSet {
+    /// Options from `[global]` sections or before the first `--name`, as written (fio's
+    /// `"global options"`).
+    pub global_options: Vec<(String, String)>,
+    /// Jobs in order.
+    pub jobs: Vec<JobSpec>,
+}

@@ -1,0 +1,16 @@
+//! Workloads: fio jobs, their generators, and the runner that drives a device with them.
+//!
+//! [`JobSpec`] is one fio job in typed form; [`fio`] reads job files and command lines into
+//! a [`JobSet`] and writes fio's reports; the runner executes a job set on a
+//! [`Device`](crate::device::Device) as fio would (closed loop per clone with `iodepth` in
+//! flight, groups separated by `stonewall`, ramp excluded from statistics) and returns a
+//! [`RunResult`].
+
+mod error;
+pub mod fio;
+mod job;
+mod result;
+
+pub use error::JobError;
+pub use job::*;
+pub use result::*;

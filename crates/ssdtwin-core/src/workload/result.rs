@@ -1,0 +1,105 @@
+//! What a run produces: per-clone statistics in fio's terms, per-group device counters, and
+//! a time series of device counters.
+
+use crate::device::CounterSnapshot;
+use crate::stats::DirLatency;
+
+/// One direction of one job clone.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DirResult {
+    /// Bytes transferred after the ramp.
+    pub io_bytes: u64,
+    /// I/Os completed after the ramp.
+    pub total_ios: u64,
+    /// Time this direction was measured (after the ramp), ns; 0 if it issued nothing.
+    pub runtime_ns: u64,
+    /// Latency summaries and histogram.
+    pub latency: DirLatency,
+    /// Bandwidth per averaging window (fio's `bwavgtime`, 500 ms), KiB/s.
+    pub bw_samples: Vec<f64>,
+    /// IOPS per averaging window (`iopsavgtime`, 500 ms).
+    pub iops_samples: Vec<f64>,
+}
+
+/// One clone of one job (`numjobs` makes several).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobResult {
+    /// Index of the job in its [`JobSet`](super::JobSet).
+    pub job: usize,
+    /// Clone number, 0-based.
+    pub clone: u32,
+    /// Job name.
+    pub name: String,
+    /// Reporting group.
+    pub groupid: u32,
+    /// Per direction, in fio's order.
+    pub dirs: [DirResult; 3],
+    /// I/Os issued at each in-flight depth: buckets 1, 2–3, 4–7, 8–15, 16–31, 32–63, ≥64.
+    pub iodepth_level: [u64; 7],
+    /// When the clone started issuing (after `startdelay`), ns since the run started.
+    pub start_ns: u64,
+    /// When its ramp ended and statistics started.
+    pub ramp_end_ns: u64,
+    /// When its last I/O completed.
+    pub end_ns: u64,
+}
+
+impl JobResult {
+    /// fio's `job_runtime`: measured span after the ramp, ns.
+    pub fn runtime_ns(&self) -> u64 {
+        self.end_ns.saturating_sub(self.ramp_end_ns)
+    }
+}
+
+/// Device activity while one reporting group ran.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupResult {
+    /// Group id.
+    pub groupid: u32,
+    /// First clone start, ns since the run started.
+    pub start_ns: u64,
+    /// Last clone end.
+    pub end_ns: u64,
+    /// Device counters when the group started measuring (after ramps).
+    pub counters_start: CounterSnapshot,
+    /// Device counters when it ended.
+    pub counters_end: CounterSnapshot,
+}
+
+/// fio's `disk_util` entry, from the device's point of view.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DiskUtil {
+    /// Device name.
+    pub name: String,
+    /// Read commands completed.
+    pub read_ios: u64,
+    /// Write commands completed.
+    pub write_ios: u64,
+    /// Sum of read latencies, ms.
+    pub read_ticks_ms: u64,
+    /// Sum of write latencies, ms.
+    pub write_ticks_ms: u64,
+    /// Sum of all latencies, ms.
+    pub in_queue_ms: u64,
+    /// Share of the run with at least one command outstanding, percent.
+    pub util_pct: f64,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    /// Per clone, in job then clone order.
+    pub jobs: Vec<JobResult>,
+    /// Per reporting group, in order.
+    pub groups: Vec<GroupResult>,
+    /// Disk statistics.
+    pub disk: DiskUtil,
+    /// Device counters sampled every `series_window_ns` (first sample at the run's start).
+    pub series: Vec<CounterSnapshot>,
+    /// Simulated time when the run started (device clock), ns.
+    pub start_ns: u64,
+    /// Simulated time when it ended.
+    pub end_ns: u64,
+    /// Profile name, for the report.
+    pub profile: String,
+}

@@ -46,6 +46,8 @@ pub struct Superblocks {
     pub(crate) last_write_seq: Vec<u64>,
     /// Erases still outstanding while Erasing.
     pub(crate) erases_pending: Vec<u32>,
+    /// Superblocks in the Victim or Erasing state.
+    pub(crate) reclaiming: u32,
     pub(crate) free: VecDeque<u32>,
 }
 
@@ -59,6 +61,7 @@ impl Superblocks {
             erase_count: vec![0; n as usize],
             last_write_seq: vec![0; n as usize],
             erases_pending: vec![0; n as usize],
+            reclaiming: 0,
             free: (0..n).collect(),
         }
     }
@@ -77,6 +80,12 @@ impl Superblocks {
     #[inline]
     pub fn free_count(&self) -> u32 {
         self.free.len() as u32
+    }
+
+    /// Superblocks being reclaimed (Victim or Erasing).
+    #[inline]
+    pub fn reclaiming(&self) -> u32 {
+        self.reclaiming
     }
 
     /// State of `sb`.
@@ -110,6 +119,7 @@ impl Superblocks {
     /// Returns `sb` to the free pool after its last erase.
     pub(crate) fn release(&mut self, sb: u32, native: CellMode) {
         debug_assert_eq!(self.valid[sb as usize], 0);
+        self.reclaiming -= 1;
         self.state[sb as usize] = SbState::Free;
         self.mode[sb as usize] = native;
         self.erase_count[sb as usize] += 1;

@@ -58,8 +58,9 @@ pub(crate) struct PuDeps {
     pub emitted: bool,
 }
 
-/// One stream's frontier.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One stream's frontier. Equality compares the persistent position only, not the
+/// transient program flags and dependencies.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Frontier {
     /// Open superblock, if any.
     pub(crate) sb: Option<u32>,
@@ -79,6 +80,12 @@ pub struct Frontier {
     pub(crate) pu_seq: u64,
     #[serde(skip)]
     pub(crate) deps: VecDeque<PuDeps>,
+}
+
+impl PartialEq for Frontier {
+    fn eq(&self, o: &Self) -> bool {
+        (self.sb, self.mode, self.next, self.capacity, self.pu_seq) == (o.sb, o.mode, o.next, o.capacity, o.pu_seq)
+    }
 }
 
 impl Frontier {

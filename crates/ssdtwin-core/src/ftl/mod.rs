@@ -290,9 +290,11 @@ impl Ftl {
         (pu % self.geometry.dies(), self.sbs.mode(pu / pus_per_sb))
     }
 
-    /// True if free space is low enough that GC should run.
+    /// True if free space is low enough that GC should run. Superblocks already being
+    /// reclaimed (relocated or erasing) count as free: starting another job for them would
+    /// collect fuller victims than needed.
     pub fn wants_gc(&self) -> bool {
-        self.sbs.free_count() < self.gc.bg_threshold_sb
+        self.sbs.free_count() + self.sbs.reclaiming() < self.gc.bg_threshold_sb
     }
 
     /// True if host writes are being held for GC.
@@ -311,8 +313,10 @@ impl Ftl {
                 last_write_seq: self.sbs.last_write_seq[sb as usize],
             });
         let victim = self.gc.policy.pick(candidates, self.write_seq)?;
-        // GC may use the reserve, but must have room for what it moves.
-        self.can_take(Stream::Gc, self.sbs.valid(victim), 0).then_some(victim)
+        // Collecting a superblock with no invalid unit frees nothing; GC may use the
+        // reserve, but must have room for what it moves.
+        let gains = self.sbs.valid(victim) < g.sb_units_in(self.sbs.mode(victim));
+        (gains && self.can_take(Stream::Gc, self.sbs.valid(victim), 0)).then_some(victim)
     }
 
     /// Starts relocating the valid units of `victim` to `stream`: remaps them now and fills
@@ -320,6 +324,7 @@ impl Ftl {
     pub fn start_relocation(&mut self, victim: u32, stream: Stream, job: &mut RelocationJob) -> u32 {
         debug_assert_eq!(self.sbs.state(victim), SbState::Full);
         self.sbs.state[victim as usize] = SbState::Victim;
+        self.sbs.reclaiming += 1;
         job.victim = victim;
         job.reads.clear();
         job.next_read = 0;

@@ -8,9 +8,13 @@
 
 mod error;
 pub mod fio;
+mod generators;
 mod job;
+mod logs;
 mod result;
+mod runner;
 
 pub use error::JobError;
 pub use job::*;
 pub use result::*;
+pub use runner::{Progress, RunError, RunOptions, run};

@@ -1,0 +1,174 @@
+//! fio's latency, bandwidth and IOPS logs (`write_lat_log`, `write_bw_log`,
+//! `write_iops_log`), in fio 3.33's format (interfaces.md § 2.4).
+//!
+//! Files are `PREFIX_slat.N.log`, `PREFIX_clat.N.log`, `PREFIX_lat.N.log`, `PREFIX_bw.N.log`
+//! and `PREFIX_iops.N.log`, with `N` the clone's global thread number (1-based). Lines are
+//! `time, value, ddir, bs[, offset], prio` separated by `", "`. Times are ms since the
+//! clone's statistics started (after ramp); latencies ns, bandwidth KiB/s.
+//!
+//! * `log_avg_msec = 0`: one line per I/O (bandwidth is that I/O's size over its latency;
+//!   IOPS is 1).
+//! * `log_avg_msec = W`: one line per direction per window of W ms with the window average,
+//!   block size and offset 0. fio stamps latency windows at the window end (500, 1000, ...)
+//!   and bandwidth/IOPS windows 1 ms earlier (499, 999, ...); we do the same.
+
+use super::{Direction, JobSpec};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Where the lines of one log kind go.
+struct Sink {
+    out: BufWriter<File>,
+    path: PathBuf,
+}
+
+/// Window accumulator of one direction.
+#[derive(Clone, Copy, Default)]
+struct Window {
+    n: u64,
+    bytes: u64,
+    slat: u128,
+    clat: u128,
+    lat: u128,
+}
+
+/// The logs of one clone.
+pub(crate) struct JobLogs {
+    slat: Option<Sink>,
+    clat: Option<Sink>,
+    lat: Option<Sink>,
+    bw: Option<Sink>,
+    iops: Option<Sink>,
+    avg_ms: u64,
+    offset_column: bool,
+    windows: [Window; 3],
+    window_end_ms: u64,
+    /// Latency logs hold slat lines only when the engine reports submission latency.
+    log_slat: bool,
+}
+
+/// A log file could not be written.
+#[derive(Debug)]
+pub(crate) struct LogError {
+    pub path: String,
+    pub reason: String,
+}
+
+impl JobLogs {
+    /// Opens the files `spec` asks for; `None` if it asks for none.
+    pub(crate) fn open(spec: &JobSpec, thread: u32, dir: &Path, log_slat: bool) -> Result<Option<Self>, LogError> {
+        if spec.write_lat_log.is_none() && spec.write_bw_log.is_none() && spec.write_iops_log.is_none() {
+            return Ok(None);
+        }
+        let open = |prefix: &Option<String>, kind: &str| -> Result<Option<Sink>, LogError> {
+            let Some(prefix) = prefix else { return Ok(None) };
+            let path = dir.join(format!("{prefix}_{kind}.{thread}.log"));
+            let file = File::create(&path)
+                .map_err(|e| LogError { path: path.display().to_string(), reason: e.to_string() })?;
+            Ok(Some(Sink { out: BufWriter::new(file), path }))
+        };
+        Ok(Some(JobLogs {
+            slat: open(&spec.write_lat_log, "slat")?,
+            clat: open(&spec.write_lat_log, "clat")?,
+            lat: open(&spec.write_lat_log, "lat")?,
+            bw: open(&spec.write_bw_log, "bw")?,
+            iops: open(&spec.write_iops_log, "iops")?,
+            avg_ms: spec.log_avg_msec,
+            offset_column: spec.log_offset,
+            windows: [Window::default(); 3],
+            window_end_ms: spec.log_avg_msec,
+            log_slat,
+        }))
+    }
+
+    /// Records one completed I/O at `t_ns` after the statistics started.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record(
+        &mut self,
+        t_ns: u64,
+        dir: Direction,
+        slat: u64,
+        clat: u64,
+        bytes: u64,
+        offset: u64,
+    ) -> Result<(), LogError> {
+        let t_ms = t_ns / 1_000_000;
+        if self.avg_ms == 0 {
+            let d = dir.index();
+            let lat = slat + clat;
+            let bw_kib = if clat == 0 { 0 } else { bytes * 1_000_000_000 / clat / 1024 };
+            if self.log_slat {
+                line(&mut self.slat, t_ms, slat, d, bytes, offset, self.offset_column)?;
+            }
+            line(&mut self.clat, t_ms, clat, d, bytes, offset, self.offset_column)?;
+            line(&mut self.lat, t_ms, lat, d, bytes, offset, self.offset_column)?;
+            line(&mut self.bw, t_ms, bw_kib, d, bytes, offset, self.offset_column)?;
+            line(&mut self.iops, t_ms, 1, d, bytes, offset, self.offset_column)?;
+            return Ok(());
+        }
+        self.flush_until(t_ms)?;
+        let w = &mut self.windows[dir.index()];
+        w.n += 1;
+        w.bytes += bytes;
+        w.slat += u128::from(slat);
+        w.clat += u128::from(clat);
+        w.lat += u128::from(slat + clat);
+        Ok(())
+    }
+
+    /// Writes every window that ended at or before `t_ms`.
+    pub(crate) fn flush_until(&mut self, t_ms: u64) -> Result<(), LogError> {
+        if self.avg_ms == 0 {
+            return Ok(());
+        }
+        while self.window_end_ms <= t_ms {
+            let end = self.window_end_ms;
+            for d in 0..3 {
+                let w = std::mem::take(&mut self.windows[d]);
+                if w.n == 0 {
+                    continue;
+                }
+                let n = u128::from(w.n);
+                if self.log_slat {
+                    line(&mut self.slat, end, (w.slat / n) as u64, d, 0, 0, self.offset_column)?;
+                }
+                line(&mut self.clat, end, (w.clat / n) as u64, d, 0, 0, self.offset_column)?;
+                line(&mut self.lat, end, (w.lat / n) as u64, d, 0, 0, self.offset_column)?;
+                let bw = w.bytes * 1000 / 1024 / self.avg_ms;
+                line(&mut self.bw, end - 1, bw, d, 0, 0, self.offset_column)?;
+                line(&mut self.iops, end - 1, w.n * 1000 / self.avg_ms, d, 0, 0, self.offset_column)?;
+            }
+            self.window_end_ms += self.avg_ms;
+        }
+        Ok(())
+    }
+
+    /// Flushes complete windows up to `end_ns` and the files.
+    pub(crate) fn finish(&mut self, end_ns: u64) -> Result<(), LogError> {
+        self.flush_until(end_ns / 1_000_000)?;
+        for sink in [&mut self.slat, &mut self.clat, &mut self.lat, &mut self.bw, &mut self.iops].into_iter().flatten()
+        {
+            sink.out.flush().map_err(|e| LogError { path: sink.path.display().to_string(), reason: e.to_string() })?;
+        }
+        Ok(())
+    }
+}
+
+fn line(
+    sink: &mut Option<Sink>,
+    t: u64,
+    value: u64,
+    ddir: usize,
+    bs: u64,
+    offset: u64,
+    offset_column: bool,
+) -> Result<(), LogError> {
+    let Some(s) = sink else { return Ok(()) };
+    let r = if offset_column {
+        writeln!(s.out, "{t}, {value}, {ddir}, {bs}, {offset}, 0")
+    } else {
+        writeln!(s.out, "{t}, {value}, {ddir}, {bs}, 0")
+    };
+    r.map_err(|e| LogError { path: s.path.display().to_string(), reason: e.to_string() })
+}

@@ -1,0 +1,10 @@
+//! Integration tests of ssdtwin-core. One module per concern:
+
+mod common;
+
+// Fill equivalence, snapshot round trip and determinism: configurations that must agree.
+mod agreement;
+// GC: steady state under random writes, write amplification against theory, blocking.
+mod gc;
+// Timing of single commands against figures hand-computed from the profile.
+mod timing;

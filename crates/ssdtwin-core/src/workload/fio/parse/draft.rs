@@ -1,0 +1,127 @@
+//! A job while its options are being read: fio's `thread_options` plus what fio keeps
+//! beside them (the block-size sources, `kb_base`, the options to echo).
+//!
+//! fio's model, which this mirrors: `[global]` sections (and command-line options before
+//! the first `--name`) edit one default job, `def_thread`; each new job starts as a copy
+//! of it *as it is at that moment*, with an empty list of echoed options; a later global
+//! section therefore affects only later jobs. [`JobDraft::finish`] turns a draft into a
+//! validated [`JobSpec`].
+
+use crate::workload::{BlockSize, JobError, JobSpec};
+
+/// A job (or the global defaults) being built.
+#[derive(Clone, Debug)]
+pub(super) struct JobDraft {
+    /// Every field that maps one-to-one is set here directly.
+    pub spec: JobSpec,
+    /// `kb_base=` in force for this draft's size values (1024 or 1000).
+    pub kb_base: u64,
+    /// `bs=` per direction, bytes.
+    pub bs_bytes: [u64; 3],
+    /// `bsrange=` per direction, `(min, max)` bytes.
+    pub bs_range: [Option<(u64, u64)>; 3],
+    /// `bssplit=` per direction.
+    pub bs_split: [Option<Vec<(u64, f64)>>; 3],
+}
+
+impl JobDraft {
+    /// fio's defaults (`def_thread` before any option).
+    pub fn defaults() -> Self {
+        JobDraft {
+            spec: JobSpec::new(""),
+            kb_base: 1024,
+            bs_bytes: [4096; 3],
+            bs_range: [None, None, None],
+            bs_split: [None, None, None],
+        }
+    }
+
+    /// A new job named `name`, starting from the global defaults as they are now. Like
+    /// fio, it echoes none of the global options.
+    pub fn job_from(global: &JobDraft, name: &str) -> Self {
+        let mut job = global.clone();
+        job.spec.name = name.to_string();
+        job.spec.options.clear();
+        job
+    }
+
+    /// Records `name=value` for fio's `"job options"` / `"global options"`: an option set
+    /// again keeps its first position and takes the new value, as fio's option list does.
+    pub fn echo(&mut self, name: &str, value: &str) {
+        match self.spec.options.iter_mut().find(|(n, _)| n == name) {
+            Some(entry) => entry.1 = value.to_string(),
+            None => self.spec.options.push((name.to_string(), value.to_string())),
+        }
+    }
+
+    /// Resolves the block sizes and checks what depends on several options.
+    ///
+    /// Per direction, `bssplit` wins over `bsrange`, which wins over `bs`, whatever the
+    /// order they were given in (fio stores them apart and picks in that order).
+    pub fn finish(self) -> Result<JobSpec, JobError> {
+        let JobDraft { mut spec, bs_bytes, bs_range, bs_split, .. } = self;
+        for dir in 0..3 {
+            spec.bs[dir] = match (&bs_split[dir], bs_range[dir]) {
+                (Some(split), _) => BlockSize::Split(split.clone()),
+                (None, Some((min, max))) if min != max => BlockSize::Range { min, max },
+                (None, Some((min, _))) => BlockSize::Fixed(min),
+                (None, None) => BlockSize::Fixed(bs_bytes[dir]),
+            };
+        }
+        if spec.time_based && spec.runtime_ns.is_none() {
+            return Err(JobError::Invalid {
+                job: spec.name.clone(),
+                problem: "time_based needs runtime= (fio would drop time_based with a warning)".into(),
+            });
+        }
+        Ok(spec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_copies_the_globals_but_not_their_echo() {
+        let mut global = JobDraft::defaults();
+        global.spec.iodepth = 8;
+        global.echo("iodepth", "8");
+        let job = JobDraft::job_from(&global, "j");
+        assert_eq!(job.spec.iodepth, 8);
+        assert_eq!(job.spec.name, "j");
+        assert!(job.spec.options.is_empty());
+    }
+
+    #[test]
+    fn echo_updates_in_place() {
+        let mut d = JobDraft::defaults();
+        d.echo("rw", "read");
+        d.echo("bs", "4k");
+        d.echo("rw", "write");
+        assert_eq!(d.spec.options, vec![("rw".into(), "write".into()), ("bs".into(), "4k".into())]);
+    }
+
+    #[test]
+    fn block_size_sources_have_fios_precedence() {
+        let mut d = JobDraft::defaults();
+        d.bs_bytes = [8192; 3];
+        d.bs_range[1] = Some((1024, 4096));
+        d.bs_range[2] = Some((2048, 2048));
+        d.bs_split[2] = Some(vec![(512, 100.0)]);
+        let spec = d.finish().unwrap();
+        assert_eq!(spec.bs[0], BlockSize::Fixed(8192));
+        assert_eq!(spec.bs[1], BlockSize::Range { min: 1024, max: 4096 });
+        assert_eq!(spec.bs[2], BlockSize::Split(vec![(512, 100.0)]));
+    }
+
+    #[test]
+    fn time_based_needs_a_runtime() {
+        let mut d = JobDraft::job_from(&JobDraft::defaults(), "t");
+        d.spec.time_based = true;
+        assert_eq!(
+            d.finish().unwrap_err().to_string(),
+            "job 't': time_based needs runtime= (fio would drop time_based with a warning)"
+        );
+    }
+}

@@ -1,0 +1,753 @@
+//! The fio options ssdtwin honours: for each, its name as fio echoes it, its aliases,
+//! whether it is a flag, its parse priority, and how its value sets a [`JobDraft`].
+//!
+//! Meanings and units follow the fio 3.33 HOWTO ("Job file parameters"); where ssdtwin
+//! narrows one (`direct`, `rw=...:N`, `startdelay` ranges, `randtrimwrite`) it refuses the
+//! value with a reason instead of approximating it. Every other option name is refused by
+//! the caller with [`unsupported_hint`]'s advice: an option is never silently ignored.
+
+use super::draft::JobDraft;
+use super::splits;
+use super::values::{self, DefaultTimeUnit, MAX_BLOCK_BYTES, SizeOrPercent};
+use crate::workload::{Distribution, RwPattern, SizeSpec};
+
+/// How an option is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Takes {
+    /// `key=value`.
+    Value,
+    /// A flag: bare `key` sets it and is not echoed (fio omits it from its JSON);
+    /// `key=0` or `key=1` sets it explicitly and is echoed.
+    Flag,
+}
+
+/// One supported option.
+pub(super) struct OptionDef {
+    /// fio's name for it, the one fio echoes in `"job options"` even when an alias was used.
+    pub name: &'static str,
+    /// Other spellings fio accepts.
+    pub aliases: &'static [&'static str],
+    /// Value or flag.
+    pub takes: Takes,
+    /// fio's parse priority inside one section: higher first. fio sorts each section's
+    /// options by it (stably), which is why `kb_base` governs every size in its section
+    /// and `filename` comes last in fio's echo.
+    pub priority: i8,
+    /// Reads the value (`"1"` for a bare flag) into the draft; `Err` says what is allowed.
+    pub apply: fn(&mut JobDraft, &str) -> Result<(), String>,
+}
+
+/// Finds an option by name or alias (case-sensitive, as in fio).
+pub(super) fn lookup(name: &str) -> Option<&'static OptionDef> {
+    OPTIONS.iter().find(|o| o.name == name || o.aliases.contains(&name))
+}
+
+const fn value(name: &'static str, apply: fn(&mut JobDraft, &str) -> Result<(), String>) -> OptionDef {
+    OptionDef { name, aliases: &[], takes: Takes::Value, priority: 0, apply }
+}
+
+const fn alias(mut def: OptionDef, aliases: &'static [&'static str]) -> OptionDef {
+    def.aliases = aliases;
+    def
+}
+
+const fn flag(name: &'static str, apply: fn(&mut JobDraft, &str) -> Result<(), String>) -> OptionDef {
+    OptionDef { name, aliases: &[], takes: Takes::Flag, priority: 0, apply }
+}
+
+/// The table, in the HOWTO's order of topics.
+static OPTIONS: &[OptionDef] = &[
+    // ---- job description and target ----
+    value("name", |d, v| {
+        d.spec.name = v.to_string();
+        Ok(())
+    }),
+    OptionDef {
+        priority: -1,
+        ..value("filename", |d, v| {
+            d.spec.filename = Some(v.to_string());
+            Ok(())
+        })
+    },
+    value("ioengine", |d, v| {
+        d.spec.ioengine = v.to_string();
+        Ok(())
+    }),
+    OptionDef {
+        priority: 1,
+        ..value("kb_base", |d, v| {
+            d.kb_base = match values::plain_integer(v) {
+                Ok(base @ (1000 | 1024)) => base,
+                _ => return Err("allowed 1000 or 1024".into()),
+            };
+            Ok(())
+        })
+    },
+    // ---- I/O type ----
+    alias(value("rw", rw), &["readwrite"]),
+    value("rwmixread", |d, v| {
+        d.spec.rwmix_read = values::count_in(v, d.kb_base, 0, 100)? as u32;
+        Ok(())
+    }),
+    value("rwmixwrite", |d, v| {
+        d.spec.rwmix_read = 100 - values::count_in(v, d.kb_base, 0, 100)? as u32;
+        Ok(())
+    }),
+    value("direct", |d, v| {
+        if values::boolean(v)? {
+            d.spec.direct = true;
+            Ok(())
+        } else {
+            Err(BUFFERED_REFUSAL.into())
+        }
+    }),
+    value("buffered", |d, v| {
+        if values::boolean(v)? {
+            Err(BUFFERED_REFUSAL.into())
+        } else {
+            d.spec.direct = true;
+            Ok(())
+        }
+    }),
+    // ---- block size ----
+    alias(value("bs", bs), &["blocksize"]),
+    alias(value("bsrange", bsrange), &["blocksize_range"]),
+    value("bssplit", |d, v| {
+        for (dir, part) in values::per_direction(v)?.into_iter().enumerate() {
+            if let Some(list) = part {
+                d.bs_split[dir] = Some(splits::bssplit(list, d.kb_base)?);
+            }
+        }
+        Ok(())
+    }),
+    // ---- region and amount ----
+    value("size", |d, v| {
+        d.spec.size = budget(v, d.kb_base)?;
+        Ok(())
+    }),
+    alias(
+        value("io_size", |d, v| {
+            d.spec.io_size = budget(v, d.kb_base)?;
+            Ok(())
+        }),
+        &["io_limit"],
+    ),
+    value("offset", |d, v| {
+        d.spec.offset = place(v, d.kb_base)?;
+        Ok(())
+    }),
+    value("offset_increment", |d, v| {
+        d.spec.offset_increment = place(v, d.kb_base)?;
+        Ok(())
+    }),
+    value("number_ios", |d, v| {
+        d.spec.number_ios = Some(values::count(v, d.kb_base)?).filter(|&n| n > 0);
+        Ok(())
+    }),
+    value("loops", |d, v| {
+        d.spec.loops = values::count_in(v, d.kb_base, 1, u64::from(u32::MAX))? as u32;
+        Ok(())
+    }),
+    // ---- time ----
+    alias(
+        value("runtime", |d, v| {
+            d.spec.runtime_ns = Some(values::time_ns(v, DefaultTimeUnit::Seconds)?).filter(|&ns| ns > 0);
+            Ok(())
+        }),
+        &["timeout"],
+    ),
+    flag("time_based", |d, v| {
+        d.spec.time_based = values::boolean(v)?;
+        Ok(())
+    }),
+    value("ramp_time", |d, v| {
+        d.spec.ramp_time_ns = values::time_ns(v, DefaultTimeUnit::Seconds)?;
+        Ok(())
+    }),
+    value("startdelay", |d, v| {
+        if v.contains(['-', ':']) {
+            return Err("random start delays (ranges) are not supported by ssdtwin; give one time".into());
+        }
+        d.spec.startdelay_ns = values::time_ns(v, DefaultTimeUnit::Seconds)?;
+        Ok(())
+    }),
+    value("thinktime", |d, v| {
+        d.spec.thinktime_ns = values::time_ns(v, DefaultTimeUnit::Microseconds)?;
+        Ok(())
+    }),
+    // ---- queueing, clones, groups ----
+    value("iodepth", |d, v| {
+        d.spec.iodepth = values::count_in(v, d.kb_base, 1, 65536)? as u32;
+        Ok(())
+    }),
+    value("numjobs", |d, v| {
+        d.spec.numjobs = values::count_in(v, d.kb_base, 1, 65536)? as u32;
+        Ok(())
+    }),
+    value("rate_iops", |d, v| {
+        for (dir, part) in values::per_direction(v)?.into_iter().enumerate() {
+            if let Some(text) = part {
+                d.spec.rate_iops[dir] = Some(values::count(text, d.kb_base)?).filter(|&n| n > 0);
+            }
+        }
+        Ok(())
+    }),
+    flag("group_reporting", |d, v| {
+        d.spec.group_reporting = values::boolean(v)?;
+        Ok(())
+    }),
+    alias(
+        flag("stonewall", |d, v| {
+            d.spec.stonewall = values::boolean(v)?;
+            Ok(())
+        }),
+        &["wait_for_previous"],
+    ),
+    flag("new_group", |d, v| {
+        d.spec.new_group = values::boolean(v)?;
+        Ok(())
+    }),
+    // ---- randomness ----
+    flag("norandommap", |d, v| {
+        d.spec.norandommap = values::boolean(v)?;
+        Ok(())
+    }),
+    value("randrepeat", |d, v| {
+        d.spec.randrepeat = values::boolean(v)?;
+        Ok(())
+    }),
+    value("randseed", |d, v| {
+        d.spec.randseed = Some(values::count(v, d.kb_base)?);
+        Ok(())
+    }),
+    value("random_distribution", random_distribution),
+    // ---- reporting and logs ----
+    value("percentile_list", |d, v| {
+        d.spec.percentile_list = percentile_list(v)?;
+        Ok(())
+    }),
+    value("write_lat_log", |d, v| {
+        d.spec.write_lat_log = Some(v.to_string());
+        Ok(())
+    }),
+    value("write_bw_log", |d, v| {
+        d.spec.write_bw_log = Some(v.to_string());
+        Ok(())
+    }),
+    value("write_iops_log", |d, v| {
+        d.spec.write_iops_log = Some(v.to_string());
+        Ok(())
+    }),
+    value("log_avg_msec", |d, v| {
+        d.spec.log_avg_msec = values::plain_integer(v)?;
+        Ok(())
+    }),
+    value("log_offset", |d, v| {
+        d.spec.log_offset = values::boolean(v)?;
+        Ok(())
+    }),
+];
+
+/// Why `direct=0` / `buffered=1` are refused.
+const BUFFERED_REFUSAL: &str = "ssdtwin simulates O_DIRECT I/O only (it models no host page cache); use direct=1";
+
+/// `rw=` / `readwrite=`.
+fn rw(d: &mut JobDraft, v: &str) -> Result<(), String> {
+    if let Some((_, modifier)) = v.split_once(':') {
+        return Err(format!(
+            "the ':{modifier}' offset modifier (fio's rw_sequencer) is not supported by ssdtwin; remove it"
+        ));
+    }
+    d.spec.rw = match v {
+        "read" => RwPattern::Read,
+        "write" => RwPattern::Write,
+        "trim" => RwPattern::Trim,
+        "randread" => RwPattern::RandRead,
+        "randwrite" => RwPattern::RandWrite,
+        "randtrim" => RwPattern::RandTrim,
+        "rw" | "readwrite" => RwPattern::ReadWrite,
+        "randrw" => RwPattern::RandRw,
+        "trimwrite" => RwPattern::TrimWrite,
+        "randtrimwrite" => return Err("randtrimwrite is not supported by ssdtwin".into()),
+        _ => {
+            return Err(
+                "allowed read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite".into()
+            );
+        }
+    };
+    Ok(())
+}
+
+/// Checks one block size.
+fn block_bytes(text: &str, kb_base: u64) -> Result<u64, String> {
+    let bytes = values::size(text, kb_base)?;
+    if (1..=MAX_BLOCK_BYTES).contains(&bytes) { Ok(bytes) } else { Err("allowed 1 byte to 256 MiB".into()) }
+}
+
+/// `bs=` / `blocksize=`: one size per direction.
+fn bs(d: &mut JobDraft, v: &str) -> Result<(), String> {
+    for (dir, part) in values::per_direction(v)?.into_iter().enumerate() {
+        let Some(text) = part else { continue };
+        if !text.starts_with('(') && text.contains(['-', ':']) {
+            // fio 3.33 would read `bs=1k-4k` as 1k reads and 4k writes.
+            return Err("a range of block sizes needs bsrange=, e.g. bsrange=1k-4k".into());
+        }
+        d.bs_bytes[dir] = block_bytes(text, d.kb_base)?;
+    }
+    Ok(())
+}
+
+/// `bsrange=` / `blocksize_range=`: one range per direction.
+fn bsrange(d: &mut JobDraft, v: &str) -> Result<(), String> {
+    for (dir, part) in values::per_direction(v)?.into_iter().enumerate() {
+        let Some(text) = part else { continue };
+        let (min, max) = values::size_range(text, d.kb_base)?;
+        if min == 0 || max > MAX_BLOCK_BYTES {
+            return Err("allowed 1 byte to 256 MiB".into());
+        }
+        d.bs_range[dir] = Some((min, max));
+    }
+    Ok(())
+}
+
+/// `size=` / `io_size=`: bytes or 1–100 %; 0 means "not set", as in fio.
+fn budget(v: &str, kb_base: u64) -> Result<Option<SizeSpec>, String> {
+    match values::size_or_percent(v, kb_base)? {
+        SizeOrPercent::Bytes(0) => Ok(None),
+        SizeOrPercent::Bytes(b) => Ok(Some(SizeSpec::Bytes(b))),
+        SizeOrPercent::Percent(0) => Err("allowed a size or 1%..100%".into()),
+        SizeOrPercent::Percent(p) => Ok(Some(SizeSpec::Percent(f64::from(p)))),
+    }
+}
+
+/// `offset=` / `offset_increment=`: bytes or 0–100 %.
+fn place(v: &str, kb_base: u64) -> Result<SizeSpec, String> {
+    Ok(match values::size_or_percent(v, kb_base)? {
+        SizeOrPercent::Bytes(b) => SizeSpec::Bytes(b),
+        SizeOrPercent::Percent(p) => SizeSpec::Percent(f64::from(p)),
+    })
+}
+
+/// `percentile_list=`: up to 20 values in (0, 100], sorted as fio sorts them.
+fn percentile_list(v: &str) -> Result<Vec<f64>, String> {
+    let mut list = Vec::new();
+    for text in v.split(':') {
+        match values::decimal(text) {
+            Ok(p) if p > 0.0 && p <= 100.0 => list.push(p),
+            _ => return Err(format!("'{text}' is not a percentile; each must be in (0, 100], e.g. 99.9")),
+        }
+    }
+    if list.len() > 20 {
+        return Err("at most 20 percentiles".into());
+    }
+    list.sort_by(f64::total_cmp);
+    Ok(list)
+}
+
+/// What `random_distribution=` accepts.
+const DISTRIBUTIONS: &str =
+    "allowed random, zipf[:theta[:center]], pareto[:h[:center]], normal[:sigma%[:center]], zoned:..., zoned_abs:...";
+
+/// `random_distribution=`. Per-direction lists work only for `zoned`/`zoned_abs` in fio
+/// 3.33 (it refuses `zipf:1.2,zipf:0.8`); the other models apply to all directions.
+fn random_distribution(d: &mut JobDraft, v: &str) -> Result<(), String> {
+    let (model, params) = match v.split_once(':') {
+        Some((model, params)) => (model, Some(params)),
+        None => (v, None),
+    };
+    if let absolute @ ("zoned" | "zoned_abs") = model {
+        let list = params.ok_or("zoned needs zones, e.g. zoned:60/10:40/90")?;
+        for (dir, part) in values::per_direction(list)?.into_iter().enumerate() {
+            if let Some(zones) = part {
+                let zones = splits::zones(zones, d.kb_base, absolute == "zoned_abs")?;
+                d.spec.random_distribution[dir] = Distribution::Zoned(zones);
+            }
+        }
+        return Ok(());
+    }
+    if params.is_some_and(|p| p.contains(',')) {
+        return Err("per-direction lists (',') work only with zoned and zoned_abs".into());
+    }
+    let numbers = match params {
+        None => Vec::new(),
+        Some(p) => p.split(':').map(values::decimal).collect::<Result<Vec<f64>, String>>()?,
+    };
+    let (first, center) = match numbers.as_slice() {
+        [] => (None, None),
+        [first] => (Some(*first), None),
+        [first, center] => (Some(*first), Some(*center)),
+        _ => return Err(DISTRIBUTIONS.into()),
+    };
+    if center.is_some_and(|c| !(0.0..=1.0).contains(&c)) {
+        return Err("the center must be in [0, 1]".into());
+    }
+    // Defaults are fio's FIO_DEF_ZIPF (1.1) and FIO_DEF_PARETO (0.2).
+    let dist = match model {
+        "random" if params.is_none() => Distribution::Random,
+        "zipf" => match first.unwrap_or(1.1) {
+            theta if theta > 0.0 && (theta - 1.0).abs() > f64::EPSILON => Distribution::Zipf { theta, center },
+            _ => return Err("zipf theta must be > 0 and not 1".into()),
+        },
+        "pareto" => match first.unwrap_or(0.2) {
+            h if h > 0.0 && h < 1.0 => Distribution::Pareto { h, center },
+            _ => return Err("pareto h must be in (0, 1)".into()),
+        },
+        "normal" => match first.unwrap_or(0.0) {
+            sigma_pct if sigma_pct < 100.0 => Distribution::Normal { sigma_pct, center: center.unwrap_or(0.5) },
+            _ => return Err("normal deviation must be in [0, 100)".into()),
+        },
+        _ => return Err(DISTRIBUTIONS.into()),
+    };
+    d.spec.random_distribution = [dist.clone(), dist.clone(), dist];
+    Ok(())
+}
+
+/// fio's program options (not job options), refused with a pointer to where they belong.
+const PROGRAM_OPTIONS: &[&str] = &[
+    "output",
+    "output-format",
+    "latency-log",
+    "bandwidth-log",
+    "minimal",
+    "append-terse",
+    "version",
+    "help",
+    "cmdhelp",
+    "enghelp",
+    "showcmd",
+    "readonly",
+    "eta",
+    "eta-interval",
+    "eta-newline",
+    "debug",
+    "parse-only",
+    "section",
+    "inflate-log",
+    "alloc-size",
+    "profile",
+    "warnings-fatal",
+    "max-jobs",
+    "terse-version",
+    "server",
+    "daemonize",
+    "client",
+    "remote-config",
+    "cpuclock-test",
+    "crctest",
+    "memcpytest",
+    "idle-prof",
+    "status-interval",
+    "trigger-file",
+    "trigger-timeout",
+    "trigger",
+    "trigger-remote",
+    "aux-path",
+    "merge-blktrace-only",
+];
+
+/// Advice for options people often use and ssdtwin does not simulate.
+const HINTS: &[(&[&str], &str)] = &[
+    (
+        &["fsync", "fdatasync", "end_fsync", "fsync_on_close", "sync", "write_barrier"],
+        "ssdtwin does not simulate flushes or sync writes",
+    ),
+    (
+        &["verify", "do_verify", "verify_pattern", "verify_fatal", "verify_backlog"],
+        "ssdtwin moves no data, so it cannot verify any",
+    ),
+    (
+        &[
+            "buffer_pattern",
+            "zero_buffers",
+            "refill_buffers",
+            "scramble_buffers",
+            "buffer_compress_percentage",
+            "dedupe_percentage",
+        ],
+        "ssdtwin moves no data, so buffer contents do not matter",
+    ),
+    (&["rate", "rate_min", "ratemin", "rate_process"], "limit I/Os with rate_iops= instead"),
+    (
+        &["thinktime_blocks", "thinktime_spin", "thinktime_iotime"],
+        "only plain thinktime= (after every I/O) is supported",
+    ),
+    (
+        &[
+            "iodepth_batch",
+            "iodepth_batch_submit",
+            "iodepth_batch_complete",
+            "iodepth_batch_complete_min",
+            "iodepth_low",
+        ],
+        "ssdtwin keeps iodepth I/Os in flight at all times",
+    ),
+    (
+        &["nrfiles", "filesize", "directory", "opendir", "filename_format"],
+        "ssdtwin has one namespace; shape the region with size= and offset=",
+    ),
+    (
+        &["thread", "cpus_allowed", "cpumask", "nice", "prio", "prioclass"],
+        "ssdtwin has no host processes or CPUs; remove it",
+    ),
+    (&["rw_sequencer"], "rw offset modifiers are not supported"),
+    (&["ramp_size"], "use ramp_time= instead"),
+];
+
+/// The `hint` of [`JobError::Unsupported`](crate::workload::JobError::Unsupported) for
+/// `name` ("; ..." or empty).
+pub(super) fn unsupported_hint(name: &str, on_command_line: bool) -> String {
+    if on_command_line && PROGRAM_OPTIONS.contains(&name) {
+        return "; it is a fio program option, not a job option: give it to the ssdtwin fio command".into();
+    }
+    if let Some((_, hint)) = HINTS.iter().find(|(names, _)| names.contains(&name)) {
+        return format!("; {hint}");
+    }
+    if let Some(close) = closest_supported(name) {
+        return format!("; did you mean '{close}'?");
+    }
+    String::new()
+}
+
+/// The supported name (or alias) within two edits of `name`, if any.
+fn closest_supported(name: &str) -> Option<&'static str> {
+    OPTIONS
+        .iter()
+        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+        .map(|candidate| (edit_distance(name, candidate), candidate))
+        .filter(|&(distance, _)| distance <= 2)
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance; O(|a|·|b|) time, O(|b|) memory.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{BlockSize, Zone, ZoneSize};
+
+    fn apply(d: &mut JobDraft, name: &str, v: &str) -> Result<(), String> {
+        (lookup(name).expect("test uses a supported option").apply)(d, v)
+    }
+
+    fn job(options: &[(&str, &str)]) -> JobDraft {
+        let mut d = JobDraft::defaults();
+        for (name, v) in options {
+            apply(&mut d, name, v).unwrap_or_else(|e| panic!("{name}={v}: {e}"));
+        }
+        d
+    }
+
+    // ---- the table ----
+
+    #[test]
+    fn names_are_unique_and_aliases_resolve() {
+        let mut names: Vec<&str> =
+            OPTIONS.iter().flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied())).collect();
+        let all = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all);
+        assert_eq!(lookup("readwrite").map(|o| o.name), Some("rw"));
+        assert_eq!(lookup("io_limit").map(|o| o.name), Some("io_size"));
+        assert_eq!(lookup("wait_for_previous").map(|o| o.name), Some("stonewall"));
+        assert!(lookup("fsync").is_none());
+    }
+
+    // ---- I/O type ----
+
+    #[test]
+    fn rw_patterns_and_refusals() {
+        assert_eq!(job(&[("rw", "randrw")]).spec.rw, RwPattern::RandRw);
+        assert_eq!(job(&[("readwrite", "readwrite")]).spec.rw, RwPattern::ReadWrite);
+        let mut d = JobDraft::defaults();
+        assert_eq!(
+            apply(&mut d, "rw", "randread:8"),
+            Err("the ':8' offset modifier (fio's rw_sequencer) is not supported by ssdtwin; remove it".into())
+        );
+        assert_eq!(apply(&mut d, "rw", "randtrimwrite"), Err("randtrimwrite is not supported by ssdtwin".into()));
+        assert!(apply(&mut d, "rw", "RandRead").is_err());
+    }
+
+    #[test]
+    fn the_later_rwmix_option_wins() {
+        assert_eq!(job(&[("rwmixread", "70"), ("rwmixwrite", "20")]).spec.rwmix_read, 80);
+        assert_eq!(job(&[("rwmixwrite", "20"), ("rwmixread", "70")]).spec.rwmix_read, 70);
+        assert_eq!(apply(&mut JobDraft::defaults(), "rwmixread", "101"), Err("allowed 0..=100".into()));
+    }
+
+    #[test]
+    fn direct_io_only() {
+        assert!(job(&[("direct", "1"), ("buffered", "0")]).spec.direct);
+        let refusal = Err(BUFFERED_REFUSAL.to_string());
+        assert_eq!(apply(&mut JobDraft::defaults(), "direct", "0"), refusal);
+        assert_eq!(apply(&mut JobDraft::defaults(), "buffered", "1"), refusal);
+    }
+
+    // ---- block sizes ----
+
+    #[test]
+    fn per_direction_block_sizes() {
+        let d = job(&[("bs", "8k,32k")]);
+        assert_eq!(d.bs_bytes, [8192, 32768, 32768]);
+        let d = job(&[("bs", "16k"), ("bs", ",8k,")]);
+        assert_eq!(d.bs_bytes, [16384, 8192, 16384]);
+        let d = job(&[("blocksize", "(2*4096)")]);
+        assert_eq!(d.bs_bytes, [8192; 3]);
+        let mut d = JobDraft::defaults();
+        assert_eq!(apply(&mut d, "bs", "0"), Err("allowed 1 byte to 256 MiB".into()));
+        assert_eq!(apply(&mut d, "bs", "512m"), Err("allowed 1 byte to 256 MiB".into()));
+        assert!(apply(&mut d, "bs", "256m").is_ok());
+        assert_eq!(
+            apply(&mut d, "bs", "1k-4k"),
+            Err("a range of block sizes needs bsrange=, e.g. bsrange=1k-4k".into())
+        );
+    }
+
+    #[test]
+    fn bsrange_and_bssplit_per_direction() {
+        let d = job(&[("bsrange", "1k-4k,2k:8k")]);
+        assert_eq!(d.bs_range, [Some((1024, 4096)), Some((2048, 8192)), Some((2048, 8192))]);
+        let d = job(&[("bssplit", "2k/50:4k/50,4k/90:8k/10")]);
+        assert_eq!(d.bs_split[0], Some(vec![(2048, 50.0), (4096, 50.0)]));
+        assert_eq!(d.bs_split[1], Some(vec![(8192, 10.0), (4096, 90.0)]));
+        assert_eq!(d.bs_split[2], d.bs_split[1]);
+        let spec = job(&[("bssplit", "4k/10:64k/90"), ("bs", "8k")]).finish().unwrap();
+        assert_eq!(spec.bs[0], BlockSize::Split(vec![(4096, 10.0), (65536, 90.0)]));
+    }
+
+    // ---- sizes and kb_base ----
+
+    #[test]
+    fn sizes_percentages_and_zero() {
+        let d = job(&[("size", "20%"), ("offset", "10%"), ("offset_increment", "1g"), ("io_size", "5g")]);
+        assert_eq!(d.spec.size, Some(SizeSpec::Percent(20.0)));
+        assert_eq!(d.spec.offset, SizeSpec::Percent(10.0));
+        assert_eq!(d.spec.offset_increment, SizeSpec::Bytes(1 << 30));
+        assert_eq!(d.spec.io_size, Some(SizeSpec::Bytes(5 << 30)));
+        assert_eq!(job(&[("size", "8m"), ("size", "0")]).spec.size, None);
+        assert_eq!(apply(&mut JobDraft::defaults(), "size", "0%"), Err("allowed a size or 1%..100%".into()));
+    }
+
+    #[test]
+    fn kb_base_applies_to_later_values() {
+        let d = job(&[("bs", "4k"), ("kb_base", "1000"), ("size", "1m")]);
+        assert_eq!(d.bs_bytes, [4096; 3]);
+        assert_eq!(d.spec.size, Some(SizeSpec::Bytes(1_000_000)));
+        assert_eq!(apply(&mut JobDraft::defaults(), "kb_base", "1"), Err("allowed 1000 or 1024".into()));
+    }
+
+    // ---- time ----
+
+    #[test]
+    fn time_units_per_option() {
+        let d = job(&[("runtime", "2m"), ("ramp_time", "1"), ("startdelay", "500ms"), ("thinktime", "20")]);
+        assert_eq!(d.spec.runtime_ns, Some(120_000_000_000));
+        assert_eq!(d.spec.ramp_time_ns, 1_000_000_000);
+        assert_eq!(d.spec.startdelay_ns, 500_000_000);
+        assert_eq!(d.spec.thinktime_ns, 20_000);
+        assert_eq!(job(&[("timeout", "0")]).spec.runtime_ns, None);
+        assert_eq!(
+            apply(&mut JobDraft::defaults(), "startdelay", "1-3"),
+            Err("random start delays (ranges) are not supported by ssdtwin; give one time".into())
+        );
+    }
+
+    // ---- queueing ----
+
+    #[test]
+    fn depth_jobs_rates() {
+        let d = job(&[("iodepth", "32"), ("numjobs", "4"), ("rate_iops", "100,200"), ("number_ios", "1k")]);
+        assert_eq!((d.spec.iodepth, d.spec.numjobs), (32, 4));
+        assert_eq!(d.spec.rate_iops, [Some(100), Some(200), Some(200)]);
+        assert_eq!(d.spec.number_ios, Some(1024));
+        assert_eq!(apply(&mut JobDraft::defaults(), "iodepth", "0"), Err("allowed 1..=65536".into()));
+        assert_eq!(apply(&mut JobDraft::defaults(), "numjobs", "65537"), Err("allowed 1..=65536".into()));
+        assert_eq!(apply(&mut JobDraft::defaults(), "loops", "0"), Err("allowed 1..=4294967295".into()));
+    }
+
+    // ---- distributions ----
+
+    #[test]
+    fn random_distributions() {
+        let d = job(&[("random_distribution", "zipf:1.2")]);
+        assert_eq!(d.spec.random_distribution[1], Distribution::Zipf { theta: 1.2, center: None });
+        let d = job(&[("random_distribution", "zipf:1.2:0.25")]);
+        assert_eq!(d.spec.random_distribution[0], Distribution::Zipf { theta: 1.2, center: Some(0.25) });
+        let d = job(&[("random_distribution", "pareto")]);
+        assert_eq!(d.spec.random_distribution[2], Distribution::Pareto { h: 0.2, center: None });
+        let d = job(&[("random_distribution", "normal:10")]);
+        assert_eq!(d.spec.random_distribution[0], Distribution::Normal { sigma_pct: 10.0, center: 0.5 });
+        let d = job(&[("random_distribution", "zipf"), ("random_distribution", "random")]);
+        assert_eq!(d.spec.random_distribution[0], Distribution::Random);
+    }
+
+    #[test]
+    fn zoned_distribution_per_direction() {
+        let d = job(&[("random_distribution", "zoned:60/10:30/20:8/30:2/40,100/100")]);
+        let Distribution::Zoned(read) = &d.spec.random_distribution[0] else { panic!("read is zoned") };
+        assert_eq!(read.len(), 4);
+        assert_eq!(read[1], Zone { access_pct: 30.0, size: ZoneSize::Percent(20.0) });
+        let write = vec![Zone { access_pct: 100.0, size: ZoneSize::Percent(100.0) }];
+        assert_eq!(d.spec.random_distribution[1], Distribution::Zoned(write.clone()));
+        assert_eq!(d.spec.random_distribution[2], Distribution::Zoned(write));
+        let d = job(&[("random_distribution", "zoned_abs:60/20g:40/100g")]);
+        let Distribution::Zoned(abs) = &d.spec.random_distribution[2] else { panic!("trim is zoned") };
+        assert_eq!(abs[1], Zone { access_pct: 40.0, size: ZoneSize::Bytes(100 << 30) });
+    }
+
+    #[test]
+    fn bad_distributions() {
+        let mut d = JobDraft::defaults();
+        let mut bad = |v: &str| apply(&mut d, "random_distribution", v).unwrap_err();
+        assert_eq!(bad("zipf:1"), "zipf theta must be > 0 and not 1");
+        assert_eq!(bad("pareto:1.5"), "pareto h must be in (0, 1)");
+        assert_eq!(bad("normal:100"), "normal deviation must be in [0, 100)");
+        assert_eq!(bad("normal:10:1.5"), "the center must be in [0, 1]");
+        assert_eq!(bad("zipf:1.2,zipf:0.8"), "per-direction lists (',') work only with zoned and zoned_abs");
+        assert_eq!(bad("gauss:3"), DISTRIBUTIONS);
+        assert_eq!(bad("random:1"), DISTRIBUTIONS);
+        assert_eq!(bad("zoned"), "zoned needs zones, e.g. zoned:60/10:40/90");
+    }
+
+    // ---- reporting ----
+
+    #[test]
+    fn percentile_lists() {
+        assert_eq!(job(&[("percentile_list", "99.9:50:99")]).spec.percentile_list, vec![50.0, 99.0, 99.9]);
+        let mut d = JobDraft::defaults();
+        assert_eq!(
+            apply(&mut d, "percentile_list", "0:50"),
+            Err("'0' is not a percentile; each must be in (0, 100], e.g. 99.9".into())
+        );
+        let many = (1..=21).map(|p| p.to_string()).collect::<Vec<_>>().join(":");
+        assert_eq!(apply(&mut d, "percentile_list", &many), Err("at most 20 percentiles".into()));
+    }
+
+    // ---- hints ----
+
+    #[test]
+    fn hints_for_unsupported_options() {
+        assert_eq!(unsupported_hint("fsync", false), "; ssdtwin does not simulate flushes or sync writes");
+        assert_eq!(unsupported_hint("bs_range", false), "; did you mean 'bsrange'?");
+        assert_eq!(unsupported_hint("iodepht", false), "; did you mean 'iodepth'?");
+        assert_eq!(
+            unsupported_hint("output-format", true),
+            "; it is a fio program option, not a job option: give it to the ssdtwin fio command"
+        );
+        assert_eq!(unsupported_hint("zonemode", false), "");
+    }
+}

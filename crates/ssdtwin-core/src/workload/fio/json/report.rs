@@ -1,0 +1,500 @@
+//! What fio reports, before it is formatted: clones merged into report entries and per-group
+//! run statistics, computed as fio 3.33's `__show_run_stats` (stat.c) computes them.
+//!
+//! * [`Entry`] is fio's `struct thread_stat` after `sum_thread_stats`: one per clone, or one
+//!   per run of consecutive `group_reporting` clones of the same group.
+//! * [`GroupRun`] is fio's `struct group_run_stats`: per direction, the span of runtimes and
+//!   bandwidths over a group's entries and its aggregate bandwidth (`bw_agg`, `Run status`).
+//! * [`Report`] holds both; the JSON writer and the normal writer read the same numbers.
+//!
+//! Every derived number follows fio's integer arithmetic (see each function). The model uses
+//! no host CPU, so fio's CPU and page-fault figures are zero, and it submits and reaps one
+//! I/O per call, so fio's submit/complete batch histograms put every I/O in the `4` (1–4)
+//! bucket.
+
+use crate::device::CounterSnapshot;
+use crate::stats::{DirLatency, LatBuckets};
+use crate::workload::{DirResult, GroupResult, JobSet, JobSpec, RunResult, is_sync_engine};
+use std::collections::BTreeSet;
+
+/// The version ssdtwin impersonates, as fio prints it.
+pub(crate) const FIO_VERSION: &str = "fio-3.33";
+
+/// fio's `FIO_IO_U_LIST_MAX_LEN`: at most this many percentiles are reported.
+const PERCENTILE_LIST_MAX: usize = 20;
+
+/// Counters in [`CounterSnapshot`] that are levels, not running totals: reported as their
+/// value at the end of the group instead of a difference.
+const LEVEL_COUNTERS: [&str; 2] = ["free_superblocks", "write_buffer_bytes"];
+
+/// fio's per-direction `runtime`, ms. `update_runtime` (backend.c) takes the elapsed time in
+/// whole µs and rounds it up to whole ms, so 2000.4 ms of measurement prints as 2001.
+pub(crate) fn runtime_ms(ns: u64) -> u64 {
+    (ns / 1_000).div_ceil(1_000)
+}
+
+/// fio's `mtime_since`: whole ms, truncated (used for `job_runtime`).
+pub(crate) fn mtime_ms(ns: u64) -> u64 {
+    ns / 1_000_000
+}
+
+/// fio's `elapsed`, s: `(mtime_since_genesis() + 999) / 1000` (eta.c), rounded up.
+pub(crate) fn elapsed_s(ns: u64) -> u64 {
+    mtime_ms(ns).div_ceil(1_000)
+}
+
+/// Engines fio flags `FIO_DISKLESSIO`: jobs using them have no block device, so fio prints no
+/// `disk_util` (JSON) or `Disk stats` (normal output) unless another job has one.
+fn is_diskless_engine(engine: &str) -> bool {
+    matches!(engine, "null" | "nbd" | "cpuio" | "net" | "netsplice" | "rdma" | "rbd" | "http")
+}
+
+/// True if fio would report disk statistics for this job set.
+pub(crate) fn has_disk(set: &JobSet) -> bool {
+    set.jobs.iter().any(|j| !is_diskless_engine(&j.ioengine))
+}
+
+/// fio's `stat_calc_dist`: counts as percentages of `total`, with any non-zero share below
+/// 0.1 % shown as 0.1 % (which is why fio's depth percentages can sum past 100).
+pub(crate) fn depth_pct(counts: &[u64], total: u64) -> Vec<f64> {
+    counts
+        .iter()
+        .map(|&c| {
+            if total == 0 {
+                return 0.0;
+            }
+            let pct = c as f64 / total as f64 * 100.0;
+            if pct < 0.1 && c > 0 { 0.1 } else { pct }
+        })
+        .collect()
+}
+
+/// fio's `stat_calc_lat`: latency-bucket counts as percentages of all I/Os (read + write +
+/// trim), with any non-zero share below 0.01 % shown as 0.01 %.
+pub(crate) fn lat_pct(counts: &[u64], total: u64) -> Vec<f64> {
+    counts
+        .iter()
+        .map(|&c| {
+            if total == 0 {
+                return 0.0;
+            }
+            let pct = c as f64 / total as f64 * 100.0;
+            if pct < 0.01 && c > 0 { 0.01 } else { pct }
+        })
+        .collect()
+}
+
+/// fio's submit and complete batch histograms (`iodepth_submit`, `iodepth_complete`; buckets
+/// 0, 1–4, 5–8, 9–16, 17–32, 33–64, >64 I/Os per call). ssdtwin submits and reaps one I/O per
+/// call, so every call is in the 1–4 bucket.
+pub(crate) fn batch_pct(total_ios: u64) -> [f64; 7] {
+    let mut pct = [0.0; 7];
+    if total_ios > 0 {
+        pct[1] = 100.0;
+    }
+    pct
+}
+
+/// fio's `struct io_stat` over windowed bandwidth (KiB/s) or IOPS samples: min, max, mean,
+/// the sum of squared deviations, and the sample count.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct SampleStats {
+    /// Smallest sample (after group summing: the sum of the clones' minima).
+    pub(crate) min: u64,
+    /// Largest sample (after group summing: the sum of the maxima).
+    pub(crate) max: u64,
+    /// Mean sample.
+    pub(crate) mean: f64,
+    /// Sum of squared deviations from the mean (fio's `S`).
+    pub(crate) sum_sq_dev: f64,
+    /// Number of samples (windows).
+    pub(crate) n: u64,
+}
+
+impl SampleStats {
+    /// Statistics of one clone's window samples. fio computes each window's rate with integer
+    /// division (`add_bw_samples`, `add_iops_samples`), so samples are truncated to integers
+    /// first; negative or non-finite samples count as 0.
+    pub(crate) fn of(samples: &[f64]) -> Self {
+        if samples.is_empty() {
+            return SampleStats::default();
+        }
+        let values: Vec<u64> = samples.iter().map(|&s| if s.is_finite() && s > 0.0 { s as u64 } else { 0 }).collect();
+        let n = values.len() as u64;
+        let sum: u128 = values.iter().map(|&v| u128::from(v)).sum();
+        let mean = sum as f64 / n as f64;
+        let sum_sq_dev = values.iter().map(|&v| (v as f64 - mean).powi(2)).sum();
+        SampleStats {
+            min: values.iter().copied().min().unwrap_or(0),
+            max: values.iter().copied().max().unwrap_or(0),
+            mean,
+            sum_sq_dev,
+            n,
+        }
+    }
+
+    /// fio's `sum_stat(dst, src, pure_sum = true)`, used for bandwidth and IOPS under
+    /// `group_reporting`: the clones run side by side, so their rates add. Minima, maxima,
+    /// means, squared deviations and sample counts are each summed (not window by window:
+    /// fio sums the per-clone statistics).
+    pub(crate) fn add(&mut self, other: &SampleStats) {
+        if other.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            *self = *other;
+            return;
+        }
+        self.min += other.min;
+        self.max += other.max;
+        self.mean += other.mean;
+        self.sum_sq_dev += other.sum_sq_dev;
+        self.n += other.n;
+    }
+
+    /// Sample standard deviation, as fio's `calc_lat` (0 with fewer than two samples).
+    pub(crate) fn stddev(&self) -> f64 {
+        if self.n > 1 { (self.sum_sq_dev / (self.n - 1) as f64).sqrt() } else { 0.0 }
+    }
+}
+
+/// One direction of one report entry.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct DirReport {
+    /// Bytes transferred (summed over the entry's clones).
+    pub(crate) io_bytes: u64,
+    /// I/Os completed (summed).
+    pub(crate) total_ios: u64,
+    /// Measured time, ms (the longest of the clones', as fio's `sum_thread_stats`).
+    pub(crate) runtime_ms: u64,
+    /// Latencies, merged.
+    pub(crate) latency: DirLatency,
+    /// Bandwidth window statistics, KiB/s.
+    pub(crate) bw: SampleStats,
+    /// IOPS window statistics.
+    pub(crate) iops: SampleStats,
+}
+
+impl DirReport {
+    /// Adds one clone. `with_slat` is false for synchronous engines: fio samples submission
+    /// latency only when the engine queues asynchronously, so `psync` reports `slat` N = 0.
+    fn add_clone(&mut self, dir: &DirResult, with_slat: bool) {
+        self.io_bytes += dir.io_bytes;
+        self.total_ios += dir.total_ios;
+        // fio sets a direction's runtime only if it moved data (backend.c `update_runtime`).
+        let runtime = if dir.io_bytes > 0 { runtime_ms(dir.runtime_ns) } else { 0 };
+        self.runtime_ms = self.runtime_ms.max(runtime);
+        if with_slat {
+            self.latency.merge(&dir.latency);
+        } else {
+            let slat = std::mem::take(&mut self.latency.slat);
+            self.latency.merge(&dir.latency);
+            self.latency.slat = slat;
+        }
+        self.bw.add(&SampleStats::of(&dir.bw_samples));
+        self.iops.add(&SampleStats::of(&dir.iops_samples));
+    }
+
+    /// `bw_bytes`: `1000 * io_bytes / runtime_ms`, integer, B/s.
+    pub(crate) fn bw_bytes(&self) -> u64 {
+        if self.runtime_ms == 0 {
+            return 0;
+        }
+        (u128::from(self.io_bytes) * 1000 / u128::from(self.runtime_ms)) as u64
+    }
+
+    /// `bw`: `bw_bytes / 1024`, integer, KiB/s.
+    pub(crate) fn bw_kib(&self) -> u64 {
+        self.bw_bytes() / 1024
+    }
+
+    /// `iops` in the JSON: `1000.0 * total_ios / runtime_ms`.
+    pub(crate) fn iops(&self) -> f64 {
+        if self.runtime_ms == 0 {
+            return 0.0;
+        }
+        1000.0 * self.total_ios as f64 / self.runtime_ms as f64
+    }
+
+    /// IOPS in the normal output: the same ratio in integer arithmetic.
+    pub(crate) fn iops_int(&self) -> u64 {
+        if self.runtime_ms == 0 {
+            return 0;
+        }
+        (u128::from(self.total_ios) * 1000 / u128::from(self.runtime_ms)) as u64
+    }
+
+    /// `io_kbytes`: `io_bytes >> 10`.
+    pub(crate) fn io_kbytes(&self) -> u64 {
+        self.io_bytes >> 10
+    }
+
+    /// `bw_agg` / `per=`: this entry's mean window bandwidth as a share of the group's
+    /// aggregate, capped at 100 % (fio's `convert_agg_kbytes_percent`, which takes the mean
+    /// as an `int`). 0 when there are no bandwidth samples, as in fio's JSON.
+    pub(crate) fn bw_agg_pct(&self, group_agg_bytes: u64) -> f64 {
+        if self.bw.n == 0 {
+            return 0.0;
+        }
+        if group_agg_bytes <= 1024 {
+            return 100.0;
+        }
+        let mean = self.bw.mean.min(f64::from(i32::MAX)) as i32;
+        (f64::from(mean) * 100.0 / (group_agg_bytes as f64 / 1024.0)).min(100.0)
+    }
+}
+
+/// One element of fio's `"jobs"` array (one job block in the normal output).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Entry<'a> {
+    /// `jobname`: the first member's name.
+    pub(crate) name: &'a str,
+    /// The last member's job: fio takes `job options`, the percentile list and
+    /// `latency_depth` from the last clone it folds in (`opt_lists[j] = &td->opt_list`).
+    /// Clones of one job share their job, so this only matters when different jobs merge.
+    pub(crate) spec: &'a JobSpec,
+    /// Reporting group.
+    pub(crate) groupid: u32,
+    /// Clones folded in (`jobs=` in the normal output).
+    pub(crate) members: u32,
+    /// Per direction, in fio's order.
+    pub(crate) dirs: [DirReport; 3],
+    /// `job_runtime`: each clone's measured span in whole ms, summed.
+    pub(crate) job_runtime_ms: u64,
+    /// I/Os issued at each depth bucket, summed.
+    pub(crate) iodepth_level: [u64; 7],
+}
+
+impl Entry<'_> {
+    /// I/Os over all directions: fio's denominator for the depth and latency-bucket shares.
+    pub(crate) fn total_ios(&self) -> u64 {
+        self.dirs.iter().map(|d| d.total_ios).sum()
+    }
+
+    /// True if there is nothing to print (fio skips such entries in the normal output).
+    pub(crate) fn is_idle(&self) -> bool {
+        self.dirs.iter().all(|d| d.io_bytes == 0 && d.total_ios == 0)
+    }
+
+    /// Completion-latency buckets over all directions (fio keeps one set per job).
+    pub(crate) fn lat_buckets(&self) -> LatBuckets {
+        let mut buckets = LatBuckets::default();
+        for d in &self.dirs {
+            buckets.merge(&d.latency.buckets);
+        }
+        buckets
+    }
+
+    /// The percentile list as fio uses it: cut at the first 0 or at 20 values, then sorted
+    /// ascending (`calc_clat_percentiles` sorts it in place, so the JSON keys come out sorted).
+    pub(crate) fn percentile_list(&self) -> Vec<f64> {
+        let mut list: Vec<f64> =
+            self.spec.percentile_list.iter().copied().take_while(|&p| p != 0.0).take(PERCENTILE_LIST_MAX).collect();
+        list.sort_by(f64::total_cmp);
+        list
+    }
+
+    /// `latency_depth`: fio's `latency_qd`, the configured `iodepth` (fio keeps the value as
+    /// written even when a synchronous engine caps the depth at 1).
+    pub(crate) fn latency_depth(&self) -> u64 {
+        u64::from(self.spec.iodepth)
+    }
+}
+
+/// fio's `struct group_run_stats`, per direction (index = fio's `ddir`).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct GroupRun {
+    /// Group id.
+    pub(crate) groupid: u32,
+    /// Shortest entry runtime, ms.
+    pub(crate) min_run: [u64; 3],
+    /// Longest entry runtime, ms (0: the direction did nothing in this group).
+    pub(crate) max_run: [u64; 3],
+    /// Lowest entry bandwidth, B/s.
+    pub(crate) min_bw: [u64; 3],
+    /// Highest entry bandwidth, B/s.
+    pub(crate) max_bw: [u64; 3],
+    /// Bytes over all entries.
+    pub(crate) iobytes: [u64; 3],
+    /// Aggregate bandwidth, B/s: `iobytes * 1000 / max_run`.
+    pub(crate) agg: [u64; 3],
+}
+
+impl GroupRun {
+    fn new(groupid: u32) -> Self {
+        GroupRun {
+            groupid,
+            min_run: [u64::MAX; 3],
+            max_run: [0; 3],
+            min_bw: [u64::MAX; 3],
+            max_bw: [0; 3],
+            iobytes: [0; 3],
+            agg: [0; 3],
+        }
+    }
+
+    /// Folds in one entry, as the loop over `threadstats` in `__show_run_stats`.
+    fn add(&mut self, entry: &Entry<'_>) {
+        for (i, d) in entry.dirs.iter().enumerate() {
+            if d.runtime_ms == 0 {
+                continue;
+            }
+            self.min_run[i] = self.min_run[i].min(d.runtime_ms);
+            self.max_run[i] = self.max_run[i].max(d.runtime_ms);
+            let bw = d.bw_bytes();
+            self.min_bw[i] = self.min_bw[i].min(bw);
+            self.max_bw[i] = self.max_bw[i].max(bw);
+            self.iobytes[i] += d.io_bytes;
+        }
+    }
+
+    fn finish(&mut self) {
+        for i in 0..3 {
+            if self.max_run[i] > 0 {
+                self.agg[i] = (u128::from(self.iobytes[i]) * 1000 / u128::from(self.max_run[i])) as u64;
+            }
+        }
+    }
+}
+
+/// Report entries and group statistics for one run.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Report<'a> {
+    /// Entries in fio's order (job, then clone).
+    pub(crate) entries: Vec<Entry<'a>>,
+    /// Groups in ascending id.
+    pub(crate) groups: Vec<GroupRun>,
+}
+
+impl<'a> Report<'a> {
+    /// Folds the clones of `result` into entries. `fallback` stands in for the job of a clone
+    /// whose index is not in `set` (a result paired with the wrong job set), so that writing
+    /// a report never panics.
+    pub(crate) fn new(set: &'a JobSet, result: &'a RunResult, fallback: &'a JobSpec) -> Self {
+        let mut entries: Vec<Entry<'a>> = Vec::new();
+        let mut last_groupid = None;
+        for clone in &result.jobs {
+            let spec = set.jobs.get(clone.job).unwrap_or(fallback);
+            // fio's loop in `__show_run_stats`: a clone starts a new entry unless it has
+            // group_reporting and belongs to the same group as the clone before it (whether or
+            // not that one had group_reporting).
+            let merge = spec.group_reporting && last_groupid == Some(clone.groupid);
+            last_groupid = Some(clone.groupid);
+            let entry = match entries.last_mut() {
+                Some(entry) if merge => entry,
+                _ => {
+                    entries.push(Entry {
+                        name: &clone.name,
+                        spec,
+                        groupid: clone.groupid,
+                        members: 0,
+                        dirs: Default::default(),
+                        job_runtime_ms: 0,
+                        iodepth_level: [0; 7],
+                    });
+                    entries.last_mut().expect("an entry was just pushed")
+                }
+            };
+            entry.spec = spec;
+            entry.members += 1;
+            let with_slat = !is_sync_engine(&spec.ioengine);
+            for (report, dir) in entry.dirs.iter_mut().zip(&clone.dirs) {
+                report.add_clone(dir, with_slat);
+            }
+            entry.job_runtime_ms += mtime_ms(clone.runtime_ns());
+            for (sum, count) in entry.iodepth_level.iter_mut().zip(clone.iodepth_level) {
+                *sum += count;
+            }
+        }
+
+        let ids: BTreeSet<u32> =
+            entries.iter().map(|e| e.groupid).chain(result.groups.iter().map(|g| g.groupid)).collect();
+        let groups = ids
+            .into_iter()
+            .map(|id| {
+                let mut group = GroupRun::new(id);
+                entries.iter().filter(|e| e.groupid == id).for_each(|e| group.add(e));
+                group.finish();
+                group
+            })
+            .collect();
+        Report { entries, groups }
+    }
+
+    /// The statistics of group `groupid`.
+    pub(crate) fn group(&self, groupid: u32) -> Option<&GroupRun> {
+        self.groups.iter().find(|g| g.groupid == groupid)
+    }
+}
+
+/// One device counter over a group's span: the difference for running totals, the end value
+/// for levels.
+pub(crate) fn counter_deltas(group: &GroupResult) -> Vec<(String, u64)> {
+    let as_map = |s: &CounterSnapshot| match serde_json::to_value(s) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    };
+    let start = as_map(&group.counters_start);
+    as_map(&group.counters_end)
+        .into_iter()
+        .filter_map(|(key, end)| {
+            let end = end.as_u64()?;
+            let value = if LEVEL_COUNTERS.contains(&key.as_str()) {
+                end
+            } else {
+                end.saturating_sub(start.get(&key).and_then(serde_json::Value::as_u64).unwrap_or(0))
+            };
+            Some((key, value))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fio_time_rounding() {
+        assert_eq!(runtime_ms(2_000_400_000), 2001);
+        assert_eq!(runtime_ms(2_000_000_999), 2000); // below 1 µs over: fio sees whole µs
+        assert_eq!(runtime_ms(2_000_001_000), 2001);
+        assert_eq!(mtime_ms(2_000_999_999), 2000);
+        assert_eq!(elapsed_s(3_001_000_000), 4);
+        assert_eq!(elapsed_s(3_000_999_999), 3);
+    }
+
+    #[test]
+    fn percentages_floor_small_shares_like_fio() {
+        assert_eq!(depth_pct(&[1, 9999, 0], 10_000), vec![0.1, 99.99, 0.0]);
+        assert_eq!(lat_pct(&[1, 0], 1_000_000), vec![0.01, 0.0]);
+        assert_eq!(depth_pct(&[3], 0), vec![0.0]);
+    }
+
+    #[test]
+    fn window_samples_truncate_and_sum_like_fio() {
+        let a = SampleStats::of(&[100.9, 200.2, 300.7]);
+        assert_eq!((a.min, a.max, a.n), (100, 300, 3));
+        assert!((a.mean - 200.0).abs() < 1e-12);
+        assert!((a.stddev() - 100.0).abs() < 1e-12);
+        let b = SampleStats::of(&[50.0, 70.0]);
+        let mut sum = a;
+        sum.add(&b);
+        assert_eq!((sum.min, sum.max, sum.n), (150, 370, 5));
+        assert!((sum.mean - 260.0).abs() < 1e-12);
+        // sqrt((20000 + 200) / (5 - 1))
+        assert!((sum.stddev() - (20_200.0f64 / 4.0).sqrt()).abs() < 1e-9);
+        let mut empty = SampleStats::default();
+        empty.add(&SampleStats::default());
+        assert_eq!(empty.n, 0);
+    }
+
+    #[test]
+    fn bw_agg_takes_the_mean_as_an_int_and_caps_at_100() {
+        let d = DirReport { bw: SampleStats { mean: 414_712.9, n: 1, ..Default::default() }, ..Default::default() };
+        // fio-3.33/randread-normal.txt: 104047 reads of 4 KiB in 1001 ms, per=99.74%.
+        let agg = 104_047u64 * 4096 * 1000 / 1001;
+        assert_eq!(format!("{:.2}", d.bw_agg_pct(agg)), "99.74");
+        assert_eq!(format!("{:.2}", d.bw_agg_pct(agg / 2)), "100.00");
+        assert_eq!(format!("{:.2}", DirReport::default().bw_agg_pct(agg)), "0.00");
+    }
+}

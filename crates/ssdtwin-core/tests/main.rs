@@ -2,6 +2,8 @@
 
 mod common;
 
+// FTL and device against a reference map under random operations (proptest).
+mod ftl_model;
 // Fill equivalence, snapshot round trip and determinism: configurations that must agree.
 mod agreement;
 // GC: steady state under random writes, write amplification against theory, blocking.

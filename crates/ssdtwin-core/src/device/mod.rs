@@ -98,6 +98,8 @@ pub struct Device {
     ready_scratch: Vec<u32>,
     flush_waiters: Vec<(u32, u64)>,
     host_units_admitted: u64,
+    /// Programs in flight that will free write-buffer space.
+    host_programs_in_flight: u32,
     counters: HostCounters,
     verifier: Option<Verifier>,
 }
@@ -131,6 +133,7 @@ impl Device {
             ready_scratch: Vec::with_capacity(64),
             flush_waiters: Vec::new(),
             host_units_admitted: 0,
+            host_programs_in_flight: 0,
             counters: HostCounters::default(),
             verifier: verify.then(|| Verifier::new(config.logical_units)),
             nand,

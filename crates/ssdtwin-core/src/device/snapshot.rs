@@ -71,6 +71,8 @@ struct Header {
     host_units_admitted: u64,
     ftl: FtlState,
     verify: bool,
+    /// Next version the verifier hands out (verify mode).
+    verify_next_version: u32,
 }
 
 impl Device {
@@ -88,6 +90,7 @@ impl Device {
             host_units_admitted: self.host_units_admitted,
             ftl: self.ftl.export_state(),
             verify: self.verifier.is_some(),
+            verify_next_version: self.verifier.as_ref().map_or(0, |v| v.next_version),
         };
         let header = serde_json::to_vec(&header).expect("the header serialises");
         let mut out = BufWriter::new(File::create(path).map_err(io)?);
@@ -150,6 +153,7 @@ impl Device {
                 .map_err(|e| corrupt(&format!("versions: {e}")))?;
             let mut v = Verifier::new(device.ftl.logical_units());
             v.expected = expected;
+            v.next_version = header.verify_next_version;
             device.verifier = Some(v);
             Some(tags)
         } else {

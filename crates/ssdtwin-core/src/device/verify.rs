@@ -7,7 +7,7 @@
 #[derive(Clone, Debug)]
 pub struct Verifier {
     pub(crate) expected: Vec<u32>,
-    next_version: u32,
+    pub(crate) next_version: u32,
     /// Mismatches seen.
     pub errors: u64,
     /// The first mismatch, described.

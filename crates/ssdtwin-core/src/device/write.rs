@@ -16,7 +16,25 @@ impl Device {
             self.counters.write_stalls += 1;
             self.buffer.wait(slot);
             self.maybe_start_gc();
+            self.keep_buffer_draining(ready);
         }
+    }
+
+    /// Space only comes back when programs finish. If writes are waiting and no host
+    /// program is in flight, the buffered data sits in a partly filled program unit that no
+    /// further write can complete: program it now with padding, as firmware must.
+    fn keep_buffer_draining(&mut self, ready: SimTime) {
+        if self.buffer.waiting() == 0 || self.host_programs_in_flight > 0 {
+            return;
+        }
+        let mut filled = std::mem::take(&mut self.ready_scratch);
+        let pad = self.ftl.pad(crate::ftl::Stream::Host, &mut filled);
+        let pu_units = self.config.geometry.pu_units();
+        for &pu in &filled {
+            self.enqueue_program(pu, pu_units - pad, ready);
+        }
+        filled.clear();
+        self.ready_scratch = filled;
     }
 
     /// Admits waiting writes, in order, while they fit.
@@ -60,6 +78,9 @@ impl Device {
     /// Queues the program of `pu` on its die, ready once its data is in controller memory.
     pub(super) fn enqueue_program(&mut self, pu: u32, buffer_units: u32, ready: SimTime) {
         let rec = ProgramRec { pu, buffer_units };
+        if buffer_units > 0 {
+            self.host_programs_in_flight += 1;
+        }
         let token = if let Some(i) = self.free_programs.pop() {
             self.programs[i as usize] = rec;
             i
@@ -78,10 +99,12 @@ impl Device {
         self.free_programs.push(op.token);
         self.ftl.program_done(rec.pu);
         if rec.buffer_units > 0 {
+            self.host_programs_in_flight -= 1;
             self.buffer.release(rec.buffer_units);
             self.counters.units_programmed += u64::from(rec.buffer_units);
             self.admit_waiting();
             self.finish_flushes();
+            self.keep_buffer_draining(self.now);
         }
     }
 

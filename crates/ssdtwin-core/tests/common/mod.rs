@@ -8,23 +8,27 @@ use ssdtwin_core::workload::{BlockSize, JobSet, JobSpec, RunOptions, RunResult, 
 
 /// The generic profile shrunk so GC runs after a few thousand writes: 2 channels x 2 dies x
 /// 2 planes, 16 KiB pages, 12 pages per TLC block (superblocks of 1.5 MiB), `blocks`
-/// superblocks, `op_pct` over-provisioning, 1 MiB write buffer, plus `extra` overrides.
+/// superblocks, `op_pct` over-provisioning (unless `extra` sets `identity.capacity_bytes`),
+/// 1 MiB write buffer, plus `extra` overrides.
 pub fn small_config(blocks: u32, op_pct: f64, extra: &[&str]) -> DeviceConfig {
     let mut p = load_profile("generic-tlc-1tb").unwrap();
     p.table["identity"].as_table_mut().unwrap().remove("capacity_bytes");
     p.table["namespace"].as_table_mut().unwrap().remove("lba_formats");
+    let capacity_given = extra.iter().any(|e| e.starts_with("identity.capacity_bytes"));
     let mut o: Vec<String> = vec![
         "nand.channels=2".into(),
         "nand.dies_per_channel=2".into(),
         "nand.planes=2".into(),
         format!("nand.blocks_per_plane={blocks}"),
         "nand.pages_per_block=12".into(),
-        format!("ftl.overprovisioning_pct={op_pct}"),
         "controller.write_buffer_mib=1".into(),
         "ftl.gc_bg_threshold_sb=4".into(),
         "ftl.gc_fg_threshold_sb=2".into(),
         "identity.mdts=0".into(),
     ];
+    if !capacity_given {
+        o.push(format!("ftl.overprovisioning_pct={op_pct}"));
+    }
     o.extend(extra.iter().map(ToString::to_string));
     apply_overrides(&mut p, &o).unwrap();
     build(&p).unwrap()

@@ -1,0 +1,206 @@
+//! Property tests: random sequences of writes, trims, reads, flushes, idle time and snapshot
+//! round trips, on a device small enough that GC runs constantly, checked after every step
+//! against a plain map from logical unit to the version last written:
+//! every unit holds the version last written (or none if trimmed or never written), every
+//! read returned it, the FTL's invariants hold (L2P/P2L inverse, valid counts match, no
+//! free superblock holds data).
+
+use crate::common::small_config;
+use proptest::prelude::*;
+use ssdtwin_core::device::{Device, FillPattern};
+use ssdtwin_core::engine::{SimDuration, SimTime};
+use ssdtwin_core::ftl::{Ftl, RelocationJob};
+use ssdtwin_core::host::{Command, Opcode};
+
+#[derive(Clone, Debug)]
+enum Op {
+    Write(u32, u32),
+    Trim(u32, u32),
+    Read(u32, u32),
+    Flush,
+}
+
+#[derive(Clone, Debug)]
+enum Step {
+    /// Commands submitted together, then run to completion, then `idle_us` of idle time.
+    Batch(Vec<Op>, u64),
+    /// Quiesce, save, load, continue on the loaded device.
+    Snapshot,
+}
+
+/// The reference: version last written per unit (0 = unmapped), versions handed out in
+/// submission order, as the device admits writes in order.
+struct Reference {
+    versions: Vec<u32>,
+    next: u32,
+}
+
+impl Reference {
+    fn apply(&mut self, op: &Op) {
+        match *op {
+            Op::Write(lpn, len) => {
+                for u in lpn..lpn + len {
+                    self.versions[u as usize] = self.next;
+                    self.next += 1;
+                }
+            }
+            Op::Trim(lpn, len) => (lpn..lpn + len).for_each(|u| self.versions[u as usize] = 0),
+            Op::Read(..) | Op::Flush => {}
+        }
+    }
+}
+
+const UNITS: u32 = 2150;
+
+fn op() -> impl Strategy<Value = Op> {
+    let range = (0..UNITS).prop_flat_map(|lpn| (Just(lpn), 1..=(UNITS - lpn).min(32)));
+    prop_oneof![
+        6 => range.clone().prop_map(|(l, n)| Op::Write(l, n)),
+        1 => range.clone().prop_map(|(l, n)| Op::Trim(l, n)),
+        3 => range.prop_map(|(l, n)| Op::Read(l, n)),
+        1 => Just(Op::Flush),
+    ]
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        20 => (prop::collection::vec(op(), 1..12), prop_oneof![Just(0u64), 0..20_000u64]).prop_map(|(ops, idle)| Step::Batch(ops, idle)),
+        1 => Just(Step::Snapshot),
+    ]
+}
+
+/// NVMe leaves the order of overlapping commands in flight together undefined, so a batch
+/// keeps only the first of any writes and trims that overlap.
+fn without_overlapping_updates(ops: Vec<Op>) -> Vec<Op> {
+    let mut taken: Vec<(u32, u32)> = Vec::new();
+    ops.into_iter()
+        .filter(|op| match *op {
+            Op::Write(l, n) | Op::Trim(l, n) => {
+                let clash = taken.iter().any(|&(a, b)| l < b && a < l + n);
+                taken.push((l, l + n));
+                !clash
+            }
+            Op::Read(..) | Op::Flush => true,
+        })
+        .collect()
+}
+
+fn command(op: &Op) -> Command {
+    // 4 KiB LBAs: one LBA per map unit.
+    match *op {
+        Op::Write(l, n) => Command { opcode: Opcode::Write, slba: u64::from(l), blocks: n },
+        Op::Trim(l, n) => Command { opcode: Opcode::Trim, slba: u64::from(l), blocks: n },
+        Op::Read(l, n) => Command { opcode: Opcode::Read, slba: u64::from(l), blocks: n },
+        Op::Flush => Command { opcode: Opcode::Flush, slba: 0, blocks: 0 },
+    }
+}
+
+fn check(dev: &Device, reference: &Reference) -> Result<(), TestCaseError> {
+    if let Err(e) = dev.ftl().check_invariants() {
+        return Err(TestCaseError::fail(e));
+    }
+    for lpn in 0..UNITS {
+        let found = dev.ftl().tag_of(lpn).unwrap();
+        prop_assert_eq!(found, reference.versions[lpn as usize], "unit {}", lpn);
+    }
+    let v = dev.verifier().unwrap();
+    prop_assert_eq!(v.errors, 0, "{:?}", v.first_error);
+    Ok(())
+}
+
+fn device() -> Device {
+    // 4 KiB LBAs, so each LBA is one unit, and a namespace of exactly UNITS units.
+    let capacity = format!("identity.capacity_bytes={}", u64::from(UNITS) * 4096);
+    let cfg = small_config(
+        32,
+        30.0,
+        &[
+            "nand.pages_per_block=3",
+            "controller.write_buffer_mib=0.125",
+            "namespace.lba_formats=[{data_bytes=4096}]",
+            &capacity,
+        ],
+    );
+    Device::with_verify(cfg, true)
+}
+
+proptest! {
+    // 64 cases by default; PROPTEST_CASES=N for a longer hunt.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn device_matches_the_reference_map(prefill in any::<bool>(), steps in prop::collection::vec(step(), 1..60)) {
+        let mut dev = device();
+        let mut reference = Reference { versions: vec![0; UNITS as usize], next: 1 };
+        if prefill {
+            // A full device makes every case churn GC; the fill writes versions 1..=UNITS in order.
+            dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
+            reference.apply(&Op::Write(0, UNITS));
+        }
+        for step in steps {
+            match step {
+                Step::Batch(ops, idle_us) => {
+                    let now = dev.now();
+                    for (i, op) in without_overlapping_updates(ops).iter().enumerate() {
+                        dev.submit(now, command(op), i as u64).unwrap();
+                        reference.apply(op);
+                    }
+                    while dev.in_flight() > 0 {
+                        prop_assert!(dev.poll_at() != SimTime::NEVER, "commands stuck with no event pending");
+                        dev.poll();
+                    }
+                    let until = dev.now() + SimDuration::from_us(idle_us);
+                    dev.advance_to(until);
+                }
+                Step::Snapshot => {
+                    dev.quiesce();
+                    let path = std::env::temp_dir().join(format!("ssdtwin-prop-{}.state", std::process::id()));
+                    dev.save(&path).unwrap();
+                    dev = Device::load(&path).unwrap();
+                    std::fs::remove_file(&path).unwrap();
+                }
+            }
+            check(&dev, &reference)?;
+        }
+        dev.quiesce();
+        check(&dev, &reference)?;
+        prop_assert!(dev.is_quiet());
+    }
+
+    /// The FTL alone, without timing: GC after every write.
+    #[test]
+    fn untimed_ftl_matches_the_reference_map(ops in prop::collection::vec(op(), 1..400)) {
+        let cfg = device().config().clone();
+        let mut ftl = Ftl::new(cfg.geometry.clone(), UNITS, cfg.gc, true);
+        let mut reference = vec![0u32; UNITS as usize];
+        let (mut next, mut scratch, mut job) = (1u32, Vec::new(), RelocationJob::default());
+        // Start full, so GC runs from the first writes.
+        for u in 0..UNITS {
+            ftl.write_untimed(u, next, &mut scratch);
+            reference[u as usize] = next;
+            next += 1;
+        }
+        for op in &ops {
+            match *op {
+                Op::Write(l, n) => for u in l..l + n {
+                    ftl.write_untimed(u, next, &mut scratch);
+                    ftl.gc_untimed(&mut job, &mut scratch);
+                    reference[u as usize] = next;
+                    next += 1;
+                },
+                Op::Trim(l, n) => for u in l..l + n {
+                    ftl.trim(u);
+                    reference[u as usize] = 0;
+                },
+                Op::Read(..) | Op::Flush => {}
+            }
+        }
+        ftl.check_invariants().map_err(TestCaseError::fail)?;
+        for u in 0..UNITS {
+            prop_assert_eq!(ftl.tag_of(u).unwrap(), reference[u as usize]);
+        }
+    }
+}

@@ -12,3 +12,6 @@ mod parse;
 pub use json::{OutputOptions, WallClock, fio_json};
 pub use normal::fio_normal;
 pub use parse::{parse_command_line, parse_job_file, parse_job_text};
+
+#[cfg(test)]
+mod compat_tests;

@@ -207,6 +207,16 @@ impl Device {
         Ok(())
     }
 
+    /// Loads the map entry of `slba` so a command to it soon finds it in cache. A driver
+    /// that knows its next command calls this early; it changes nothing in the model.
+    #[inline]
+    pub fn touch(&self, slba: u64) {
+        let lpn = slba * self.config.namespace.lba_bytes() / UNIT_BYTES;
+        if lpn < u64::from(self.config.logical_units) {
+            self.ftl.map.touch(lpn as u32);
+        }
+    }
+
     /// When the device next needs [`Device::poll`], or [`SimTime::NEVER`].
     #[inline]
     pub fn poll_at(&self) -> SimTime {

@@ -37,7 +37,8 @@ impl Device {
         self.ready_scratch = filled;
     }
 
-    /// Admits waiting writes, in order, while they fit.
+    /// Admits waiting writes, in order, while they fit; then makes sure the buffer keeps
+    /// draining for those still waiting.
     pub(super) fn admit_waiting(&mut self) {
         loop {
             let slots = &self.slots;
@@ -51,6 +52,7 @@ impl Device {
             let ready = self.slots[slot as usize].ready.max(self.now);
             self.admit(slot, ready);
         }
+        self.keep_buffer_draining(self.now);
     }
 
     /// Takes buffer space, moves the data in over the link, places every unit, queues the
@@ -104,7 +106,6 @@ impl Device {
             self.counters.units_programmed += u64::from(rec.buffer_units);
             self.admit_waiting();
             self.finish_flushes();
-            self.keep_buffer_draining(self.now);
         }
     }
 

@@ -6,11 +6,15 @@
 //! hardware as first-come-first-served servers, and [`SimRng`] gives each consumer its own
 //! seeded stream. See `docs/model.md` § "Event engine".
 
+mod big_array;
+mod prefetch;
 mod queue;
 mod resource;
 mod rng;
 mod time;
 
+pub use big_array::BigArray;
+pub use prefetch::prefetch;
 pub use queue::EventQueue;
 pub use resource::{BusyResource, ServerPool};
 pub use rng::SimRng;

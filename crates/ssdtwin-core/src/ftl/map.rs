@@ -7,23 +7,34 @@
 /// Marks an unmapped logical unit, or an invalid physical unit.
 pub const UNMAPPED: u32 = u32::MAX;
 
+use crate::engine::BigArray;
+
 /// L2P and P2L arrays.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PageMap {
-    pub(crate) l2p: Vec<u32>,
-    pub(crate) p2l: Vec<u32>,
+    pub(crate) l2p: BigArray<u32>,
+    pub(crate) p2l: BigArray<u32>,
 }
 
 impl PageMap {
     /// Everything unmapped.
     pub fn new(logical_units: u32, physical_units: u32) -> Self {
-        PageMap { l2p: vec![UNMAPPED; logical_units as usize], p2l: vec![UNMAPPED; physical_units as usize] }
+        PageMap {
+            l2p: BigArray::filled(logical_units as usize, UNMAPPED),
+            p2l: BigArray::filled(physical_units as usize, UNMAPPED),
+        }
     }
 
     /// Physical location of `lpn`, or [`UNMAPPED`].
     #[inline]
     pub fn lookup(&self, lpn: u32) -> u32 {
         self.l2p[lpn as usize]
+    }
+
+    /// Prefetches the L2P entry of `lpn`.
+    #[inline]
+    pub fn touch(&self, lpn: u32) {
+        crate::engine::prefetch(&self.l2p, lpn as usize);
     }
 
     /// Logical unit held at `ppa`, or [`UNMAPPED`] if the unit is invalid.

@@ -26,6 +26,7 @@ pub use gc::{GcConfig, VictimPolicy};
 pub use map::{PageMap, UNMAPPED};
 pub use relocation::RelocRead;
 
+use crate::engine::BigArray;
 use crate::nand::{CellMode, Geometry, Ppa};
 use frontier::PuDeps;
 use serde::{Deserialize, Serialize};
@@ -101,7 +102,7 @@ pub struct Ftl {
     /// Units placed so far (a logical clock for superblock age).
     write_seq: u64,
     /// In verify mode, the data version stored in each physical unit.
-    tags: Option<Vec<u32>>,
+    tags: Option<BigArray<u32>>,
     /// Activity counters.
     pub counters: FtlCounters,
 }
@@ -117,7 +118,7 @@ impl Ftl {
             frontiers: std::array::from_fn(|_| Frontier::new(native)),
             gc,
             write_seq: 0,
-            tags: verify.then(|| vec![0; physical as usize]),
+            tags: verify.then(|| BigArray::filled(physical as usize, 0)),
             counters: FtlCounters::default(),
             geometry,
         }
@@ -266,7 +267,10 @@ impl Ftl {
         match f.deps.back_mut() {
             Some(d) if d.pu == pu => {
                 d.filled = true;
-                Self::emit_ready(f, ready);
+                Self::try_emit(d, ready);
+                while f.deps.front().is_some_and(|d| d.emitted) {
+                    f.deps.pop_front();
+                }
             }
             _ => ready.push(pu),
         }
@@ -385,26 +389,25 @@ impl Ftl {
     }
 
     /// A relocation read of `stream` finished: destination program units that are now
-    /// complete and fully fed are pushed to `ready`.
+    /// complete and fully fed are pushed to `ready`. Touches only the units this read fed.
     pub fn reloc_read_done(&mut self, stream: Stream, read: &RelocRead, ready: &mut Vec<u32>) {
         let f = &mut self.frontiers[stream.index()];
         let front = f.deps.front().map_or(0, |d| d.seq);
         for seq in read.dst_seq_first..=read.dst_seq_last {
             let d = &mut f.deps[(seq - front) as usize];
             d.pending_reads -= 1;
-        }
-        Self::emit_ready(f, ready);
-    }
-
-    fn emit_ready(f: &mut Frontier, ready: &mut Vec<u32>) {
-        for d in f.deps.iter_mut() {
-            if d.filled && d.pending_reads == 0 && !d.emitted {
-                d.emitted = true;
-                ready.push(d.pu);
-            }
+            Self::try_emit(d, ready);
         }
         while f.deps.front().is_some_and(|d| d.emitted) {
             f.deps.pop_front();
+        }
+    }
+
+    #[inline]
+    fn try_emit(d: &mut PuDeps, ready: &mut Vec<u32>) {
+        if d.filled && d.pending_reads == 0 && !d.emitted {
+            d.emitted = true;
+            ready.push(d.pu);
         }
     }
 
@@ -523,7 +526,8 @@ impl Ftl {
         if l2p.iter().any(|&p| p != UNMAPPED && p >= physical) {
             return Err("map points beyond the physical array".into());
         }
-        self.map.l2p = l2p;
+        self.map.l2p = BigArray::from_slice(&l2p);
+        drop(l2p);
         self.map.rebuild_p2l();
         self.sbs = state.sbs;
         for (f, s) in self.frontiers.iter_mut().zip(state.frontiers) {
@@ -536,7 +540,7 @@ impl Ftl {
             if theirs.len() != mine.len() {
                 return Err("verify tags do not match the physical array".into());
             }
-            *mine = theirs;
+            mine.copy_from_slice(&theirs);
         }
         self.check_invariants()
     }

@@ -9,7 +9,7 @@
 //! so hot blocks are not all at the start (unless a centre is given).
 
 use super::{BlockSize, Distribution, ZoneSize};
-use crate::engine::SimRng;
+use crate::engine::{BigArray, SimRng};
 
 /// Chooses block sizes for one direction.
 #[derive(Clone, Debug)]
@@ -56,14 +56,14 @@ impl BsChooser {
 /// fio's random map: one bit per block; a visited block is replaced by the next free one.
 #[derive(Clone, Debug)]
 pub(crate) struct RandomMap {
-    bits: Vec<u64>,
+    bits: BigArray<u64>,
     blocks: u64,
     used: u64,
 }
 
 impl RandomMap {
     pub(crate) fn new(blocks: u64) -> Self {
-        RandomMap { bits: vec![0; blocks.div_ceil(64) as usize], blocks, used: 0 }
+        RandomMap { bits: BigArray::filled(blocks.div_ceil(64) as usize, 0), blocks, used: 0 }
     }
 
     /// Marks `block` or the next free block after it (wrapping); starts a new pass when
@@ -197,17 +197,37 @@ impl OffsetChooser {
         }
     }
 
-    /// The next block index.
-    #[inline]
+    /// The next block index: [`OffsetChooser::draw`] then [`OffsetChooser::settle`].
+    #[cfg(test)]
     pub(crate) fn next(&mut self, rng: &mut SimRng) -> u64 {
+        let raw = self.draw(rng);
+        self.settle(raw)
+    }
+
+    /// Turns a drawn value into a block: under the random map, the drawn block or the next
+    /// free one. Drawing and settling are split so the runner can draw one I/O ahead and
+    /// touch the map word early ([`OffsetChooser::touch`]), hiding a cache miss.
+    #[inline]
+    pub(crate) fn settle(&mut self, raw: u64) -> u64 {
         match self {
-            OffsetChooser::Uniform { blocks, map } => {
-                let b = rng.below(*blocks);
-                match map {
-                    Some(m) => m.claim(b),
-                    None => b,
-                }
-            }
+            OffsetChooser::Uniform { map: Some(m), .. } => m.claim(raw),
+            _ => raw,
+        }
+    }
+
+    /// Loads the random-map word `raw` will consult, so it is cached when settled.
+    #[inline]
+    pub(crate) fn touch(&self, raw: u64) {
+        if let OffsetChooser::Uniform { map: Some(m), .. } = self {
+            crate::engine::prefetch(&m.bits, (raw / 64) as usize);
+        }
+    }
+
+    /// Draws the next value (a block, before the random map is consulted).
+    #[inline]
+    pub(crate) fn draw(&mut self, rng: &mut SimRng) -> u64 {
+        match self {
+            OffsetChooser::Uniform { blocks, .. } => rng.below(*blocks),
             OffsetChooser::Zipf { blocks, zipf, offset } => place(zipf.next(rng), *blocks, *offset),
             OffsetChooser::Pareto { blocks, pow, offset } => {
                 let rank = ((*blocks - 1) as f64 * rng.unit_f64().powf(*pow)) as u64;

@@ -21,6 +21,7 @@ use crate::device::{CounterSnapshot, Device};
 use crate::engine::{EventQueue, SimDuration, SimRng, SimTime};
 use crate::host::{Command, Completion, Opcode};
 use crate::nand::UNIT_BYTES;
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use thiserror::Error;
 
@@ -82,6 +83,17 @@ pub enum RunError {
     /// The observer asked to stop.
     #[error("interrupted")]
     Cancelled,
+    /// Commands are outstanding but nothing in the model will ever complete them. This is a
+    /// bug in the model, never the job's fault.
+    #[error(
+        "internal error: the simulation stalled at {time_ns} ns with {in_flight} commands outstanding; please report it with the profile and job"
+    )]
+    Stalled {
+        /// Simulated time.
+        time_ns: u64,
+        /// Commands in flight.
+        in_flight: u32,
+    },
 }
 
 impl From<super::logs::LogError> for RunError {
@@ -89,6 +101,9 @@ impl From<super::logs::LogError> for RunError {
         RunError::LogFile { path: e.path, reason: e.reason }
     }
 }
+
+/// I/Os decided ahead of issue per clone, so their memory can be prefetched.
+const LOOKAHEAD: usize = 4;
 
 #[derive(Clone, Copy, Debug)]
 enum Timer {
@@ -123,6 +138,12 @@ struct JobClone {
     next_rate: [SimTime; 3],
     thinktime: SimDuration,
     trimwrite_next: Option<(u64, u64)>,
+    /// The next I/Os, decided [`LOOKAHEAD`] issues ahead so their map entries are in cache
+    /// when they go (see `engine::prefetch`).
+    ahead: VecDeque<(Direction, u64, u64)>,
+    /// Random values drawn [`LOOKAHEAD`] decisions ahead per direction, their random-map
+    /// words prefetched.
+    drawn: [VecDeque<u64>; 3],
     rng: SimRng,
     in_flight: u32,
     timers_pending: u32,
@@ -173,6 +194,7 @@ pub fn run(
         busy_ns: 0,
         bytes_done: 0,
         steps: 0,
+        unfinished: 0,
     };
     let mut thread = 0u32;
     let mut phase_start_job = 0;
@@ -190,6 +212,7 @@ pub fn run(
                 thread += 1;
                 let clone = new_clone(device, spec, j, k, g, thread, opts, device.now())?;
                 runner.groups[g].clones_left += 1;
+                runner.unfinished += 1;
                 runner.clones.push(clone);
             }
         }
@@ -349,6 +372,8 @@ fn new_clone(
         next_rate: [SimTime::ZERO; 3],
         thinktime: SimDuration(spec.thinktime_ns),
         trimwrite_next: None,
+        ahead: VecDeque::with_capacity(LOOKAHEAD),
+        drawn: std::array::from_fn(|_| VecDeque::with_capacity(LOOKAHEAD)),
         rng,
         in_flight: 0,
         timers_pending: 0,
@@ -392,6 +417,8 @@ struct Runner {
     busy_ns: u64,
     bytes_done: u64,
     steps: u64,
+    /// Clones not yet finished.
+    unfinished: usize,
 }
 
 impl Runner {
@@ -400,6 +427,9 @@ impl Runner {
             let t_dev = device.poll_at();
             let t_run = self.timers.peek_time();
             if t_dev == SimTime::NEVER && t_run == SimTime::NEVER {
+                if self.unfinished > 0 {
+                    return Err(RunError::Stalled { time_ns: device.now().as_ns(), in_flight: device.in_flight() });
+                }
                 break;
             }
             let t = t_dev.min(t_run);
@@ -418,7 +448,7 @@ impl Runner {
             if self.steps & 0xFFFF == 0 && !observe(&self.progress(device)) {
                 return Err(RunError::Cancelled);
             }
-            if self.clones.iter().all(|c| c.finished) {
+            if self.unfinished == 0 {
                 // Stragglers of stopped clones are done too; background work (GC) may go on
                 // and is finished by the next phase or by whoever drives the device next.
                 break;
@@ -505,17 +535,20 @@ impl Runner {
                 c.stopped = true;
                 break;
             }
-            let dir = c.pick_direction();
+            let (dir, offset, bytes) = match c.ahead.pop_front() {
+                Some(io) => io,
+                None => c.decide(),
+            };
             if let Some(gap) = c.rate_gap[dir.index()] {
                 if c.next_rate[dir.index()] > now {
                     let at = c.next_rate[dir.index()];
+                    c.ahead.push_front((dir, offset, bytes));
                     c.timers_pending += 1;
                     self.timers.push(at, Timer::Issue(i as u32));
                     break;
                 }
                 c.next_rate[dir.index()] = now + gap;
             }
-            let (offset, bytes) = c.next_io(dir);
             c.issued_bytes += bytes;
             c.issued_ios += 1;
             c.in_flight += 1;
@@ -537,6 +570,13 @@ impl Runner {
             let cmd = Command { opcode, slba: offset / lba, blocks: (bytes / lba) as u32 };
             let user = (i as u64) << 8 | dir.index() as u64;
             device.submit(now, cmd, user).expect("validation keeps commands inside the namespace");
+            // Decide the next I/Os now and prefetch their map entries: DRAM latency then
+            // overlaps the work until they are issued instead of stalling the submit.
+            while c.ahead.len() < LOOKAHEAD {
+                let next = c.decide();
+                device.touch(next.1 / lba);
+                c.ahead.push_back(next);
+            }
             if self.in_flight == 0 {
                 self.busy_since = now;
             }
@@ -616,6 +656,7 @@ impl Runner {
             return Ok(());
         }
         c.finished = true;
+        self.unfinished -= 1;
         let end = now.min(c.deadline);
         c.close_sample_windows(end, self.sample_window);
         c.result.end_ns = end.since(self.run_start).as_ns();
@@ -687,8 +728,15 @@ impl JobClone {
         }
     }
 
+    /// Direction, offset and size of the next I/O.
+    fn decide(&mut self) -> (Direction, u64, u64) {
+        let dir = self.pick_direction();
+        let (offset, bytes) = self.next_offset(dir);
+        (dir, offset, bytes)
+    }
+
     /// Offset and size of the next I/O in `dir`.
-    fn next_io(&mut self, dir: Direction) -> (u64, u64) {
+    fn next_offset(&mut self, dir: Direction) -> (u64, u64) {
         let d = dir.index();
         if dir == Direction::Write
             && let Some(io) = self.trimwrite_next.take()
@@ -697,7 +745,15 @@ impl JobClone {
         }
         let bytes = self.bs[d].next(&mut self.rng);
         let offset = match self.offsets[d].as_mut() {
-            Some(chooser) => self.region_start + chooser.next(&mut self.rng) * self.align[d],
+            Some(chooser) => {
+                while self.drawn[d].len() <= LOOKAHEAD {
+                    let raw = chooser.draw(&mut self.rng);
+                    chooser.touch(raw);
+                    self.drawn[d].push_back(raw);
+                }
+                let raw = self.drawn[d].pop_front().expect("filled above");
+                self.region_start + chooser.settle(raw) * self.align[d]
+            }
             None => {
                 if self.seq_pos[d] + bytes > self.region_bytes {
                     self.seq_pos[d] = 0;

@@ -1,0 +1,94 @@
+//! Speed and memory benchmark (run by `bench/speed.py`): prints one JSON object.
+//!
+//! * `randread_ios_per_s`: simulated 4 KiB random reads per wall-clock second, 128 in
+//!   flight, over a sequentially filled 256 GiB DRAM-mapped TLC device;
+//! * `randwrite_gc_ios_per_s`: the same for 4 KiB random writes on a device filled to 90 %
+//!   and brought to GC steady state;
+//! * `bytes_per_4k`: peak resident memory over the simulated capacity in 4 KiB units.
+//!
+//! `cargo run --release --example speed [-- SECONDS]` (simulated seconds per phase,
+//! default 4). `SPEED_PHASE=read` or `SPEED_PHASE=write` runs one phase only, for profiling.
+
+use ssdtwin_core::config::{apply_overrides, build, load_profile};
+use ssdtwin_core::device::{Device, FillPattern};
+use ssdtwin_core::workload::{BlockSize, JobSet, JobSpec, RunOptions, RwPattern, SizeSpec, run};
+use std::time::Instant;
+
+const CAPACITY_BYTES: u64 = 256 << 30;
+
+fn device() -> Device {
+    let mut p = load_profile("generic-tlc-1tb").unwrap();
+    // The generic drive cut to 240 blocks per plane: 270 GiB raw for a 256 GiB namespace.
+    let o = ["nand.blocks_per_plane=240".to_string(), format!("identity.capacity_bytes={CAPACITY_BYTES}")];
+    apply_overrides(&mut p, &o).unwrap();
+    Device::new(build(&p).unwrap())
+}
+
+fn job(rw: RwPattern, seconds: u64, size: Option<u64>) -> JobSet {
+    let mut j = JobSpec::new("speed");
+    j.rw = rw;
+    j.bs = [BlockSize::Fixed(4096), BlockSize::Fixed(4096), BlockSize::Fixed(4096)];
+    j.ioengine = "libaio".into();
+    j.iodepth = 128;
+    j.time_based = true;
+    j.runtime_ns = Some(seconds * 1_000_000_000);
+    j.size = size.map(SizeSpec::Bytes);
+    JobSet { global_options: vec![], jobs: vec![j] }
+}
+
+/// Runs `set` and returns (simulated I/Os, wall seconds).
+fn timed(dev: &mut Device, set: &JobSet) -> (u64, f64) {
+    let t = Instant::now();
+    let r = run(dev, set, &RunOptions::default(), &mut |_| true).unwrap();
+    let wall = t.elapsed().as_secs_f64();
+    (r.jobs.iter().flat_map(|j| j.dirs.iter()).map(|d| d.total_ios).sum(), wall)
+}
+
+/// Peak resident set size of this process, bytes (Linux `VmHWM`).
+fn peak_rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kib| kib * 1024)
+}
+
+fn main() {
+    let seconds: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(4);
+    let phase = std::env::var("SPEED_PHASE").unwrap_or_default();
+    let mut out = serde_json::Map::new();
+
+    if phase != "write" {
+        let mut dev = device();
+        let t = Instant::now();
+        dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
+        out.insert("sequential_fill_s".into(), t.elapsed().as_secs_f64().into());
+        let (reads, wall) = timed(&mut dev, &job(RwPattern::RandRead, seconds, None));
+        out.insert("randread_ios_per_s".into(), (reads as f64 / wall).round().into());
+        out.insert("randread_ios".into(), reads.into());
+        out.insert("randread_wall_s".into(), wall.into());
+    }
+    if phase != "read" {
+        let mut dev = device();
+        let t = Instant::now();
+        dev.fill(FillPattern::Random { percent: 90.0, overwrite_passes: 1.0, seed: 1 }).unwrap();
+        out.insert("random_precondition_s".into(), t.elapsed().as_secs_f64().into());
+        let region = CAPACITY_BYTES / 10 * 9 / 4096 * 4096;
+        let before = dev.counters();
+        let (writes, wall) = timed(&mut dev, &job(RwPattern::RandWrite, seconds, Some(region)));
+        let after = dev.counters();
+        out.insert("randwrite_gc_ios_per_s".into(), (writes as f64 / wall).round().into());
+        out.insert("randwrite_ios".into(), writes.into());
+        out.insert("randwrite_wall_s".into(), wall.into());
+        out.insert("randwrite_gc_jobs".into(), (after.gc_jobs - before.gc_jobs).into());
+        out.insert("randwrite_write_amplification".into(), after.write_amplification_since(&before).into());
+    }
+    let rss = peak_rss_bytes();
+    out.insert("bytes_per_4k".into(), ((rss as f64 / (CAPACITY_BYTES / 4096) as f64 * 100.0).round() / 100.0).into());
+    out.insert("peak_rss_bytes".into(), rss.into());
+    out.insert("capacity_bytes".into(), CAPACITY_BYTES.into());
+    out.insert("simulated_seconds_per_phase".into(), seconds.into());
+    let out = serde_json::Value::Object(out);
+    println!("{out}");
+}

@@ -8,7 +8,8 @@
 //! u64          header length, then the header: JSON with the resolved profile TOML, the
 //!              current LBA format, host counters, the FTL state (superblocks, frontiers,
 //!              counters) and which optional arrays follow
-//! LZ4 frame    L2P, delta-encoded (a sequential fill compresses to almost nothing); in
+//! LZ4 frame    L2P in stored form (location + 1, 0 unmapped), delta-encoded (a sequential
+//!              fill compresses to almost nothing); in
 //!              verify mode followed by the tags per physical unit and the expected
 //!              version per logical unit
 //! ```

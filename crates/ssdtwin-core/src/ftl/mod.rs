@@ -452,17 +452,14 @@ impl Ftl {
     pub fn check_invariants(&self) -> Result<(), String> {
         let g = &self.geometry;
         let mut counted = vec![0u32; self.sbs.len() as usize];
-        for (lpn, &ppa) in self.map.l2p.iter().enumerate() {
-            if ppa == UNMAPPED {
-                continue;
-            }
-            if self.map.p2l[ppa as usize] != lpn as u32 {
-                return Err(format!("lpn {lpn} maps to ppa {ppa}, whose owner is {}", self.map.p2l[ppa as usize]));
+        for (lpn, ppa) in self.map.mapped() {
+            if self.map.owner(ppa) != lpn {
+                return Err(format!("lpn {lpn} maps to ppa {ppa}, whose owner is {}", self.map.owner(ppa)));
             }
             counted[g.sb_of(Ppa(ppa)) as usize] += 1;
         }
-        for (ppa, &lpn) in self.map.p2l.iter().enumerate() {
-            if lpn != UNMAPPED && self.map.l2p[lpn as usize] != ppa as u32 {
+        for (ppa, lpn) in self.map.valid() {
+            if self.map.lookup(lpn) != ppa {
                 return Err(format!("ppa {ppa} claims lpn {lpn}, which maps elsewhere"));
             }
         }
@@ -503,9 +500,9 @@ impl Ftl {
         }
     }
 
-    /// L2P, for snapshots.
+    /// L2P in stored form (location + 1, 0 when unmapped), for snapshots and comparisons.
     pub fn l2p(&self) -> &[u32] {
-        &self.map.l2p
+        self.map.stored_l2p()
     }
 
     /// Per-physical-unit tags (verify mode).
@@ -513,22 +510,14 @@ impl Ftl {
         self.tags.as_deref()
     }
 
-    /// Restores a state exported by [`Ftl::export_state`] with its L2P (and tags); P2L is
-    /// rebuilt. Fails if the pieces do not fit this FTL's geometry.
+    /// Restores a state exported by [`Ftl::export_state`] with its L2P in stored form (and
+    /// tags); P2L is rebuilt. Fails if the pieces do not fit this FTL's geometry.
     pub fn import_state(&mut self, state: FtlState, l2p: Vec<u32>, tags: Option<Vec<u32>>) -> Result<(), String> {
-        if l2p.len() != self.map.l2p.len() {
-            return Err(format!("map has {} units, this device {}", l2p.len(), self.map.l2p.len()));
-        }
         if state.sbs.len() != self.sbs.len() || state.frontiers.len() != Stream::COUNT {
             return Err("superblock or stream count differs from this device".into());
         }
-        let physical = self.map.p2l.len() as u32;
-        if l2p.iter().any(|&p| p != UNMAPPED && p >= physical) {
-            return Err("map points beyond the physical array".into());
-        }
-        self.map.l2p = BigArray::from_slice(&l2p);
+        self.map.restore(&l2p)?;
         drop(l2p);
-        self.map.rebuild_p2l();
         self.sbs = state.sbs;
         for (f, s) in self.frontiers.iter_mut().zip(state.frontiers) {
             *f = s;

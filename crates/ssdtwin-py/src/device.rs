@@ -1,0 +1,246 @@
+//! The `Device` class: a simulated drive that keeps its state between runs.
+
+use crate::errors;
+use crate::output::RunOutput;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use ssdtwin_core::config::{LoadedProfile, ProfileError, apply_overrides, build, load_profile};
+use ssdtwin_core::device::{Device as CoreDevice, FillPattern};
+use ssdtwin_core::engine::{SimDuration, SimTime};
+use ssdtwin_core::workload::fio::{WallClock, parse_command_line, parse_job_text};
+use ssdtwin_core::workload::{JobSet, RunOptions, run};
+use std::path::PathBuf;
+
+pub(crate) fn load(profile: &str, overrides: &[String]) -> Result<LoadedProfile, ProfileError> {
+    let mut loaded = load_profile(profile)?;
+    apply_overrides(&mut loaded, overrides)?;
+    Ok(loaded)
+}
+
+/// A simulated SSD. State (maps, blocks, counters, clock) persists across calls.
+#[pyclass(module = "ssdtwin._ssdtwin")]
+pub(crate) struct Device {
+    inner: CoreDevice,
+}
+
+/// Runs `f` on the device with the GIL released; the progress callback (if any) is called
+/// with the GIL held, and Ctrl-C stops the run.
+fn simulate<T: Send>(
+    py: Python<'_>,
+    device: &mut CoreDevice,
+    progress: Option<&Py<PyAny>>,
+    f: impl FnOnce(&mut CoreDevice, &mut dyn FnMut(&ssdtwin_core::workload::Progress) -> bool) -> T + Send,
+) -> T {
+    let progress = progress.map(|p| p.clone_ref(py));
+    py.detach(move || {
+        let mut observe = |p: &ssdtwin_core::workload::Progress| -> bool {
+            Python::attach(|py| {
+                if py.check_signals().is_err() {
+                    return false;
+                }
+                match &progress {
+                    Some(cb) => cb
+                        .call1(py, (p.elapsed_ns, p.expected_ns, p.bytes_done, p.bytes_expected))
+                        .map(|r| r.extract::<bool>(py).unwrap_or(true))
+                        .unwrap_or(false),
+                    None => true,
+                }
+            })
+        };
+        f(device, &mut observe)
+    })
+}
+
+#[pymethods]
+impl Device {
+    /// A fresh (empty) device from a shipped profile name or a TOML path, with
+    /// `section.field=value` overrides; with `verify`, every read checks the data version.
+    #[new]
+    #[pyo3(signature = (profile, overrides = Vec::new(), verify = false))]
+    fn new(py: Python<'_>, profile: &str, overrides: Vec<String>, verify: bool) -> PyResult<Self> {
+        let loaded = load(profile, &overrides).map_err(|e| errors::profile(py, &e))?;
+        let config = build(&loaded).map_err(|e| errors::profile(py, &e))?;
+        Ok(Device { inner: py.detach(|| CoreDevice::with_verify(config, verify)) })
+    }
+
+    /// A device restored from a state file written by `save`.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let inner = py.detach(|| CoreDevice::load(&path)).map_err(|e| errors::snapshot(py, &e))?;
+        Ok(Device { inner })
+    }
+
+    /// Finishes pending work, then writes the state to `path`.
+    fn save(&mut self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.detach(|| {
+            inner.quiesce();
+            inner.save(&path)
+        })
+        .map_err(|e| errors::snapshot(py, &e))
+    }
+
+    /// Runs until no command, program, GC job or erase is pending.
+    fn quiesce(&mut self, py: Python<'_>) {
+        let inner = &mut self.inner;
+        py.detach(|| {
+            inner.quiesce();
+        });
+    }
+
+    /// Fills without simulating time: `pattern` "seq" or "random".
+    #[pyo3(signature = (pattern, percent = 100.0, command_bytes = 131072, overwrite_passes = 2.0, seed = 1))]
+    fn fill(
+        &mut self,
+        py: Python<'_>,
+        pattern: &str,
+        percent: f64,
+        command_bytes: u64,
+        overwrite_passes: f64,
+        seed: u64,
+    ) -> PyResult<()> {
+        let pattern = match pattern {
+            "seq" => FillPattern::Sequential { percent, command_bytes },
+            "random" => FillPattern::Random { percent, overwrite_passes, seed },
+            other => return Err(errors::device(py, format!("fill pattern '{other}': allowed seq, random"))),
+        };
+        let inner = &mut self.inner;
+        py.detach(|| {
+            inner.quiesce();
+            inner.fill(pattern)
+        })
+        .map_err(|e| errors::device(py, e))
+    }
+
+    /// Format NVM: unmaps everything; `lbaf` switches the LBA format.
+    #[pyo3(signature = (lbaf = None))]
+    fn format(&mut self, py: Python<'_>, lbaf: Option<usize>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.detach(|| {
+            inner.quiesce();
+            inner.format(lbaf)
+        })
+        .map_err(|e| errors::device(py, e))
+    }
+
+    /// Lets `seconds` of simulated time pass with no host I/O (background work runs).
+    fn idle(&mut self, py: Python<'_>, seconds: f64) -> PyResult<()> {
+        if !seconds.is_finite() || seconds < 0.0 {
+            return Err(errors::device(py, format!("idle time {seconds}: must be a non-negative number of seconds")));
+        }
+        let inner = &mut self.inner;
+        py.detach(|| {
+            let until = inner.now() + SimDuration((seconds * 1e9) as u64);
+            inner.advance_to(until);
+        });
+        Ok(())
+    }
+
+    /// Runs fio-style arguments (`--name=...` options and job file paths) or, with
+    /// `job_text`, the text of a job file (`source` labels errors, `base_dir` resolves
+    /// `include`).
+    #[pyo3(signature = (args, job_text = None, source = "job", base_dir = ".", seed = 0x5eed, log_dir = ".", device_name = "nvme0n1", wall_unix_ms = 0, wall_ctime = "", series_window_ms = 100.0, progress = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        py: Python<'_>,
+        args: Vec<String>,
+        job_text: Option<String>,
+        source: &str,
+        base_dir: &str,
+        seed: u64,
+        log_dir: &str,
+        device_name: &str,
+        wall_unix_ms: u64,
+        wall_ctime: &str,
+        series_window_ms: f64,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<RunOutput> {
+        let set: JobSet = match job_text {
+            Some(text) => parse_job_text(&text, source, std::path::Path::new(base_dir)),
+            None => parse_command_line(&args),
+        }
+        .map_err(|e| errors::job(py, &e))?;
+        if !series_window_ms.is_finite() || series_window_ms <= 0.0 {
+            return Err(errors::device(py, format!("series window {series_window_ms} ms: must be positive")));
+        }
+        let opts = RunOptions {
+            seed,
+            series_window_ns: (series_window_ms * 1e6) as u64,
+            log_dir: PathBuf::from(log_dir),
+            device_name: device_name.to_string(),
+            ..RunOptions::default()
+        };
+        let set_for_run = set.clone();
+        let result = simulate(py, &mut self.inner, progress.as_ref(), move |dev, observe| {
+            run(dev, &set_for_run, &opts, observe)
+        })
+        .map_err(|e| errors::run(py, &e))?;
+        Ok(RunOutput::new(
+            set,
+            result,
+            WallClock { unix_ms: wall_unix_ms, ctime: wall_ctime.to_string() },
+            device_name.to_string(),
+        ))
+    }
+
+    /// Every counter, as a dict.
+    fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::output::json_to_py(py, &serde_json::to_value(self.inner.counters()).expect("counters serialise"))
+    }
+
+    /// Simulated time now, ns.
+    #[getter]
+    fn now_ns(&self) -> u64 {
+        self.inner.now().as_ns()
+    }
+
+    /// Profile name.
+    #[getter]
+    fn profile_name(&self) -> String {
+        self.inner.config().name.clone()
+    }
+
+    /// Resolved profile TOML.
+    #[getter]
+    fn profile_toml(&self) -> String {
+        self.inner.config().profile_toml.clone()
+    }
+
+    /// A summary of the configuration: capacity, LBA size, geometry, link.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.inner.config();
+        let g = &c.geometry;
+        let d = PyDict::new(py);
+        d.set_item("model", &c.identity.model)?;
+        d.set_item("capacity_bytes", c.namespace.capacity_bytes)?;
+        d.set_item("lba_bytes", c.namespace.lba_bytes())?;
+        d.set_item("lba_format", c.namespace.current)?;
+        d.set_item("raw_bytes", g.raw_bytes())?;
+        d.set_item("dies", g.dies())?;
+        d.set_item("channels", g.channels)?;
+        d.set_item("cell", g.native.name())?;
+        d.set_item("link_bytes_per_sec", c.link.bytes_per_sec)?;
+        d.set_item("is_quiet", self.inner.is_quiet())?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        let c = self.inner.config();
+        format!(
+            "Device(profile='{}', model='{}', capacity_bytes={}, now_ns={})",
+            c.name,
+            c.identity.model,
+            c.namespace.capacity_bytes,
+            self.inner.now().as_ns()
+        )
+    }
+}
+
+impl Device {
+    /// The simulated time, for Python-side bookkeeping.
+    #[allow(dead_code)]
+    pub(crate) fn now(&self) -> SimTime {
+        self.inner.now()
+    }
+}

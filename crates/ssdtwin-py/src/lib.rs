@@ -1,0 +1,44 @@
+//! PyO3 glue: the compiled module `ssdtwin._ssdtwin`. It converts arguments, releases the
+//! GIL around every simulation (through [`simulate`]), and maps errors to the exception
+//! classes declared once in `python/ssdtwin/errors.py`. No model logic or defaults live
+//! here; the Python package is the public face.
+
+mod device;
+mod errors;
+mod output;
+
+use pyo3::prelude::*;
+
+/// Names of the shipped profiles.
+#[pyfunction]
+fn profile_names() -> Vec<&'static str> {
+    ssdtwin_core::config::shipped_names()
+}
+
+/// The resolved TOML of a profile (shipped name or path) after `overrides`
+/// (`section.field=value`), validated.
+#[pyfunction]
+#[pyo3(signature = (profile, overrides = Vec::new()))]
+fn profile_toml(py: Python<'_>, profile: &str, overrides: Vec<String>) -> PyResult<String> {
+    let loaded = device::load(profile, &overrides).map_err(|e| errors::profile(py, &e))?;
+    Ok(loaded.to_toml())
+}
+
+/// Parses fio-style arguments (options and job file paths) without running them; returns
+/// the number of jobs. Raises `JobError` with fio's place and reason on bad input.
+#[pyfunction]
+fn check_fio_args(py: Python<'_>, args: Vec<String>) -> PyResult<usize> {
+    let set = ssdtwin_core::workload::fio::parse_command_line(&args).map_err(|e| errors::job(py, &e))?;
+    Ok(set.jobs.len())
+}
+
+#[pymodule]
+fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(profile_names, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(check_fio_args, m)?)?;
+    m.add_class::<device::Device>()?;
+    m.add_class::<output::RunOutput>()?;
+    Ok(())
+}

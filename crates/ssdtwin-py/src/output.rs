@@ -1,0 +1,179 @@
+//! `RunOutput`: a finished run. Reports render on demand (fio JSON, json+, normal); tables
+//! cross the boundary as columns (dict of lists), never one Python object per I/O.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use ssdtwin_core::workload::fio::{OutputOptions, WallClock, fio_json, fio_normal};
+use ssdtwin_core::workload::{Direction, JobSet, RunResult};
+
+/// The outcome of `Device.run`.
+#[pyclass(module = "ssdtwin._ssdtwin")]
+pub(crate) struct RunOutput {
+    set: JobSet,
+    result: RunResult,
+    wall: WallClock,
+    device_name: String,
+}
+
+impl RunOutput {
+    pub(crate) fn new(set: JobSet, result: RunResult, wall: WallClock, device_name: String) -> Self {
+        RunOutput { set, result, wall, device_name }
+    }
+
+    fn options(&self, plus: bool) -> OutputOptions {
+        OutputOptions { plus, wall: self.wall.clone(), device_name: self.device_name.clone() }
+    }
+}
+
+/// Converts a JSON value to Python objects.
+pub(crate) fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.into_pyobject(py)?.into_any(),
+            (None, Some(i)) => i.into_pyobject(py)?.into_any(),
+            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
+        },
+        Value::String(s) => s.into_pyobject(py)?.into_any(),
+        Value::Array(a) => {
+            let list = PyList::empty(py);
+            for x in a {
+                list.append(json_to_py(py, x)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, json_to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
+#[pymethods]
+impl RunOutput {
+    /// fio 3.33 JSON text (`plus`: json+ with latency bins).
+    #[pyo3(signature = (plus = false))]
+    fn fio_json(&self, plus: bool) -> String {
+        fio_json(&self.set, &self.result, &self.options(plus))
+    }
+
+    /// fio 3.33 normal (human) output.
+    fn fio_normal(&self) -> String {
+        fio_normal(&self.set, &self.result, &self.options(false))
+    }
+
+    /// One row per job clone and direction that moved data: columns of a tidy table.
+    fn summary_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let mut cols: Vec<(&str, Vec<serde_json::Value>)> = [
+            "job",
+            "clone",
+            "name",
+            "groupid",
+            "rw",
+            "io_bytes",
+            "ios",
+            "runtime_s",
+            "iops",
+            "bw_mbps",
+            "mean_lat_us",
+            "p50_lat_us",
+            "p99_lat_us",
+            "p999_lat_us",
+            "max_lat_us",
+            "mean_slat_us",
+        ]
+        .into_iter()
+        .map(|c| (c, Vec::new()))
+        .collect();
+        for j in &self.result.jobs {
+            for dir in Direction::ALL {
+                let d = &j.dirs[dir.index()];
+                if d.total_ios == 0 {
+                    continue;
+                }
+                let p = d.latency.clat_hist.percentiles(&[50.0, 99.0, 99.9]);
+                let secs = d.runtime_ns as f64 / 1e9;
+                let us = |ns: f64| ns / 1e3;
+                // Latency as the host sees it: submission plus completion (fio's lat).
+                let row: Vec<serde_json::Value> = vec![
+                    j.job.into(),
+                    j.clone.into(),
+                    j.name.clone().into(),
+                    j.groupid.into(),
+                    dir.name().into(),
+                    d.io_bytes.into(),
+                    d.total_ios.into(),
+                    secs.into(),
+                    (if secs > 0.0 { d.total_ios as f64 / secs } else { 0.0 }).into(),
+                    (if secs > 0.0 { d.io_bytes as f64 / secs / 1e6 } else { 0.0 }).into(),
+                    us(d.latency.lat.mean()).into(),
+                    us(p[0] as f64 + d.latency.slat.mean()).into(),
+                    us(p[1] as f64 + d.latency.slat.mean()).into(),
+                    us(p[2] as f64 + d.latency.slat.mean()).into(),
+                    us(d.latency.lat.max as f64).into(),
+                    us(d.latency.slat.mean()).into(),
+                ];
+                for (col, v) in cols.iter_mut().zip(row) {
+                    col.1.push(v);
+                }
+            }
+        }
+        let d = PyDict::new(py);
+        for (name, values) in cols {
+            d.set_item(name, json_to_py(py, &serde_json::Value::Array(values))?)?;
+        }
+        Ok(d)
+    }
+
+    /// Device counters sampled over time: one column per counter, `time_ns` first.
+    fn series_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let rows: Vec<serde_json::Value> =
+            self.result.series.iter().map(|s| serde_json::to_value(s).expect("counters serialise")).collect();
+        if let Some(serde_json::Value::Object(first)) = rows.first() {
+            for key in first.keys() {
+                let col: Vec<serde_json::Value> = rows.iter().map(|r| r[key].clone()).collect();
+                d.set_item(key, json_to_py(py, &serde_json::Value::Array(col))?)?;
+            }
+        }
+        Ok(d)
+    }
+
+    /// Device counter changes per reporting group, with write amplification.
+    fn groups<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for g in &self.result.groups {
+            let start = serde_json::to_value(g.counters_start).expect("counters serialise");
+            let end = serde_json::to_value(g.counters_end).expect("counters serialise");
+            let mut delta = serde_json::Map::new();
+            delta.insert("groupid".into(), g.groupid.into());
+            if let (serde_json::Value::Object(s), serde_json::Value::Object(e)) = (&start, &end) {
+                for (k, v) in e {
+                    let level = matches!(k.as_str(), "free_superblocks" | "write_buffer_bytes");
+                    let value = match (v.as_u64(), s[k].as_u64()) {
+                        (Some(b), Some(a)) if !level => (b.saturating_sub(a)).into(),
+                        _ => v.clone(),
+                    };
+                    delta.insert(k.clone(), value);
+                }
+            }
+            delta.insert(
+                "write_amplification".into(),
+                g.counters_end.write_amplification_since(&g.counters_start).map_or(serde_json::Value::Null, Into::into),
+            );
+            list.append(json_to_py(py, &serde_json::Value::Object(delta))?)?;
+        }
+        Ok(list)
+    }
+
+    /// Simulated start and end of the run, ns on the device clock.
+    #[getter]
+    fn span_ns(&self) -> (u64, u64) {
+        (self.result.start_ns, self.result.end_ns)
+    }
+}

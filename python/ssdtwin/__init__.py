@@ -1,0 +1,32 @@
+"""ssdtwin: a fast, faithful digital twin of flash SSDs.
+
+Describe a drive (a profile), run the fio jobs you would run on it, and get what the drive
+would do (IOPS, bandwidth, latency percentiles over time) with the internals that explain
+it (GC, write amplification, map-cache misses, SLC-cache occupancy).
+
+>>> import ssdtwin
+>>> dev = ssdtwin.Device()
+>>> dev.fill("seq", percent=1)
+>>> result = dev.run("--name=r --rw=randread --bs=4k --iodepth=32 --size=1g --runtime=100ms".split())
+>>> result.json["jobs"][0]["read"]["iops"] > 100_000
+True
+"""
+
+from ._ssdtwin import __version__
+from .device import DEFAULT_PROFILE, Device, RunResult, profile_toml, profiles
+from .errors import DeviceError, JobError, ProfileError, SsdtwinError, StateError, TraceError
+
+__all__ = [
+    "DEFAULT_PROFILE",
+    "Device",
+    "DeviceError",
+    "JobError",
+    "ProfileError",
+    "RunResult",
+    "SsdtwinError",
+    "StateError",
+    "TraceError",
+    "__version__",
+    "profile_toml",
+    "profiles",
+]

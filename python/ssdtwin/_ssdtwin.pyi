@@ -1,0 +1,85 @@
+"""Stubs of the compiled module ``ssdtwin._ssdtwin`` (see crates/ssdtwin-py)."""
+
+from collections.abc import Callable
+from typing import Any
+
+__version__: str
+
+def profile_names() -> list[str]:
+    """Names of the shipped profiles."""
+
+def profile_toml(profile: str, overrides: list[str] = ...) -> str:
+    """Resolved, validated TOML of a profile after ``section.field=value`` overrides."""
+
+def check_fio_args(args: list[str]) -> int:
+    """Parses fio-style arguments; returns the number of jobs; raises JobError."""
+
+class RunOutput:
+    """A finished run."""
+
+    def fio_json(self, plus: bool = False) -> str:
+        """fio 3.33 JSON (json+ with ``plus``)."""
+    def fio_normal(self) -> str:
+        """fio 3.33 normal output."""
+    def summary_columns(self) -> dict[str, list[Any]]:
+        """One row per job clone and direction, as columns."""
+    def series_columns(self) -> dict[str, list[Any]]:
+        """Device counters over time, as columns."""
+    def groups(self) -> list[dict[str, Any]]:
+        """Device counter changes per reporting group."""
+    @property
+    def span_ns(self) -> tuple[int, int]:
+        """Simulated start and end of the run."""
+
+class Device:
+    """A simulated SSD."""
+
+    def __new__(cls, profile: str, overrides: list[str] = ..., verify: bool = False) -> Device: ...
+    @staticmethod
+    def load(path: str) -> Device:
+        """A device restored from a state file."""
+    def save(self, path: str) -> None:
+        """Finishes pending work and writes the state."""
+    def quiesce(self) -> None:
+        """Runs until nothing is pending."""
+    def fill(
+        self,
+        pattern: str,
+        percent: float = 100.0,
+        command_bytes: int = 131072,
+        overwrite_passes: float = 2.0,
+        seed: int = 1,
+    ) -> None:
+        """Fills without simulating time ("seq" or "random")."""
+    def format(self, lbaf: int | None = None) -> None:
+        """Format NVM; ``lbaf`` switches the LBA format."""
+    def idle(self, seconds: float) -> None:
+        """Lets simulated time pass with no host I/O."""
+    def run(
+        self,
+        args: list[str],
+        job_text: str | None = None,
+        source: str = "job",
+        base_dir: str = ".",
+        seed: int = ...,
+        log_dir: str = ".",
+        device_name: str = "nvme0n1",
+        wall_unix_ms: int = 0,
+        wall_ctime: str = "",
+        series_window_ms: float = 100.0,
+        progress: Callable[[int, int | None, int, int | None], bool | None] | None = None,
+    ) -> RunOutput:
+        """Runs fio-style arguments or job-file text."""
+    def counters(self) -> dict[str, Any]:
+        """Every counter."""
+    def info(self) -> dict[str, Any]:
+        """Capacity, LBA size, geometry, link."""
+    @property
+    def now_ns(self) -> int:
+        """Simulated time, ns."""
+    @property
+    def profile_name(self) -> str:
+        """Profile name."""
+    @property
+    def profile_toml(self) -> str:
+        """Resolved profile TOML."""

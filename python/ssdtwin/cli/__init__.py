@@ -1,0 +1,69 @@
+"""The ``ssdtwin`` command. Each subcommand is a module; errors are handled here, once.
+
+Bad input of any kind prints one line, ``ssdtwin: <message>``, on stderr and exits with
+status 2; ``--debug`` shows the traceback instead. A closed pipe exits 0; Ctrl-C exits 130.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import SsdtwinError
+from . import fio, precondition, profiles, study
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.version_option(package_name="ssdtwin", prog_name="ssdtwin")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """A digital twin of flash SSDs: run fio jobs on simulated drives."""
+    ctx.obj = {"debug": debug}
+
+
+cli.add_command(fio.command)
+cli.add_command(precondition.command)
+cli.add_command(profiles.command)
+cli.add_command(study.command)
+
+
+def _fail(message: str) -> int:
+    click.echo(f"ssdtwin: {message}", err=True)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: runs the command and turns every error into one line and a status."""
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
+    try:
+        cli.main(args=args, prog_name="ssdtwin", standalone_mode=False)
+    except click.exceptions.Exit as e:
+        return int(e.exit_code)
+    except click.exceptions.Abort:
+        return 130
+    except click.UsageError as e:
+        if debug:
+            raise
+        hint = f" (see 'ssdtwin {e.ctx.info_name} --help')" if e.ctx is not None and e.ctx.info_name else ""
+        return _fail(f"{e.format_message()}{hint}")
+    except click.ClickException as e:
+        if debug:
+            raise
+        return _fail(e.format_message())
+    except (SsdtwinError, FileNotFoundError, FileExistsError, PermissionError, IsADirectoryError) as e:
+        if debug:
+            raise
+        return _fail(str(e))
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        click.echo("ssdtwin: interrupted", err=True)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

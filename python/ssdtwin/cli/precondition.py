@@ -1,0 +1,61 @@
+"""``ssdtwin precondition``: fill a drive and save its state, so later runs start from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..device import DEFAULT_PROFILE
+from .common import load_device, profile_options
+
+
+def parse_fill(value: str) -> tuple[str, float]:
+    """``seq``, ``random`` or either with ``:PERCENT``.
+
+    >>> parse_fill("random:90")
+    ('random', 90.0)
+    """
+    kind, _, pct = value.partition(":")
+    if kind not in ("seq", "random"):
+        raise click.BadParameter(f"'{value}': allowed seq, random, seq:PERCENT, random:PERCENT", param_hint="--fill")
+    try:
+        percent = float(pct) if pct else 100.0
+    except ValueError:
+        raise click.BadParameter(f"'{value}': PERCENT must be a number from 0 to 100", param_hint="--fill") from None
+    if not 0.0 <= percent <= 100.0:
+        raise click.BadParameter(f"'{value}': PERCENT must be from 0 to 100", param_hint="--fill")
+    return kind, percent
+
+
+@click.command("precondition")
+@profile_options
+@click.option("--fill", "fill", required=True, help="seq|random[:PERCENT] (random also overwrites twice).")
+@click.option("--save", "save", required=True, type=click.Path(dir_okay=False, path_type=Path), help="State file to write.")
+@click.option("--force", is_flag=True, help="Replace the state file if it exists.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the random fill.")
+def command(
+    profile: str | None,
+    state: Path | None,
+    overrides: tuple[str, ...],
+    fill: str,
+    save: Path,
+    force: bool,
+    seed: int,
+) -> None:
+    """Fill a simulated drive (without simulating time) and save its state.
+
+    A sequential fill writes the first PERCENT of the namespace in order; a random fill does
+    that, then overwrites it at random twice over, which brings GC to steady state.
+    """
+    kind, percent = parse_fill(fill)
+    if save.exists() and not force:
+        raise click.UsageError(f"{save} exists; add --force to replace it")
+    device = load_device(profile or (None if state else DEFAULT_PROFILE), state, overrides)
+    device.fill(kind, percent, seed=seed)
+    device.save(save, overwrite=True)
+    c = device.counters()
+    click.echo(
+        f"{save}: {device.profile_name}, {kind} fill of {percent:g}% "
+        f"({c['host_write_bytes'] / 2**30:.1f} GiB written, {c['gc_jobs']} GC jobs)"
+    )

@@ -1,0 +1,64 @@
+"""A progress bar on stderr for long simulations, only where a person is watching."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+
+def wanted(json_on_stdout: bool) -> bool:
+    """A bar is shown when stderr and stdout are terminals and no JSON goes to stdout."""
+    return sys.stderr.isatty() and sys.stdout.isatty() and not json_on_stdout
+
+
+@contextmanager
+def simulation_bar(description: str, enabled: bool) -> Iterator[object | None]:
+    """Yields a callback for ``Device.run(progress=...)`` (or None when disabled)."""
+    if not enabled:
+        yield None
+        return
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(description, total=1.0)
+
+        def update(elapsed_ns: int, expected_ns: int | None, done: int, expected: int | None) -> bool:
+            if expected_ns:
+                bar.update(task, completed=min(elapsed_ns / expected_ns, 1.0))
+            elif expected:
+                bar.update(task, completed=min(done / expected, 1.0))
+            return True
+
+        yield update
+
+
+@contextmanager
+def steps_bar(description: str, total: int, enabled: bool) -> Iterator[object | None]:
+    """Yields a function ``advance(label)`` for multi-point studies (or None)."""
+    if not enabled:
+        yield None
+        return
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TextColumn("{task.fields[label]}"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(description, total=total, label="")
+
+        def advance(label: str) -> None:
+            bar.update(task, advance=1, label=label)
+
+        yield advance

@@ -1,0 +1,234 @@
+"""The public face of the simulator: :class:`Device` and :class:`RunResult`."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import _ssdtwin
+from .jobs import job_input
+
+#: The profile used when none is named.
+DEFAULT_PROFILE = "generic-tlc-1tb"
+
+ProgressCallback = Callable[[int, int | None, int, int | None], bool | None]
+
+
+def toml_literal(value: object) -> str:
+    """``value`` as a TOML literal for an override.
+
+    >>> toml_literal(True), toml_literal(4), toml_literal("dram"), toml_literal([1, 2])
+    ('true', '4', '"dram"', '[1, 2]')
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k} = {toml_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, Sequence):
+        return "[" + ", ".join(toml_literal(v) for v in value) + "]"
+    raise TypeError(f"cannot express {value!r} in TOML")
+
+
+def override_strings(overrides: Mapping[str, object] | None, keywords: Mapping[str, object]) -> list[str]:
+    """``section.field=value`` strings from a dict and from keywords (``nand__channels=4``).
+
+    >>> override_strings({"nand.channels": 4}, {"controller__cores": 2})
+    ['nand.channels=4', 'controller.cores=2']
+    """
+    items = dict(overrides or {})
+    items.update({k.replace("__", "."): v for k, v in keywords.items()})
+    return [f"{k}={toml_literal(v)}" for k, v in items.items()]
+
+
+class RunResult:
+    """A finished run: fio's reports, a tidy summary, device counters over time.
+
+    ``json`` is fio 3.33's JSON (a dict); ``summary`` has one row per job clone and
+    direction; ``series`` the device counters per sampling window; ``groups`` the device
+    activity per reporting group, with write amplification.
+    """
+
+    def __init__(self, output: _ssdtwin.RunOutput) -> None:
+        self._output = output
+
+    @cached_property
+    def json(self) -> dict[str, Any]:
+        """fio JSON output, parsed."""
+        return json.loads(self._output.fio_json(False))  # type: ignore[no-any-return]
+
+    @cached_property
+    def json_plus(self) -> dict[str, Any]:
+        """fio json+ output (with latency bins), parsed."""
+        return json.loads(self._output.fio_json(True))  # type: ignore[no-any-return]
+
+    def fio_json_text(self, plus: bool = False) -> str:
+        """fio JSON (or json+) as text, exactly as ``--output-format`` prints it."""
+        return self._output.fio_json(plus)
+
+    @cached_property
+    def normal(self) -> str:
+        """fio's human-readable report."""
+        return self._output.fio_normal()
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """One row per job clone and direction: ``iops``, ``bw_mbps``, latencies in µs."""
+        return pd.DataFrame(self._output.summary_columns())
+
+    @cached_property
+    def series(self) -> pd.DataFrame:
+        """Device counters sampled over the run; ``time_s`` is seconds since it started."""
+        df = pd.DataFrame(self._output.series_columns())
+        if not df.empty:
+            df.insert(0, "time_s", df["time_ns"] / 1e9)
+        return df
+
+    @cached_property
+    def groups(self) -> list[dict[str, Any]]:
+        """Device counter changes per reporting group, with ``write_amplification``."""
+        return list(self._output.groups())
+
+    def __repr__(self) -> str:
+        rows = ", ".join(f"{r.rw} {r.iops:,.0f} IOPS" for r in self.summary.itertuples())
+        return f"RunResult({rows})"
+
+
+class Device:
+    """A simulated SSD that keeps its state (maps, blocks, counters, clock) between runs.
+
+    ``profile`` is a shipped profile name or a TOML file; ``overrides`` and keywords change
+    fields (``nand__channels=4`` means ``nand.channels = 4``).
+
+    >>> dev = Device("generic-tlc-1tb")
+    >>> dev.fill("seq", percent=1)
+    >>> r = dev.run({"rw": "randread", "bs": "4k", "iodepth": 1, "size": "1g", "runtime": "50ms"})
+    >>> 50 < float(r.summary["mean_lat_us"][0]) < 80
+    True
+    """
+
+    def __init__(
+        self,
+        profile: str | Path = DEFAULT_PROFILE,
+        *,
+        verify: bool = False,
+        overrides: Mapping[str, object] | None = None,
+        **keyword_overrides: object,
+    ) -> None:
+        self._dev = _ssdtwin.Device(str(profile), override_strings(overrides, keyword_overrides), verify)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Device:
+        """A device restored from a state file written by :meth:`save`."""
+        dev = cls.__new__(cls)
+        dev._dev = _ssdtwin.Device.load(str(path))
+        return dev
+
+    def save(self, path: str | Path, *, overwrite: bool = False) -> None:
+        """Finishes pending work and writes the whole state to ``path``; refuses to replace
+        an existing file unless ``overwrite``."""
+        if Path(path).exists() and not overwrite:
+            raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
+        self._dev.save(str(path))
+
+    def fill(
+        self,
+        pattern: str = "seq",
+        percent: float = 100.0,
+        *,
+        command_bytes: int = 128 * 1024,
+        overwrite_passes: float = 2.0,
+        seed: int = 1,
+    ) -> None:
+        """Preconditions without simulating time: ``seq`` writes the first ``percent`` of the
+        namespace in order; ``random`` then overwrites it randomly ``overwrite_passes``
+        times (GC reaches steady state)."""
+        self._dev.fill(pattern, percent, command_bytes, overwrite_passes, seed)
+
+    def format(self, lbaf: int | None = None) -> None:
+        """Format NVM: unmaps everything; ``lbaf`` selects another LBA format."""
+        self._dev.format(lbaf)
+
+    def idle(self, seconds: float) -> None:
+        """Lets ``seconds`` of simulated time pass without host I/O."""
+        self._dev.idle(seconds)
+
+    def quiesce(self) -> None:
+        """Runs until no command or background work is pending."""
+        self._dev.quiesce()
+
+    def run(
+        self,
+        job: str | Path | Mapping[str, object] | Sequence[str],
+        *,
+        seed: int = 0x5EED,
+        log_dir: str | Path = ".",
+        series_window_ms: float = 100.0,
+        progress: ProgressCallback | None = None,
+    ) -> RunResult:
+        """Runs a fio job (arguments, job text, job file path or dict) on this device."""
+        ji = job_input(job)
+        now = time.time()
+        out = self._dev.run(
+            ji.args,
+            ji.text,
+            ji.source,
+            ji.base_dir,
+            seed,
+            str(log_dir),
+            "nvme0n1",
+            int(now * 1000),
+            time.ctime(now),
+            series_window_ms,
+            progress,
+        )
+        return RunResult(out)
+
+    def counters(self) -> dict[str, Any]:
+        """Every device counter now (host and NAND bytes, GC, ...)."""
+        return dict(self._dev.counters())
+
+    def info(self) -> dict[str, Any]:
+        """Capacity, LBA size, geometry and link of the configured drive."""
+        return dict(self._dev.info())
+
+    @property
+    def profile_name(self) -> str:
+        """Name of the profile this device was built from."""
+        return str(self._dev.profile_name)
+
+    @property
+    def profile_toml(self) -> str:
+        """The resolved profile, as TOML."""
+        return str(self._dev.profile_toml)
+
+    @property
+    def now_s(self) -> float:
+        """Simulated time, seconds."""
+        return float(self._dev.now_ns) / 1e9
+
+    def __repr__(self) -> str:
+        return repr(self._dev)
+
+
+def profiles() -> list[str]:
+    """Names of the shipped profiles.
+
+    >>> "generic-tlc-1tb" in profiles()
+    True
+    """
+    return list(_ssdtwin.profile_names())
+
+
+def profile_toml(profile: str | Path, overrides: Mapping[str, object] | None = None) -> str:
+    """The resolved, validated TOML of a profile after ``overrides``."""
+    return str(_ssdtwin.profile_toml(str(profile), override_strings(overrides, {})))

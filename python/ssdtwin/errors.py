@@ -1,0 +1,36 @@
+"""The exceptions ssdtwin raises.
+
+Every error the Rust core reports arrives as one of these classes, with the core's
+one-line message unchanged. Bad input (profiles, jobs, options, state files) subclasses
+``ValueError`` too, so generic handlers catch it; missing or unreadable files raise the
+built-in ``FileNotFoundError`` and ``PermissionError``.
+"""
+
+from __future__ import annotations
+
+
+class SsdtwinError(Exception):
+    """Root of every ssdtwin error."""
+
+
+class ProfileError(SsdtwinError, ValueError):
+    """A device profile is malformed or a value is out of range (names file and field)."""
+
+
+class JobError(SsdtwinError, ValueError):
+    """A fio job or option is malformed, unsupported, or does not fit the device."""
+
+
+class TraceError(SsdtwinError, ValueError):
+    """A block trace is malformed."""
+
+
+class StateError(SsdtwinError, ValueError):
+    """A saved device state is damaged, from another version, or does not fit."""
+
+
+class DeviceError(SsdtwinError, ValueError):
+    """A device operation was refused (bad argument, or the device is busy)."""
+
+
+__all__ = ["DeviceError", "JobError", "ProfileError", "SsdtwinError", "StateError", "TraceError"]

@@ -1,0 +1,71 @@
+"""Turning the ways a user can give a job into what the core parses.
+
+A job may be fio command-line arguments (``["--name=a", "--rw=randread"]``), the text of a
+job file, the path of a job file, or a dict: flat (``{"rw": "randread", "bs": "4k"}``, one
+job) or nested by section (``{"global": {...}, "a": {...}, "b": {...}}``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import JobError
+
+
+@dataclass(frozen=True)
+class JobInput:
+    """What to hand the core: fio-style arguments, or job-file text with its origin."""
+
+    args: list[str]
+    text: str | None = None
+    source: str = "job"
+    base_dir: str = "."
+
+
+def _option_args(options: Mapping[str, object]) -> list[str]:
+    args = []
+    for key, value in options.items():
+        if isinstance(value, Mapping):
+            raise JobError(f"job dict: option '{key}' has a nested dict; nest jobs one level only")
+        if value is True:
+            args.append(f"--{key}")
+        elif value is False or value is None:
+            continue
+        else:
+            args.append(f"--{key}={value}")
+    return args
+
+
+def job_input(job: str | Path | Mapping[str, object] | Sequence[str]) -> JobInput:
+    """Classifies ``job`` (see the module doc).
+
+    >>> job_input({"rw": "randread", "bs": "4k", "time_based": True}).args
+    ['--name=job', '--rw=randread', '--bs=4k', '--time_based']
+    >>> job_input("[a]\\nrw=write\\n").text
+    '[a]\\nrw=write\\n'
+    """
+    if isinstance(job, Path) or (isinstance(job, str) and "\n" not in job and Path(job).is_file()):
+        return JobInput(args=[str(job)])
+    if isinstance(job, str):
+        if "\n" in job or job.lstrip().startswith("["):
+            return JobInput(args=[], text=job, source="<job text>", base_dir=str(Path.cwd()))
+        raise JobError(f"job '{job}': not a job file, job text, dict or argument list")
+    if isinstance(job, Mapping):
+        if job and all(isinstance(v, Mapping) for v in job.values()):
+            args: list[str] = []
+            sections = dict(job)
+            glob = sections.pop("global", None)
+            if isinstance(glob, Mapping):
+                args += _option_args(glob)
+            for name, options in sections.items():
+                assert isinstance(options, Mapping)
+                args += [f"--name={name}", *_option_args(options)]
+            return JobInput(args=args)
+        options = dict(job)
+        name = str(options.pop("name", "job"))
+        return JobInput(args=[f"--name={name}", *_option_args(options)])
+    if isinstance(job, Sequence) and all(isinstance(a, str) for a in job):
+        return JobInput(args=list(job))
+    raise JobError(f"job of type {type(job).__name__}: give fio arguments, job text, a job file path or a dict")

@@ -1,0 +1,16 @@
+"""Studies: sweeps of simulations that answer one question each and return a tidy table.
+
+A study is a plain function from parameters to a DataFrame (one row per point, units in
+column names) plus an optional text report; it never prints, plots or writes files. Each
+module here defines one :class:`Study`; :data:`REGISTRY` lists them for the CLI.
+"""
+
+from __future__ import annotations
+
+from .base import Study
+from .qd_sweep import STUDY as QD_SWEEP
+
+#: Every study, in the order ``ssdtwin study --help`` lists them.
+REGISTRY: list[Study] = [QD_SWEEP]
+
+__all__ = ["REGISTRY", "Study"]

@@ -1,0 +1,63 @@
+"""What a study is, for the CLI: a name, options, a sweep and a figure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+import pandas as pd
+
+#: Called once per finished point with a short label (for a progress bar).
+Advance = Callable[[str], None] | None
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study as the CLI sees it."""
+
+    name: str
+    help: str
+    #: click options mapped to keyword arguments of ``sweep`` and ``count``.
+    options: list[click.Option]
+    #: Runs the sweep: returns the table and a text report (may be empty).
+    sweep: Callable[..., tuple[pd.DataFrame, str]]
+    #: Number of points the sweep will run for these arguments.
+    count: Callable[..., int]
+    #: Draws the figure from a finished table.
+    figure: Callable[[pd.DataFrame], Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def run(self, advance: Advance = None, **kwargs: Any) -> tuple[pd.DataFrame, str]:
+        return self.sweep(advance=advance, **kwargs)
+
+    def count_points(self, **kwargs: Any) -> int:
+        return self.count(**kwargs)
+
+    def plot(self, table: pd.DataFrame) -> Any:
+        return self.figure(table)
+
+
+def int_list(text: str) -> list[int]:
+    """``1,2,4`` as integers.
+
+    >>> int_list("1, 2,4")
+    [1, 2, 4]
+    """
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise click.BadParameter(f"'{text}': expected comma-separated integers") from None
+    if not values:
+        raise click.BadParameter(f"'{text}': expected at least one value")
+    return values
+
+
+def choice_list(text: str, allowed: tuple[str, ...]) -> list[str]:
+    """Comma-separated words, each from ``allowed``."""
+    values = [v.strip() for v in text.split(",") if v.strip()]
+    bad = [v for v in values if v not in allowed]
+    if bad or not values:
+        raise click.BadParameter(f"'{text}': allowed {', '.join(allowed)} (comma-separated)")
+    return values

@@ -1,0 +1,123 @@
+"""Queue-depth sweep: IOPS and latency against queue depth for each access pattern (the
+"hockey stick" fio-plot draws), on a preconditioned drive."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import pandas as pd
+
+from ..device import DEFAULT_PROFILE, Device
+from .base import Advance, Study, choice_list, int_list
+
+RW_CHOICES = ("randread", "randwrite", "randrw", "read", "write")
+
+
+def qd_sweep(
+    profile: str = DEFAULT_PROFILE,
+    *,
+    rws: list[str] | None = None,
+    depths: list[int] | None = None,
+    bs: str = "4k",
+    seconds: float = 1.0,
+    span_gib: float = 16.0,
+    seed: int = 1,
+    advance: Advance = None,
+) -> pd.DataFrame:
+    """IOPS and latency per (rw, iodepth) on a sequentially filled drive.
+
+    >>> t = qd_sweep(rws=["randread"], depths=[1, 32], seconds=0.05)
+    >>> list(t.columns[:4])
+    ['rw', 'iodepth', 'iops', 'bw_mbps']
+    >>> bool(t.iops[1] > t.iops[0])
+    True
+    """
+    rows = []
+    for rw in rws or ["randread", "randwrite"]:
+        for depth in depths or [1, 2, 4, 8, 16, 32, 64, 128]:
+            dev = Device(profile)
+            dev.fill("seq", 100.0)
+            job = {
+                "name": f"{rw}-qd{depth}",
+                "rw": rw,
+                "bs": bs,
+                "iodepth": depth,
+                "ioengine": "libaio",
+                "size": f"{int(span_gib * 1024)}m",
+                "runtime": f"{int(seconds * 1000)}ms",
+                "time_based": True,
+                "randseed": seed,
+            }
+            s = dev.run(job).summary
+            for r in s.itertuples():
+                rows.append(
+                    {
+                        "rw": rw,
+                        "iodepth": depth,
+                        "iops": r.iops,
+                        "bw_mbps": r.bw_mbps,
+                        "direction": r.rw,
+                        "mean_lat_us": r.mean_lat_us,
+                        "p99_lat_us": r.p99_lat_us,
+                    }
+                )
+            if advance:
+                advance(f"{rw} QD{depth}")
+    return pd.DataFrame(rows)
+
+
+def plot_qd_sweep(table: pd.DataFrame) -> Any:
+    """IOPS against queue depth, and mean latency against IOPS, one line per direction."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+    for (rw, direction), g in table.groupby(["rw", "direction"], sort=False):
+        label = f"{rw} ({direction})" if rw == "randrw" else rw
+        a.plot(g.iodepth, g.iops / 1e3, marker="o", label=label)
+        b.plot(g.iops / 1e3, g.mean_lat_us, marker="o", label=label)
+    a.set(xscale="log", xlabel="queue depth", ylabel="K IOPS", title="IOPS vs queue depth")
+    b.set(xlabel="K IOPS", ylabel="mean latency (µs)", title="latency vs IOPS")
+    a.legend()
+    b.legend()
+    fig.tight_layout()
+    return fig
+
+
+def _sweep(advance: Advance, profile: str, rw: str, depths: str, bs: str, seconds: float, span_gib: float, seed: int):
+    table = qd_sweep(
+        profile,
+        rws=choice_list(rw, RW_CHOICES),
+        depths=int_list(depths),
+        bs=bs,
+        seconds=seconds,
+        span_gib=span_gib,
+        seed=seed,
+        advance=advance,
+    )
+    return table, table.to_string(index=False, float_format=lambda v: f"{v:,.1f}")
+
+
+def _count(profile: str, rw: str, depths: str, **_: Any) -> int:
+    return len(choice_list(rw, RW_CHOICES)) * len(int_list(depths))
+
+
+STUDY = Study(
+    name="qd-sweep",
+    help="IOPS and latency against queue depth on a sequentially filled drive.",
+    options=[
+        click.Option(["--profile"], default=DEFAULT_PROFILE, show_default=True, help="Profile name or TOML file."),
+        click.Option(["--rw"], default="randread,randwrite", show_default=True, help="Access patterns."),
+        click.Option(["--depths"], default="1,2,4,8,16,32,64,128", show_default=True, help="Queue depths."),
+        click.Option(["--bs"], default="4k", show_default=True, help="Block size (fio syntax)."),
+        click.Option(["--seconds"], type=float, default=1.0, show_default=True, help="Simulated seconds per point."),
+        click.Option(["--span-gib"], type=float, default=16.0, show_default=True, help="LBA span in GiB."),
+        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+    ],
+    sweep=_sweep,
+    count=_count,
+    figure=plot_qd_sweep,
+)

@@ -121,10 +121,13 @@ class Device:
         profile: str | Path = DEFAULT_PROFILE,
         *,
         verify: bool = False,
+        hmb: str | int = "auto",
         overrides: Mapping[str, object] | None = None,
         **keyword_overrides: object,
     ) -> None:
         self._dev = _ssdtwin.Device(str(profile), override_strings(overrides, keyword_overrides), verify)
+        if str(hmb) != "auto":
+            self.set_hmb(hmb)
 
     @classmethod
     def load(cls, path: str | Path) -> Device:
@@ -192,6 +195,25 @@ class Device:
             progress,
         )
         return RunResult(out)
+
+    def set_hmb(self, setting: str | int) -> dict[str, Any]:
+        """Renegotiates the Host Memory Buffer as Linux does with ``max_host_mem_size_mb``:
+        ``"off"``, ``"auto"`` (the default 128 MiB cap) or a cap in MiB. The map cache starts
+        cold. Returns the grant: ``bytes``, ``segments``, ``chunk_bytes`` and the driver's
+        ``message``."""
+        return dict(self._dev.set_hmb(str(setting)))
+
+    def hmb(self) -> dict[str, Any]:
+        """The Host Memory Buffer the host granted (``bytes`` 0 when none)."""
+        return dict(self._dev.hmb())
+
+    def identity(self) -> dict[str, Any]:
+        """Identify data: model, serial, firmware, IDs, HMB request, capacities, LBA formats."""
+        return dict(self._dev.identity())
+
+    def map_cache(self) -> dict[str, Any]:
+        """Where the map lives and how much of it the cache holds."""
+        return dict(self._dev.map_cache())
 
     def counters(self) -> dict[str, Any]:
         """Every device counter now (host and NAND bytes, GC, ...)."""

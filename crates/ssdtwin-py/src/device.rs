@@ -7,6 +7,7 @@ use pyo3::types::PyDict;
 use ssdtwin_core::config::{LoadedProfile, ProfileError, apply_overrides, build, load_profile};
 use ssdtwin_core::device::{Device as CoreDevice, FillPattern};
 use ssdtwin_core::engine::{SimDuration, SimTime};
+use ssdtwin_core::host::{HmbGrant, HmbSetting};
 use ssdtwin_core::workload::fio::{WallClock, parse_command_line, parse_job_text};
 use ssdtwin_core::workload::{JobSet, RunOptions, run};
 use std::path::PathBuf;
@@ -184,6 +185,83 @@ impl Device {
         ))
     }
 
+    /// Renegotiates the Host Memory Buffer as Linux does with `max_host_mem_size_mb`:
+    /// "off", "auto" (the default cap, 128 MiB) or a cap in MiB. Returns the grant.
+    fn set_hmb<'py>(&mut self, py: Python<'py>, setting: &str) -> PyResult<Bound<'py, PyDict>> {
+        let parsed = match setting {
+            "off" => HmbSetting::Off,
+            "auto" => HmbSetting::Auto,
+            mib => match mib.parse::<u32>() {
+                Ok(m) => HmbSetting::CapMib(m),
+                Err(_) => {
+                    return Err(errors::device(py, format!("--hmb '{setting}': allowed off, auto, or a size in MiB")));
+                }
+            },
+        };
+        let inner = &mut self.inner;
+        py.detach(|| inner.quiesce());
+        let grant = inner.set_hmb(parsed).map_err(|e| errors::device(py, e))?.clone();
+        hmb_dict(py, &grant)
+    }
+
+    /// The current Host Memory Buffer grant.
+    fn hmb<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        hmb_dict(py, self.inner.hmb())
+    }
+
+    /// Identity and namespace facts for identify/health output: strings, IDs, HMB request,
+    /// capacities, LBA formats, units in use.
+    fn identity<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.inner.config();
+        let id = &c.identity;
+        let d = PyDict::new(py);
+        d.set_item("model", &id.model)?;
+        d.set_item("serial", &id.serial)?;
+        d.set_item("firmware", &id.firmware)?;
+        d.set_item("pci_vendor_id", id.pci_vendor_id)?;
+        d.set_item("pci_subsystem_vendor_id", id.pci_subsystem_vendor_id)?;
+        d.set_item("ieee_oui", id.ieee_oui)?;
+        d.set_item("nvme_version", id.nvme_version)?;
+        d.set_item("mdts", id.mdts)?;
+        d.set_item("hmpre", id.hmb.hmpre)?;
+        d.set_item("hmmin", id.hmb.hmmin)?;
+        d.set_item("hmminds", id.hmb.hmminds)?;
+        d.set_item("hmmaxd", id.hmb.hmmaxd)?;
+        d.set_item("capacity_bytes", c.namespace.capacity_bytes)?;
+        d.set_item("raw_bytes", c.geometry.raw_bytes())?;
+        d.set_item("lba_format", c.namespace.current)?;
+        let formats = pyo3::types::PyList::empty(py);
+        for f in &c.namespace.formats {
+            let fd = PyDict::new(py);
+            fd.set_item("data_bytes", f.data_bytes)?;
+            fd.set_item("metadata_bytes", f.metadata_bytes)?;
+            fd.set_item("relative_performance", f.relative_performance)?;
+            formats.append(fd)?;
+        }
+        d.set_item("lba_formats", formats)?;
+        d.set_item("mapped_units", self.inner.ftl().mapped_units())?;
+        d.set_item("volatile_write_cache", !c.controller.power_protected)?;
+        d.set_item("io_queues", c.link.io_queues)?;
+        d.set_item("queue_depth", c.link.queue_depth)?;
+        d.set_item("pcie_gen", c.link.gen_)?;
+        d.set_item("pcie_lanes", c.link.lanes)?;
+        Ok(d)
+    }
+
+    /// Map-cache facts: location, residency, capacity of each tier in segments.
+    fn map_cache<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let m = self.inner.map_cache();
+        let d = PyDict::new(py);
+        let (sram, hmb) = m.capacity_segments();
+        d.set_item("location", format!("{:?}", m.config().location).to_lowercase())?;
+        d.set_item("residency", format!("{:?}", m.residency()).to_lowercase())?;
+        d.set_item("segments", m.segments())?;
+        d.set_item("sram_segments", sram)?;
+        d.set_item("hmb_segments", hmb)?;
+        d.set_item("segment_bytes", m.config().segment_entries * 4)?;
+        Ok(d)
+    }
+
     /// Every counter, as a dict.
     fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         crate::output::json_to_py(py, &serde_json::to_value(self.inner.counters()).expect("counters serialise"))
@@ -243,4 +321,13 @@ impl Device {
     pub(crate) fn now(&self) -> SimTime {
         self.inner.now()
     }
+}
+
+fn hmb_dict<'py>(py: Python<'py>, g: &HmbGrant) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("bytes", g.bytes)?;
+    d.set_item("segments", g.segments)?;
+    d.set_item("chunk_bytes", g.chunk_bytes)?;
+    d.set_item("message", &g.message)?;
+    Ok(d)
 }

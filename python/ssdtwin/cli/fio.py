@@ -32,6 +32,7 @@ def _formats(value: str) -> list[str]:
 @profile_options
 @click.option("--output-format", "output_format", default="normal", help="normal, json or json+ (comma-separated).")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to FILE.")
+@click.option("--hmb", "hmb", default="auto", show_default=True, help="Host Memory Buffer cap: off, auto (128 MiB) or MiB.")
 @click.option("--fill", "fill", help="Precondition first, untimed: seq|random[:PERCENT] (as 'ssdtwin precondition').")
 @click.option("--save-state", type=click.Path(dir_okay=False, path_type=Path), help="Save the device state after the run.")
 @click.option("--force", is_flag=True, help="Let --save-state replace an existing file.")
@@ -43,6 +44,7 @@ def command(
     overrides: tuple[str, ...],
     output_format: str,
     output: Path | None,
+    hmb: str,
     fill: str | None,
     save_state: Path | None,
     force: bool,
@@ -63,6 +65,12 @@ def command(
     if save_state is not None and save_state.exists() and not force:
         raise click.UsageError(f"--save-state {save_state} exists; add --force to replace it")
     device: Device = load_device(profile or (None if state else DEFAULT_PROFILE), state, overrides)
+    if hmb != "auto":
+        device.set_hmb(hmb)
+    grant = device.hmb()
+    if grant["message"]:
+        # What the Linux driver logs when it sets up the HMB (dmesg), kept off stdout.
+        click.echo(grant["message"], err=True)
     if fill is not None:
         kind, percent = parse_fill(fill)
         device.fill(kind, percent, seed=seed)

@@ -8,9 +8,10 @@ module here defines one :class:`Study`; :data:`REGISTRY` lists them for the CLI.
 from __future__ import annotations
 
 from .base import Study
+from .hmb import STUDY as HMB
 from .qd_sweep import STUDY as QD_SWEEP
 
 #: Every study, in the order ``ssdtwin study --help`` lists them.
-REGISTRY: list[Study] = [QD_SWEEP]
+REGISTRY: list[Study] = [HMB, QD_SWEEP]
 
 __all__ = ["REGISTRY", "Study"]

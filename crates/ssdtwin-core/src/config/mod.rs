@@ -21,9 +21,10 @@ pub use profile::*;
 pub use shipped::{SHIPPED, shipped_names, shipped_text};
 
 use crate::controller::ControllerConfig;
+use crate::controller::map_cache::{DirtyPolicy, MapCacheConfig, MapLocation, Replacement};
 use crate::engine::SimDuration;
 use crate::ftl::{GcConfig, Stream, VictimPolicy};
-use crate::host::{LbaFormat, LinkConfig, Namespace};
+use crate::host::{HmbRequest, LbaFormat, LinkConfig, Namespace};
 use crate::nand::{CellMode, CellTiming, DieScheduler, Geometry, NandTiming, SuspendPolicy, SuspendTiming, UNIT_BYTES};
 
 /// A profile as loaded: its parsed TOML table and where it came from.
@@ -139,6 +140,8 @@ pub struct Identity {
     pub nvme_version: u32,
     /// MDTS.
     pub mdts: u8,
+    /// HMB request (hmpre, hmmin, hmminds, hmmaxd).
+    pub hmb: HmbRequest,
 }
 
 /// A validated device description. Everything the device needs, in model units.
@@ -162,6 +165,8 @@ pub struct DeviceConfig {
     pub controller: ControllerConfig,
     /// GC.
     pub gc: GcConfig,
+    /// Map cache.
+    pub map_cache: MapCacheConfig,
     /// Namespace formats and size.
     pub namespace: Namespace,
     /// Logical 4 KiB map units exposed.
@@ -225,6 +230,7 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
     let controller = build_controller(&c, &p.controller, &geometry)?;
     let namespace = build_namespace(&c, &p, &geometry, &gc)?;
     let logical_units = (namespace.capacity_bytes / UNIT_BYTES) as u32;
+    let map_cache = build_map_cache(&c, &p.map_cache, &identity, &nand, geometry.native)?;
     Ok(DeviceConfig {
         source: loaded.source.clone(),
         name: loaded.name.clone(),
@@ -235,6 +241,7 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
         link,
         controller,
         gc,
+        map_cache,
         namespace,
         logical_units,
     })
@@ -254,6 +261,9 @@ fn build_identity(c: &Checker, s: &IdentitySection) -> Result<Identity, ProfileE
             "allowed \"1.0\" to \"2.1\" (major.minor[.tertiary])",
         )
     })?;
+    if s.hmmin > s.hmpre {
+        return Err(c.bad("identity.hmmin", &s.hmmin, &format!("at most identity.hmpre ({})", s.hmpre)));
+    }
     if s.ieee_oui > 0xFF_FFFF {
         return Err(c.bad("identity.ieee_oui", &s.ieee_oui, "a 24-bit value"));
     }
@@ -267,6 +277,7 @@ fn build_identity(c: &Checker, s: &IdentitySection) -> Result<Identity, ProfileE
         ieee_oui: s.ieee_oui,
         nvme_version: version,
         mdts: s.mdts,
+        hmb: HmbRequest { hmpre: s.hmpre, hmmin: s.hmmin, hmminds: s.hmminds, hmmaxd: s.hmmaxd },
     })
 }
 
@@ -401,6 +412,73 @@ fn build_nand(c: &Checker, s: &NandSection) -> Result<(Geometry, NandTiming), Pr
         },
     };
     Ok((geometry, timing))
+}
+
+fn build_map_cache(
+    c: &Checker,
+    s: &MapCacheSection,
+    identity: &Identity,
+    nand: &NandTiming,
+    native: CellMode,
+) -> Result<MapCacheConfig, ProfileError> {
+    let location = c.choice(
+        "map_cache.location",
+        &s.location,
+        &[("dram", MapLocation::Dram), ("sram", MapLocation::Sram), ("hmb", MapLocation::Hmb)],
+    )?;
+    if !s.segment_bytes.is_power_of_two() || !(512..=65536).contains(&s.segment_bytes) {
+        return Err(c.bad("map_cache.segment_bytes", &s.segment_bytes, "a power of two from 512 to 65536"));
+    }
+    let replacement =
+        c.choice("map_cache.replacement", &s.replacement, &[("lru", Replacement::Lru), ("clock", Replacement::Clock)])?;
+    let dirty_policy = c.choice(
+        "map_cache.dirty_policy",
+        &s.dirty_policy,
+        &[("clean-only", DirtyPolicy::CleanOnly), ("dirty-in-hmb", DirtyPolicy::DirtyInHmb)],
+    )?;
+    let modes = [("slc", CellMode::Slc), ("mlc", CellMode::Mlc), ("tlc", CellMode::Tlc), ("qlc", CellMode::Qlc)];
+    let map_mode = c.choice("map_cache.map_cell", &s.map_cell, &modes)?;
+    if map_mode.bits() > native.bits() || nand.cell[map_mode.index()].t_read.as_ns() == 0 {
+        return Err(c.bad(
+            "map_cache.map_cell",
+            &format!("\"{}\"", s.map_cell),
+            &format!("slc or the native mode ({}), with its timings in [nand.{}]", native.name(), s.map_cell),
+        ));
+    }
+    if location == MapLocation::Sram && s.sram_kib == 0 {
+        return Err(c.bad("map_cache.sram_kib", &0, "an SRAM-only map cache needs at least 1 KiB"));
+    }
+    if location == MapLocation::Hmb && identity.hmb.hmpre == 0 {
+        return Err(c.bad(
+            "map_cache.location",
+            &"\"hmb\"",
+            "needs identity.hmpre > 0 (the controller must ask for an HMB)",
+        ));
+    }
+    c.range("map_cache.max_map_loads", s.max_map_loads, 1, 1024)?;
+    c.range("map_cache.journal_entries", s.journal_entries, 1, 1 << 20)?;
+    c.range("map_cache.hmb_access_bytes", s.hmb_access_bytes, 0, 1 << 20)?;
+    if !(0.0..=1.0).contains(&s.hmb_map_share) {
+        return Err(c.bad("map_cache.hmb_map_share", &s.hmb_map_share, "allowed 0 to 1"));
+    }
+    let ns = |field: &str, v: u64| c.range(field, v, 0, 1_000_000_000).map(SimDuration);
+    Ok(MapCacheConfig {
+        location,
+        segment_entries: s.segment_bytes / 4,
+        sram_bytes: u64::from(s.sram_kib) * 1024,
+        replacement,
+        dirty_policy,
+        max_map_loads: s.max_map_loads,
+        map_mode,
+        map_load_fw: ns("map_cache.map_load_fw_ns", s.map_load_fw_ns)?,
+        hmb_lookup: ns("map_cache.hmb_lookup_ns", s.hmb_lookup_ns)?,
+        hmb_direct_lookup: ns("map_cache.hmb_direct_lookup_ns", s.hmb_direct_lookup_ns)?,
+        hmb_access_bytes: s.hmb_access_bytes,
+        partial_cmd: ns("map_cache.partial_map_cmd_ns", s.partial_map_cmd_ns)?,
+        journal_entries: s.journal_entries,
+        hmb_map_share: s.hmb_map_share,
+        hmb: identity.hmb,
+    })
 }
 
 fn build_gc(c: &Checker, s: &FtlSection) -> Result<GcConfig, ProfileError> {

@@ -56,6 +56,18 @@ pub struct IdentitySection {
     /// Maximum data transfer size (`mdts`): log2 of 4 KiB pages; 0 = no limit.
     #[serde(default)]
     pub mdts: u8,
+    /// Host Memory Buffer preferred size (`hmpre`), 4 KiB units; 0 = no HMB.
+    #[serde(default)]
+    pub hmpre: u32,
+    /// Host Memory Buffer minimum size (`hmmin`), 4 KiB units.
+    #[serde(default)]
+    pub hmmin: u32,
+    /// HMB minimum descriptor entry size (`hmminds`), 4 KiB units; 0 = no limit.
+    #[serde(default)]
+    pub hmminds: u32,
+    /// HMB maximum descriptor entries (`hmmaxd`); 0 = no limit.
+    #[serde(default)]
+    pub hmmaxd: u16,
     /// Namespace size in bytes (what the host sees). Give this or
     /// `ftl.overprovisioning_pct`, not both.
     pub capacity_bytes: Option<u64>,
@@ -153,16 +165,87 @@ pub struct ControllerSection {
 }
 
 /// `[map_cache]`
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MapCacheSection {
-    /// Where the map lives: "dram" (whole map resident).
+    /// Where the map lives: "dram" (whole map), "sram" (controller SRAM only), "hmb" (SRAM
+    /// plus the Host Memory Buffer).
     #[serde(default = "default_map_location")]
     pub location: String,
+    /// Bytes per map segment (translation page); entries are 4 bytes.
+    #[serde(default = "default_segment_bytes")]
+    pub segment_bytes: u32,
+    /// Controller SRAM holding map segments, KiB.
+    #[serde(default)]
+    pub sram_kib: u32,
+    /// Replacement policy of each tier: "lru" or "clock".
+    #[serde(default = "default_replacement")]
+    pub replacement: String,
+    /// "clean-only" (dirty entries journaled in SRAM) or "dirty-in-hmb".
+    #[serde(default = "default_dirty_policy")]
+    pub dirty_policy: String,
+    /// Translation-page loads in flight at once.
+    #[serde(default = "default_max_map_loads")]
+    pub max_map_loads: u32,
+    /// Cell mode of map blocks: "slc" (usual), or the native mode.
+    #[serde(default = "default_map_cell")]
+    pub map_cell: String,
+    /// Firmware time per map load: locate the page, issue the read, parse, insert, evict.
+    #[serde(default)]
+    pub map_load_fw_ns: u64,
+    /// Core time of a lookup that hits in HMB while the map is partly resident (hashed
+    /// search: several PCIe round trips).
+    #[serde(default)]
+    pub hmb_lookup_ns: u64,
+    /// Core time of a lookup in a fully resident HMB map (one direct read over PCIe).
+    #[serde(default)]
+    pub hmb_direct_lookup_ns: u64,
+    /// Bytes read over the link per HMB lookup.
+    #[serde(default = "default_hmb_access_bytes")]
+    pub hmb_access_bytes: u32,
+    /// Extra firmware time per read while the map is partly resident (search, eviction).
+    #[serde(default)]
+    pub partial_map_cmd_ns: u64,
+    /// Map updates per journal page written back (clean-only).
+    #[serde(default = "default_journal_entries")]
+    pub journal_entries: u32,
+    /// Share of the granted HMB used for map segments, 0–1.
+    #[serde(default = "default_hmb_map_share")]
+    pub hmb_map_share: f64,
+}
+
+impl Default for MapCacheSection {
+    fn default() -> Self {
+        toml::from_str("").expect("every map_cache field has a default")
+    }
 }
 
 fn default_map_location() -> String {
     "dram".into()
+}
+fn default_segment_bytes() -> u32 {
+    4096
+}
+fn default_replacement() -> String {
+    "lru".into()
+}
+fn default_dirty_policy() -> String {
+    "clean-only".into()
+}
+fn default_max_map_loads() -> u32 {
+    4
+}
+fn default_map_cell() -> String {
+    "slc".into()
+}
+fn default_hmb_access_bytes() -> u32 {
+    64
+}
+fn default_journal_entries() -> u32 {
+    2048
+}
+fn default_hmb_map_share() -> f64 {
+    1.0
 }
 
 /// `[nand]` plus one timing table per cell mode used.

@@ -1,7 +1,10 @@
 //! Profiles shipped with ssdtwin, embedded at build time from `profiles/`.
 
 /// (name, TOML text) of every shipped profile.
-pub const SHIPPED: &[(&str, &str)] = &[("generic-tlc-1tb", include_str!("../../../../profiles/generic-tlc-1tb.toml"))];
+pub const SHIPPED: &[(&str, &str)] = &[
+    ("generic-tlc-1tb", include_str!("../../../../profiles/generic-tlc-1tb.toml")),
+    ("p32a80", include_str!("../../../../profiles/p32a80.toml")),
+];
 
 /// Names of the shipped profiles.
 pub fn shipped_names() -> Vec<&'static str> {

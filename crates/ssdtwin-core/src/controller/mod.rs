@@ -6,8 +6,10 @@
 //! writes wait (back-pressure). The map cache decides what a lookup costs; with the whole map
 //! in DRAM it is free. See `docs/model.md` § "Controller".
 
+pub mod map_cache;
 mod write_buffer;
 
+pub use map_cache::{MapCache, MapCacheConfig};
 pub use write_buffer::WriteBuffer;
 
 use crate::engine::SimDuration;

@@ -79,6 +79,24 @@ pub struct CounterSnapshot {
     pub write_buffer_bytes: u64,
     /// Verify mismatches (verify mode only).
     pub verify_errors: u64,
+    /// Map segment lookups by reads (0 with the map in DRAM).
+    pub map_lookups: u64,
+    /// Lookups served from controller SRAM.
+    pub map_sram_hits: u64,
+    /// Lookups served from the Host Memory Buffer.
+    pub map_hmb_hits: u64,
+    /// Lookups that had to load a translation page.
+    pub map_misses: u64,
+    /// Translation pages loaded from flash.
+    pub map_loads: u64,
+    /// Bytes of translation pages read from flash.
+    pub nand_map_read_bytes: u64,
+    /// Bytes of map journal pages and written-back segments programmed.
+    pub nand_map_write_bytes: u64,
+    /// Map updates that would be lost on a sudden power loss now.
+    pub map_updates_at_risk: u64,
+    /// The most map updates at risk at any time so far.
+    pub map_updates_at_risk_peak: u64,
 }
 
 impl CounterSnapshot {

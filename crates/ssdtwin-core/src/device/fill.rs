@@ -76,6 +76,7 @@ impl Device {
             self.host_units_admitted += writes;
         }
         self.ftl.pad_untimed(&mut scratch);
+        self.map_cache.mark_mapped(0..span);
         Ok(())
     }
 }

@@ -22,6 +22,7 @@
 mod background;
 mod counters;
 mod fill;
+mod map;
 mod read;
 mod snapshot;
 mod verify;
@@ -33,10 +34,11 @@ pub use snapshot::SnapshotError;
 pub use verify::Verifier;
 
 use crate::config::DeviceConfig;
-use crate::controller::WriteBuffer;
+use crate::controller::map_cache::MapCacheCounters;
+use crate::controller::{MapCache, WriteBuffer};
 use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimTime};
 use crate::ftl::{Ftl, RelocationJob, Stream};
-use crate::host::{Command, Completion, Opcode, SubmitError};
+use crate::host::{Command, Completion, HmbGrant, HmbSetting, Opcode, SubmitError, negotiate};
 use crate::nand::{CellMode, DieOp, DieOpKind, DieWake, NandArray, UNIT_BYTES};
 use std::collections::VecDeque;
 
@@ -65,6 +67,8 @@ struct Slot {
     ready: SimTime,
     /// Die reads still outstanding.
     pending: u32,
+    /// Map segments still loading before the die reads can be issued.
+    pending_maps: u32,
     /// Latest data arrival at the host.
     data_end: SimTime,
 }
@@ -100,6 +104,14 @@ pub struct Device {
     host_units_admitted: u64,
     /// Programs in flight that will free write-buffer space.
     host_programs_in_flight: u32,
+    map_cache: MapCache,
+    hmb: HmbGrant,
+    map_loads_in_flight: u32,
+    map_queue: VecDeque<(u32, SimTime)>,
+    map_waiters: Vec<(u32, u32)>,
+    woken_scratch: Vec<u32>,
+    miss_scratch: Vec<u32>,
+    journal_die: u32,
     counters: HostCounters,
     verifier: Option<Verifier>,
 }
@@ -115,6 +127,8 @@ impl Device {
         let geometry = config.geometry.clone();
         let ftl = Ftl::new(geometry.clone(), config.logical_units, config.gc, verify);
         let nand = NandArray::new(geometry, config.nand.clone());
+        let hmb = negotiate(config.identity.hmb, HmbSetting::Auto);
+        let map_cache = MapCache::new(config.map_cache.clone(), config.logical_units, hmb.bytes);
         Device {
             now: SimTime::ZERO,
             queue: EventQueue::with_capacity(1024),
@@ -134,6 +148,14 @@ impl Device {
             flush_waiters: Vec::new(),
             host_units_admitted: 0,
             host_programs_in_flight: 0,
+            map_cache,
+            hmb,
+            map_loads_in_flight: 0,
+            map_queue: VecDeque::new(),
+            map_waiters: Vec::new(),
+            woken_scratch: Vec::new(),
+            miss_scratch: Vec::new(),
+            journal_die: 0,
             counters: HostCounters::default(),
             verifier: verify.then(|| Verifier::new(config.logical_units)),
             nand,
@@ -160,6 +182,36 @@ impl Device {
     /// The NAND array (for reports).
     pub fn nand(&self) -> &NandArray {
         &self.nand
+    }
+
+    /// The map cache.
+    pub fn map_cache(&self) -> &MapCache {
+        &self.map_cache
+    }
+
+    /// What the host granted as Host Memory Buffer.
+    pub fn hmb(&self) -> &HmbGrant {
+        &self.hmb
+    }
+
+    /// Renegotiates the Host Memory Buffer as the Linux driver does with
+    /// `max_host_mem_size_mb` set per `setting` (a controller reset: the map cache starts
+    /// cold). The device must be quiet.
+    pub fn set_hmb(&mut self, setting: HmbSetting) -> Result<&HmbGrant, String> {
+        if !self.is_quiet() {
+            return Err("changing the HMB needs an idle device; call quiesce first".into());
+        }
+        self.hmb = negotiate(self.config.identity.hmb, setting);
+        self.rebuild_map_cache();
+        Ok(&self.hmb)
+    }
+
+    /// A cold map cache for the current grant, knowing which segments hold mappings.
+    pub(super) fn rebuild_map_cache(&mut self) {
+        let mut cache = MapCache::new(self.config.map_cache.clone(), self.config.logical_units, self.hmb.bytes);
+        let l2p = self.ftl.l2p();
+        cache.mark_mapped(l2p.iter().enumerate().filter(|&(_, &s)| s != 0).map(|(l, _)| l as u32));
+        self.map_cache = cache;
     }
 
     /// The verifier, in verify mode.
@@ -274,9 +326,10 @@ impl Device {
         self.queue.is_empty() && self.in_flight == 0 && !self.gc_active && self.nand.is_quiet()
     }
 
-    /// Pads every stream's open program unit; returns true if any program was queued.
+    /// Pads every stream's open program unit and writes out the map journal; returns true if
+    /// any program was queued.
     fn pad_all(&mut self) -> bool {
-        let mut any = false;
+        let mut any = self.flush_journal();
         for stream in Stream::ALL {
             let mut ready = std::mem::take(&mut self.ready_scratch);
             let pad = self.ftl.pad(stream, &mut ready);
@@ -306,6 +359,7 @@ impl Device {
             self.config.namespace.current = i;
         }
         self.ftl.format();
+        self.map_cache.format();
         if let Some(v) = self.verifier.as_mut() {
             v.clear();
         }
@@ -318,6 +372,10 @@ impl Device {
         let unit = UNIT_BYTES;
         let programmed: u64 = f.units_programmed.iter().sum();
         let native = self.config.geometry.native;
+        let m: MapCacheCounters = self.map_cache.counters;
+        let map_page_bytes = u64::from(self.config.geometry.page_bytes);
+        let map_write_bytes = (m.journal_pages + m.segment_writebacks) * map_page_bytes;
+        let map_slc = if self.config.map_cache.map_mode == CellMode::Slc { map_write_bytes } else { 0 };
         CounterSnapshot {
             time_ns: self.now.as_ns(),
             host_read_bytes: self.counters.bytes_read,
@@ -327,8 +385,8 @@ impl Device {
             host_write_cmds: self.counters.write_cmds,
             nand_host_read_bytes: self.counters.nand_units_read * unit,
             nand_gc_read_bytes: f.reloc_units_read * unit,
-            nand_write_bytes: programmed * unit,
-            nand_slc_write_bytes: f.units_programmed[CellMode::Slc.index()] * unit,
+            nand_write_bytes: programmed * unit + map_write_bytes,
+            nand_slc_write_bytes: f.units_programmed[CellMode::Slc.index()] * unit + map_slc,
             nand_native_write_bytes: f.units_programmed[native.index()] * unit,
             nand_padding_bytes: f.padding_units * unit,
             gc_units_moved: f.gc_units_moved,
@@ -341,6 +399,15 @@ impl Device {
             suspensions: self.nand.dies().iter().map(|d| d.suspensions).sum(),
             write_buffer_bytes: u64::from(self.buffer.used_units()) * unit,
             verify_errors: self.verifier.as_ref().map_or(0, |v| v.errors),
+            map_lookups: m.lookups,
+            map_sram_hits: m.sram_hits,
+            map_hmb_hits: m.hmb_hits,
+            map_misses: m.misses,
+            map_loads: m.map_loads,
+            nand_map_read_bytes: m.map_loads * u64::from(self.config.map_cache.segment_entries) * 4,
+            nand_map_write_bytes: map_write_bytes,
+            map_updates_at_risk: m.updates_at_risk,
+            map_updates_at_risk_peak: m.updates_at_risk_peak,
         }
     }
 
@@ -371,6 +438,7 @@ impl Device {
             bytes_left: bytes,
             ready: arrive,
             pending: 0,
+            pending_maps: 0,
             data_end: arrive,
         });
         let ctrl = &self.config.controller;
@@ -378,8 +446,20 @@ impl Device {
             Opcode::Read => {
                 self.counters.read_cmds += 1;
                 self.counters.bytes_read += bytes;
-                let (_, ready) = self.cores.book(arrive, ctrl.read_cmd + ctrl.unit.times(u64::from(units)));
-                self.start_read(slot, ready);
+                let mut misses = std::mem::take(&mut self.miss_scratch);
+                let lookups = self.map_lookups(first_unit, units, arrive, &mut misses);
+                let ctrl = &self.config.controller;
+                let (_, ready) = self.cores.book(arrive, ctrl.read_cmd + ctrl.unit.times(u64::from(units)) + lookups);
+                self.slots[slot as usize].ready = ready;
+                if misses.is_empty() {
+                    self.start_read(slot, ready);
+                } else {
+                    for &s in &misses {
+                        self.request_map(s, Some(slot), ready);
+                    }
+                }
+                misses.clear();
+                self.miss_scratch = misses;
             }
             Opcode::Write => {
                 self.counters.write_cmds += 1;
@@ -454,7 +534,8 @@ impl Device {
         let Some(op) = op else { return };
         match op.kind {
             DieOpKind::HostRead => self.host_read_done(die, op),
-            DieOpKind::MapRead => unreachable!("the DRAM map never reads translation pages"),
+            DieOpKind::MapRead => self.map_read_done(die, op),
+            DieOpKind::MapWrite => self.map_cache.persisted(op.token),
             DieOpKind::RelocRead => self.reloc_read_done(die, op),
             DieOpKind::Program => self.program_done(op),
             DieOpKind::Erase => self.erase_done(op),

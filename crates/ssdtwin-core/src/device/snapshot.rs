@@ -163,6 +163,7 @@ impl Device {
         device.ftl.import_state(header.ftl, l2p, tags).map_err(|e| corrupt(&e))?;
         device.counters = header.host;
         device.host_units_admitted = header.host_units_admitted;
+        device.rebuild_map_cache();
         Ok(device)
     }
 }

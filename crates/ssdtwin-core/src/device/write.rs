@@ -73,6 +73,7 @@ impl Device {
         }
         filled.clear();
         self.ready_scratch = filled;
+        self.map_updates(s.first_unit, s.units, true, data_in);
         self.finish_at(slot, data_in);
         self.maybe_start_gc();
     }
@@ -117,13 +118,15 @@ impl Device {
         let start = s.command.slba * lba_bytes;
         let end = start + u64::from(s.command.blocks) * lba_bytes;
         let unit = crate::nand::UNIT_BYTES;
-        for lpn in start.div_ceil(unit)..end / unit {
-            let lpn = lpn as u32;
+        let (first, last) = (start.div_ceil(unit) as u32, (end / unit) as u32);
+        for lpn in first..last {
             self.ftl.trim(lpn);
             if let Some(v) = self.verifier.as_mut() {
                 v.on_trim(lpn);
             }
         }
+        let ready = self.slots[slot as usize].ready;
+        self.map_updates(first, last.saturating_sub(first), false, ready);
     }
 
     /// A flush completes at once if the buffer is power-protected or empty; otherwise the

@@ -134,6 +134,11 @@ impl Ftl {
         &self.frontiers[stream.index()]
     }
 
+    /// Logical units that hold data (NVMe's namespace utilisation).
+    pub fn mapped_units(&self) -> u64 {
+        self.sbs.valid.iter().map(|&v| u64::from(v)).sum()
+    }
+
     /// Logical units exposed to the host.
     pub fn logical_units(&self) -> u32 {
         self.map.logical_units()

@@ -4,9 +4,11 @@
 //! commands) before editing; `docs/model.md` § "Host link" lists what is simplified.
 
 mod command;
+mod hmb;
 mod link;
 mod namespace;
 
 pub use command::{Command, Completion, Opcode, SubmitError};
+pub use hmb::{HmbGrant, HmbRequest, HmbSetting, negotiate};
 pub use link::LinkConfig;
 pub use namespace::{LbaFormat, Namespace};

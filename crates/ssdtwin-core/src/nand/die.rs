@@ -34,6 +34,8 @@ pub enum DieOpKind {
     RelocRead,
     /// Program a program unit of a write frontier.
     Program,
+    /// Program a map page (journal or translation page).
+    MapWrite,
     /// Erase this die's blocks of a superblock.
     Erase,
 }
@@ -43,12 +45,12 @@ impl DieOpKind {
         match self {
             DieOpKind::HostRead | DieOpKind::MapRead => 0,
             DieOpKind::RelocRead => 1,
-            DieOpKind::Program => 2,
+            DieOpKind::Program | DieOpKind::MapWrite => 2,
             DieOpKind::Erase => 3,
         }
     }
     fn suspendable(self) -> bool {
-        matches!(self, DieOpKind::Program | DieOpKind::Erase)
+        matches!(self, DieOpKind::Program | DieOpKind::MapWrite | DieOpKind::Erase)
     }
 }
 
@@ -177,7 +179,7 @@ impl Die {
         let Some(r) = self.running else { return false };
         let allowed = match suspend.policy {
             SuspendPolicy::None => false,
-            SuspendPolicy::Program => r.op.kind == DieOpKind::Program,
+            SuspendPolicy::Program => matches!(r.op.kind, DieOpKind::Program | DieOpKind::MapWrite),
             SuspendPolicy::ProgramErase => r.op.kind.suspendable(),
         };
         // Only the array phase can be suspended, and only if enough of it is left to matter.

@@ -1,0 +1,182 @@
+"""HMB study (reference R1): random I/O rate against the LBA span it covers, for several
+Host Memory Buffer sizes, on a DRAM-less drive whose L2P map cache lives in SRAM and HMB.
+
+The method is R1's: fill the whole drive sequentially (from a saved state after the first
+time), then for each HMB setting (a fresh controller) and each range, in increasing order
+so the map cache carries over as on the real drive, run
+``--bs=4k --iodepth=16 --numjobs=8 --group_reporting --runtime=10 --size=RANGE`` with
+``--rw`` random read, write or mix. Before each point with writes the whole drive is
+deallocated and left idle 10 s, as R1 did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+
+from ..device import Device, profile_toml
+from .base import Advance, Study, choice_list, int_list
+
+RW_CHOICES = ("randread", "randwrite", "randrw")
+DEFAULT_RANGES = [1, 2, 4, 8, 16, *range(32, 225, 16), 238]
+
+
+def _hmb_label(setting: str) -> int:
+    return 0 if setting == "off" else int(setting)
+
+
+def _filled_state(profile: str, cache_dir: Path) -> Path:
+    """A sequentially filled state of ``profile``, made once and reused."""
+    text = profile_toml(profile)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    path = cache_dir / f"{Path(profile).stem}-seqfill-{digest}.state"
+    if not path.exists():
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        dev = Device(profile)
+        dev.fill("seq", 100.0)
+        tmp = path.with_suffix(".tmp")
+        dev.save(tmp, overwrite=True)
+        tmp.replace(path)
+    return path
+
+
+def hmb_sweep(
+    profile: str = "p32a80",
+    *,
+    hmb: list[str] | None = None,
+    ranges_gib: list[int] | None = None,
+    rws: list[str] | None = None,
+    seconds: float = 10.0,
+    seed: int = 1,
+    cache_dir: Path | None = None,
+    advance: Advance = None,
+) -> pd.DataFrame:
+    """IOPS and latency per (HMB setting, rw, range); one row per point.
+
+    >>> t = hmb_sweep(hmb=["off", "240"], ranges_gib=[1, 64], seconds=0.2)
+    >>> list(t.columns[:4])
+    ['hmb_mib', 'range_gib', 'rw', 'iops']
+    >>> bool(t.query("hmb_mib == 240").iops.min() > 3 * t.query("hmb_mib == 0 and range_gib == 64").iops.max())
+    True
+    """
+    state = _filled_state(profile, cache_dir or Path.home() / ".cache" / "ssdtwin")
+    rows = []
+    for setting in hmb or ["off", "128", "240"]:
+        for rw in rws or ["randread"]:
+            dev = Device.load(state)
+            grant = dev.set_hmb(setting)
+            capacity_gib = dev.info()["capacity_bytes"] / 2**30
+            for r in ranges_gib or DEFAULT_RANGES:
+                if r > capacity_gib:
+                    raise click.BadParameter(f"range {r} GiB exceeds the drive's {capacity_gib:.1f} GiB", param_hint="--ranges")
+                if rw != "randread":
+                    dev.run({"name": "deallocate", "rw": "trim", "bs": "256m", "ioengine": "libaio", "iodepth": 4})
+                    dev.idle(10.0)
+                before = dev.counters()
+                job = {
+                    "name": f"r{r}",
+                    "rw": rw,
+                    "bs": "4k",
+                    "direct": 1,
+                    "ioengine": "libaio",
+                    "iodepth": 16,
+                    "numjobs": 8,
+                    "group_reporting": True,
+                    "runtime": f"{int(seconds * 1000)}ms",
+                    "size": f"{r}g",
+                    "randseed": seed,
+                }
+                result = dev.run(job)
+                after = dev.counters()
+                s = result.summary
+                iops = {d: float(s[s.rw == d].iops.sum()) for d in ("read", "write")}
+                ios = s.ios.sum()
+                lookups = after["map_lookups"] - before["map_lookups"]
+                hits = (after["map_sram_hits"] - before["map_sram_hits"]) + (after["map_hmb_hits"] - before["map_hmb_hits"])
+                rows.append(
+                    {
+                        "hmb_mib": _hmb_label(setting),
+                        "range_gib": r,
+                        "rw": rw,
+                        "iops": iops["read"] + iops["write"],
+                        "read_iops": iops["read"],
+                        "write_iops": iops["write"],
+                        "mean_lat_us": float((s.mean_lat_us * s.ios).sum() / ios) if ios else 0.0,
+                        "p99_lat_us": float(s.p99_lat_us.max()) if len(s) else 0.0,
+                        "map_hit_ratio": hits / lookups if lookups else 1.0,
+                        "map_loads": after["map_loads"] - before["map_loads"],
+                        "hmb_granted_mib": grant["bytes"] / 2**20,
+                    }
+                )
+                if advance:
+                    advance(f"HMB {setting} {rw} {r} GiB")
+    return pd.DataFrame(rows)
+
+
+def plot_hmb(table: pd.DataFrame) -> Any:
+    """IOPS against range, one line per HMB setting, one panel per rw."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rws = list(dict.fromkeys(table.rw))
+    fig, axes = plt.subplots(1, len(rws), figsize=(6 * len(rws), 4.2), squeeze=False)
+    for ax, rw in zip(axes[0], rws, strict=True):
+        for mib, g in table[table.rw == rw].groupby("hmb_mib"):
+            ax.plot(g.range_gib, g.iops / 1e3, marker="o", ms=3, label="HMB off" if mib == 0 else f"HMB {mib} MiB")
+        ax.set(xlabel="LBA range (GiB)", ylabel="K IOPS", title=f"{rw}, 4 KiB, QD 16 x 8 jobs")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def _sweep(advance: Advance, profile: str, hmb: str, ranges: str, rw: str, seconds: float, seed: int) -> tuple[pd.DataFrame, str]:
+    table = hmb_sweep(
+        profile,
+        hmb=[h.strip() for h in hmb.split(",") if h.strip()],
+        ranges_gib=int_list(ranges),
+        rws=choice_list(rw, RW_CHOICES),
+        seconds=seconds,
+        seed=seed,
+        advance=advance,
+    )
+    pivot = table.pivot_table(index="range_gib", columns=["rw", "hmb_mib"], values="iops").round(0)
+    return table, "IOPS by range (GiB) and HMB (MiB, 0 = off):\n" + pivot.to_string()
+
+
+def _check_hmb(text: str) -> list[str]:
+    values = [h.strip() for h in text.split(",") if h.strip()]
+    for v in values:
+        if v != "off" and not v.isdigit():
+            raise click.BadParameter(f"'{v}': allowed off or a size in MiB (comma-separated)", param_hint="--hmb")
+    return values
+
+
+def _count(hmb: str, ranges: str, rw: str, **_: Any) -> int:
+    return len(_check_hmb(hmb)) * len(int_list(ranges)) * len(choice_list(rw, RW_CHOICES))
+
+
+STUDY = Study(
+    name="hmb",
+    help="Random I/O against LBA range for several HMB sizes (reference R1).",
+    options=[
+        click.Option(["--profile"], default="p32a80", show_default=True, help="Profile name or TOML file."),
+        click.Option(["--hmb"], default="off,128,240", show_default=True, help="HMB caps in MiB, or off."),
+        click.Option(
+            ["--ranges"], default=",".join(map(str, DEFAULT_RANGES)), show_default=True, help="LBA ranges in GiB."
+        ),
+        click.Option(["--rw"], default="randread", show_default=True, help="randread, randwrite, randrw."),
+        click.Option(["--seconds"], type=float, default=10.0, show_default=True, help="Runtime per point (simulated)."),
+        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+    ],
+    sweep=_sweep,
+    count=_count,
+    figure=plot_hmb,
+)

@@ -23,7 +23,7 @@ fn assert_same_state(a: &Device, b: &Device) {
 
 #[test]
 fn bulk_sequential_fill_equals_the_timed_path() {
-    let cfg = small_config(40, 20.0, &[]);
+    let cfg = small_config(40, 25.0, &[]);
     let ns = cfg.namespace.capacity_bytes;
     let mut timed = Device::with_verify(cfg.clone(), true);
     run_one(&mut timed, job("fill", RwPattern::Write, 1 << 17, 32), Some(ns), None);
@@ -36,7 +36,7 @@ fn bulk_sequential_fill_equals_the_timed_path() {
 
 #[test]
 fn a_partial_fill_ending_mid_page_agrees_too() {
-    let cfg = small_config(40, 20.0, &[]);
+    let cfg = small_config(40, 25.0, &[]);
     // 37 % of the namespace in 4 KiB commands leaves the last program unit partly filled.
     let units = (f64::from(cfg.logical_units) * 0.37).round() as u64;
     let mut timed = Device::new(cfg.clone());

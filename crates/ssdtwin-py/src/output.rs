@@ -148,19 +148,10 @@ impl RunOutput {
     fn groups<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         for g in &self.result.groups {
-            let start = serde_json::to_value(g.counters_start).expect("counters serialise");
-            let end = serde_json::to_value(g.counters_end).expect("counters serialise");
             let mut delta = serde_json::Map::new();
             delta.insert("groupid".into(), g.groupid.into());
-            if let (serde_json::Value::Object(s), serde_json::Value::Object(e)) = (&start, &end) {
-                for (k, v) in e {
-                    let level = matches!(k.as_str(), "free_superblocks" | "write_buffer_bytes");
-                    let value = match (v.as_u64(), s[k].as_u64()) {
-                        (Some(b), Some(a)) if !level => (b.saturating_sub(a)).into(),
-                        _ => v.clone(),
-                    };
-                    delta.insert(k.clone(), value);
-                }
+            for (key, value) in g.counters_end.delta_since(&g.counters_start) {
+                delta.insert(key, value.into());
             }
             delta.insert(
                 "write_amplification".into(),

@@ -23,7 +23,7 @@ pub use shipped::{SHIPPED, shipped_names, shipped_text};
 use crate::controller::ControllerConfig;
 use crate::controller::map_cache::{DirtyPolicy, MapCacheConfig, MapLocation, Replacement};
 use crate::engine::SimDuration;
-use crate::ftl::{GcConfig, Stream, VictimPolicy};
+use crate::ftl::{GcConfig, SlcCacheConfig, Stream, VictimPolicy, WhenFull};
 use crate::host::{HmbRequest, LbaFormat, LinkConfig, Namespace};
 use crate::nand::{CellMode, CellTiming, DieScheduler, Geometry, NandTiming, SuspendPolicy, SuspendTiming, UNIT_BYTES};
 
@@ -167,6 +167,8 @@ pub struct DeviceConfig {
     pub gc: GcConfig,
     /// Map cache.
     pub map_cache: MapCacheConfig,
+    /// SLC cache and folding.
+    pub slc: SlcCacheConfig,
     /// Namespace formats and size.
     pub namespace: Namespace,
     /// Logical 4 KiB map units exposed.
@@ -227,8 +229,9 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
     let link = build_link(&c, &p.host)?;
     let (geometry, nand) = build_nand(&c, &p.nand)?;
     let gc = build_gc(&c, &p.ftl)?;
+    let slc = build_slc(&c, p.slc_cache.as_ref(), &geometry, &nand)?;
     let controller = build_controller(&c, &p.controller, &geometry)?;
-    let namespace = build_namespace(&c, &p, &geometry, &gc)?;
+    let namespace = build_namespace(&c, &p, &geometry, &gc, &slc)?;
     let logical_units = (namespace.capacity_bytes / UNIT_BYTES) as u32;
     let map_cache = build_map_cache(&c, &p.map_cache, &identity, &nand, geometry.native)?;
     Ok(DeviceConfig {
@@ -242,6 +245,7 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
         controller,
         gc,
         map_cache,
+        slc,
         namespace,
         logical_units,
     })
@@ -481,6 +485,78 @@ fn build_map_cache(
     })
 }
 
+fn build_slc(
+    c: &Checker,
+    s: Option<&SlcCacheSection>,
+    g: &Geometry,
+    nand: &NandTiming,
+) -> Result<SlcCacheConfig, ProfileError> {
+    let Some(s) = s else { return Ok(SlcCacheConfig::NONE) };
+    let gib = |field: &str, v: f64| -> Result<f64, ProfileError> {
+        if !v.is_finite() || v < 0.0 || v > 1e6 {
+            return Err(c.bad(field, &v, "allowed 0 to 1e6 GiB"));
+        }
+        Ok(v * f64::from(1 << 30))
+    };
+    if g.native == CellMode::Slc {
+        return Err(c.bad("slc_cache", &"set", "an SLC cache needs a multi-bit native cell mode (nand.cell)"));
+    }
+    if nand.cell[CellMode::Slc.index()].t_read.as_ns() == 0 {
+        return Err(ProfileError::Missing {
+            file: c.file.to_string(),
+            field: "nand.slc".into(),
+            why: "timings of SLC mode, used by the SLC cache".into(),
+        });
+    }
+    let slc_sb_bytes = f64::from(g.sb_units_in(CellMode::Slc)) * UNIT_BYTES as f64;
+    let static_sb = (gib("slc_cache.static_gib", s.static_gib)? / slc_sb_bytes).ceil() as u32;
+    let dynamic_max_sb = (gib("slc_cache.dynamic_max_gib", s.dynamic_max_gib)? / slc_sb_bytes).ceil() as u32;
+    if static_sb >= g.superblocks() / 2 {
+        return Err(c.bad(
+            "slc_cache.static_gib",
+            &s.static_gib,
+            &format!(
+                "less than half the drive in SLC mode ({} superblocks of {:.3} GiB)",
+                g.superblocks() / 2,
+                slc_sb_bytes / f64::from(1 << 30)
+            ),
+        ));
+    }
+    if !(0.0..=100.0).contains(&s.dynamic_min_free_pct) {
+        return Err(c.bad("slc_cache.dynamic_min_free_pct", &s.dynamic_min_free_pct, "allowed 0 to 100"));
+    }
+    let when_full =
+        c.choice("slc_cache.when_full", &s.when_full, &[("direct", WhenFull::Direct), ("fold", WhenFull::Fold)])?;
+    let units = |bytes: f64| (bytes / UNIT_BYTES as f64) as u64;
+    let fold_low_units = units(gib("slc_cache.fold_low_gib", s.fold_low_gib)?);
+    let fold_high_units = match s.fold_high_gib {
+        Some(h) => units(gib("slc_cache.fold_high_gib", h)?),
+        None => u64::MAX,
+    };
+    if fold_high_units <= fold_low_units {
+        return Err(c.bad(
+            "slc_cache.fold_high_gib",
+            &s.fold_high_gib.unwrap_or(0.0),
+            &format!("must exceed fold_low_gib ({})", s.fold_low_gib),
+        ));
+    }
+    let fold_idle = match s.fold_idle_ms {
+        Some(ms) if ms.is_finite() && (0.0..=1e9).contains(&ms) => Some(SimDuration((ms * 1e6) as u64)),
+        Some(ms) => return Err(c.bad("slc_cache.fold_idle_ms", &ms, "allowed 0 to 1e9 ms")),
+        None => None,
+    };
+    Ok(SlcCacheConfig {
+        static_sb,
+        dynamic_max_sb,
+        dynamic_min_free_sb: (f64::from(g.superblocks()) * s.dynamic_min_free_pct / 100.0).ceil() as u32,
+        when_full,
+        fold_high_units,
+        fold_low_units,
+        fold_idle,
+        fold_on_read: s.fold_on_read,
+    })
+}
+
 fn build_gc(c: &Checker, s: &FtlSection) -> Result<GcConfig, ProfileError> {
     let policy = c.choice(
         "ftl.gc_policy",
@@ -520,7 +596,13 @@ fn build_controller(c: &Checker, s: &ControllerSection, g: &Geometry) -> Result<
     })
 }
 
-fn build_namespace(c: &Checker, p: &Profile, g: &Geometry, gc: &GcConfig) -> Result<Namespace, ProfileError> {
+fn build_namespace(
+    c: &Checker,
+    p: &Profile,
+    g: &Geometry,
+    gc: &GcConfig,
+    slc: &SlcCacheConfig,
+) -> Result<Namespace, ProfileError> {
     let n = &p.namespace;
     if n.lba_formats.is_empty() || n.lba_formats.len() > 16 {
         return Err(c.bad("namespace.lba_formats", &n.lba_formats.len(), "1 to 16 formats"));
@@ -546,8 +628,10 @@ fn build_namespace(c: &Checker, p: &Profile, g: &Geometry, gc: &GcConfig) -> Res
             &format!("allowed 0 to {}", formats.len() - 1),
         ));
     }
-    // Keep enough superblocks beyond the user data for GC's reserve and every open frontier.
-    let reserve_sb = gc.bg_threshold_sb + Stream::COUNT as u32 + 1;
+    // Keep enough superblocks beyond the user data for GC's reserve, every open frontier,
+    // the static SLC cache and the native room to fold it.
+    let static_fold_sb = slc.static_sb.div_ceil(g.native.bits());
+    let reserve_sb = gc.bg_threshold_sb + Stream::COUNT as u32 + 1 + slc.static_sb + static_fold_sb;
     let max_units = u64::from(g.superblocks().saturating_sub(reserve_sb)) * u64::from(g.sb_units());
     let max_bytes = max_units * UNIT_BYTES;
     let capacity_bytes = match (p.identity.capacity_bytes, p.ftl.overprovisioning_pct) {
@@ -592,7 +676,7 @@ fn build_namespace(c: &Checker, p: &Profile, g: &Geometry, gc: &GcConfig) -> Res
             field,
             &value,
             &format!(
-                "the namespace may hold at most {max_bytes} bytes: raw {} bytes less {reserve_sb} superblocks for GC reserve and open frontiers",
+                "the namespace may hold at most {max_bytes} bytes: raw {} bytes less {reserve_sb} superblocks for GC reserve, open frontiers and the static SLC cache",
                 g.raw_bytes()
             ),
         ));

@@ -27,6 +27,8 @@ pub struct Profile {
     /// Namespace LBA formats.
     #[serde(default)]
     pub namespace: NamespaceSection,
+    /// SLC cache and folding (absent: no cache).
+    pub slc_cache: Option<SlcCacheSection>,
 }
 
 /// `[identity]`
@@ -398,4 +400,38 @@ pub struct LbaFormatSection {
     /// Advertised Relative Performance: 0 Best, 1 Better, 2 Good, 3 Degraded.
     #[serde(default)]
     pub relative_performance: u8,
+}
+
+/// `[slc_cache]`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlcCacheSection {
+    /// SLC capacity always available (static part), GiB of data.
+    #[serde(default)]
+    pub static_gib: f64,
+    /// Most SLC capacity borrowed from free space (dynamic part), GiB of data.
+    #[serde(default)]
+    pub dynamic_max_gib: f64,
+    /// The dynamic part is used only while more than this share of superblocks is free,
+    /// percent.
+    #[serde(default)]
+    pub dynamic_min_free_pct: f64,
+    /// When the cache is full: "direct" (write native) or "fold" (wait for folding).
+    #[serde(default = "default_when_full")]
+    pub when_full: String,
+    /// Start folding when this much data is cached, GiB (absent: only when idle, on reads,
+    /// or when the cache is full under "fold").
+    pub fold_high_gib: Option<f64>,
+    /// Fold down to this much cached data, GiB.
+    #[serde(default)]
+    pub fold_low_gib: f64,
+    /// Fold after the host has been idle this long, ms (absent: never on idle).
+    pub fold_idle_ms: Option<f64>,
+    /// A host read starts folding while data is cached.
+    #[serde(default)]
+    pub fold_on_read: bool,
+}
+
+fn default_when_full() -> String {
+    "direct".into()
 }

@@ -4,6 +4,8 @@
 pub const SHIPPED: &[(&str, &str)] = &[
     ("generic-tlc-1tb", include_str!("../../../../profiles/generic-tlc-1tb.toml")),
     ("p32a80", include_str!("../../../../profiles/p32a80.toml")),
+    ("crucial-p1", include_str!("../../../../profiles/crucial-p1.toml")),
+    ("wd-black-256", include_str!("../../../../profiles/wd-black-256.toml")),
 ];
 
 /// Names of the shipped profiles.

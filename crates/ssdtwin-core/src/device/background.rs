@@ -1,44 +1,120 @@
-//! Background work: GC jobs driven through the same dies and channels as host I/O.
+//! Background work: GC and SLC folding, driven through the same dies and channels as host
+//! I/O.
 //!
-//! One GC job runs at a time. Its reads are issued a window at a time (two per die), so GC
-//! interleaves with host work instead of flooding the die queues; each read's data becomes a
-//! program once every read feeding that destination program unit is done; the victim is
-//! erased die by die once all its reads are done.
+//! Both are relocation jobs (one superblock each): the map changes at once, then the
+//! victim's reads are issued a window at a time (two per die), so background work
+//! interleaves with host work instead of flooding the die queues; each read's data becomes
+//! a program once every read feeding that destination program unit is done; until that
+//! program finishes, host reads of the data go to the victim. The victim is erased, die by
+//! die, once all its reads and all programs of its data are done. One GC job and one fold
+//! job may read at a time.
+//!
+//! GC runs while free space is below its threshold. Folding runs in *sessions*: a session
+//! starts when SLC holds more than the high watermark, after the host has been idle for
+//! the idle delay, on a host read (if the profile says so), or when a write finds the cache
+//! full under fold-then-write; it folds the oldest SLC superblocks until no more than the
+//! low watermark is cached.
 
-use super::Device;
+use super::{Device, Event};
 use crate::ftl::Stream;
 use crate::nand::{DieOp, DieOpKind};
+
+/// Which relocation job: GC or folding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum JobKind {
+    Gc = 0,
+    Fold = 1,
+}
+
+/// Fold reads carry this bit in their die-op token.
+const FOLD_TOKEN: u32 = 1 << 31;
+
+impl JobKind {
+    fn stream(self) -> Stream {
+        match self {
+            JobKind::Gc => Stream::Gc,
+            JobKind::Fold => Stream::Fold,
+        }
+    }
+
+    /// Folding yields to host work; GC cannot, or free space would run out.
+    fn program_class(self) -> DieOpKind {
+        match self {
+            JobKind::Gc => DieOpKind::Program,
+            JobKind::Fold => DieOpKind::BackgroundProgram,
+        }
+    }
+}
 
 impl Device {
     /// Starts a GC job if free space is low and none is running.
     pub(super) fn maybe_start_gc(&mut self) {
-        if self.gc_active || !self.ftl.wants_gc() {
+        if self.jobs_active[JobKind::Gc as usize] || !self.ftl.wants_gc() {
             return;
         }
-        let Some(victim) = self.ftl.pick_gc_victim() else {
-            return;
-        };
-        let mut job = std::mem::take(&mut self.gc_job);
-        self.ftl.start_relocation(victim, Stream::Gc, &mut job);
-        self.gc_job = job;
-        self.gc_active = true;
-        self.issue_reloc_reads();
-        if self.gc_job.reads_finished() {
-            self.finish_gc_reads();
+        if let Some(victim) = self.ftl.pick_gc_victim() {
+            self.start_job(JobKind::Gc, victim);
         }
     }
 
-    fn issue_reloc_reads(&mut self) {
+    /// Starts a folding session if the SLC cache holds more than the low watermark.
+    pub(super) fn start_fold_session(&mut self) {
+        let slc = self.ftl.slc;
+        if slc.enabled() && self.ftl.slc_valid_units() > slc.fold_low_units {
+            self.folding = true;
+            self.maybe_start_fold();
+        }
+    }
+
+    /// Continues a folding session: the next fold job, or the end of the session.
+    pub(super) fn maybe_start_fold(&mut self) {
+        if !self.folding || self.jobs_active[JobKind::Fold as usize] {
+            return;
+        }
+        if self.ftl.slc_valid_units() <= self.ftl.slc.fold_low_units {
+            self.folding = false;
+            return;
+        }
+        if let Some(victim) = self.ftl.pick_fold_victim() {
+            self.start_job(JobKind::Fold, victim);
+        }
+    }
+
+    /// Host-side triggers of folding, checked after host writes are placed.
+    pub(super) fn after_host_writes(&mut self) {
+        self.maybe_start_gc();
+        if self.ftl.slc_valid_units() >= self.ftl.slc.fold_high_units {
+            self.start_fold_session();
+        } else {
+            self.maybe_start_fold();
+        }
+    }
+
+    fn start_job(&mut self, kind: JobKind, victim: u32) {
+        let k = kind as usize;
+        let mut job = std::mem::take(&mut self.jobs[k]);
+        self.ftl.start_relocation(victim, kind.stream(), &mut job);
+        self.jobs[k] = job;
+        self.jobs_active[k] = true;
+        self.issue_reloc_reads(kind);
+        if self.jobs[k].reads_finished() {
+            self.finish_job_reads(kind);
+        }
+    }
+
+    fn issue_reloc_reads(&mut self, kind: JobKind) {
+        let k = kind as usize;
         let window = 2 * self.config.geometry.dies();
-        while self.gc_job.outstanding < window && self.gc_job.next_read < self.gc_job.reads.len() {
-            let index = self.gc_job.next_read;
-            let r = self.gc_job.reads[index];
-            self.gc_job.next_read += 1;
-            self.gc_job.outstanding += 1;
+        let tag = if kind == JobKind::Fold { FOLD_TOKEN } else { 0 };
+        while self.jobs[k].outstanding < window && self.jobs[k].next_read < self.jobs[k].reads.len() {
+            let index = self.jobs[k].next_read;
+            let r = self.jobs[k].reads[index];
+            self.jobs[k].next_read += 1;
+            self.jobs[k].outstanding += 1;
             let op = DieOp {
                 kind: DieOpKind::RelocRead,
                 mode: r.mode,
-                token: index as u32,
+                token: index as u32 | tag,
                 units: r.units,
                 ready: self.now,
             };
@@ -49,32 +125,57 @@ impl Device {
     /// A relocation read finished: its data crosses the channel into controller memory, and
     /// destination program units it completes are queued.
     pub(super) fn reloc_read_done(&mut self, die: u32, op: DieOp) {
-        let read = self.gc_job.reads[op.token as usize];
+        let kind = if op.token & FOLD_TOKEN != 0 { JobKind::Fold } else { JobKind::Gc };
+        let k = kind as usize;
+        let read = self.jobs[k].reads[(op.token & !FOLD_TOKEN) as usize];
         let in_memory = self.nand.transfer_out(die, self.now, op.units);
         let mut ready = std::mem::take(&mut self.ready_scratch);
-        self.ftl.reloc_read_done(Stream::Gc, &read, &mut ready);
+        self.ftl.reloc_read_done(kind.stream(), &read, &mut ready);
+        let victim = self.jobs[k].victim;
         for &pu in &ready {
-            self.enqueue_program(pu, 0, in_memory);
+            self.enqueue_program_as(kind.program_class(), pu, 0, victim, in_memory);
         }
         ready.clear();
         self.ready_scratch = ready;
-        self.gc_job.outstanding -= 1;
-        self.issue_reloc_reads();
-        if self.gc_job.reads_finished() {
-            self.finish_gc_reads();
+        self.jobs[k].outstanding -= 1;
+        self.issue_reloc_reads(kind);
+        if self.jobs[k].reads_finished() {
+            self.finish_job_reads(kind);
         }
     }
 
-    fn finish_gc_reads(&mut self) {
-        let victim = self.gc_job.victim;
+    /// Every read of a job is done: close its last destination program unit with padding
+    /// (so it waits for no later job), and erase the victim once its data is programmed.
+    fn finish_job_reads(&mut self, kind: JobKind) {
+        let victim = self.jobs[kind as usize].victim;
+        let mut ready = std::mem::take(&mut self.ready_scratch);
+        self.ftl.pad(kind.stream(), &mut ready);
+        let now = self.now;
+        for &pu in &ready {
+            self.enqueue_program_as(kind.program_class(), pu, 0, victim, now);
+        }
+        ready.clear();
+        self.ready_scratch = ready;
+        self.jobs_active[kind as usize] = false;
+        self.victim_reads_done[victim as usize] = true;
+        if self.victim_programs[victim as usize] == 0 {
+            self.erase_victim(victim);
+        }
+        match kind {
+            JobKind::Gc => self.maybe_start_gc(),
+            JobKind::Fold => self.maybe_start_fold(),
+        }
+    }
+
+    /// Queues the erase of `victim` on every die.
+    pub(super) fn erase_victim(&mut self, victim: u32) {
+        self.victim_reads_done[victim as usize] = false;
         let mode = self.ftl.sbs.mode(victim);
         let dies = self.ftl.begin_erase(victim);
-        self.gc_active = false;
         for die in 0..dies {
             let op = DieOp { kind: DieOpKind::Erase, mode, token: victim, units: 0, ready: self.now };
             self.submit_die_op(die, op);
         }
-        self.maybe_start_gc();
     }
 
     /// One die of a victim is erased; once all are, the superblock is free and waiting
@@ -83,6 +184,23 @@ impl Device {
         if self.ftl.erase_done(op.token) {
             self.admit_waiting();
             self.maybe_start_gc();
+            self.maybe_start_fold();
+        }
+    }
+
+    /// The host just went idle: arm the idle-fold timer.
+    pub(super) fn host_went_idle(&mut self) {
+        if let Some(delay) = self.ftl.slc.fold_idle
+            && self.ftl.slc_valid_units() > self.ftl.slc.fold_low_units
+        {
+            self.queue.push(self.now + delay, Event::Idle { generation: self.idle_generation });
+        }
+    }
+
+    /// The idle timer fired: fold if the host has stayed idle since it was armed.
+    pub(super) fn idle_timer(&mut self, generation: u32) {
+        if generation == self.idle_generation && self.in_flight == 0 {
+            self.start_fold_session();
         }
     }
 }

@@ -97,9 +97,52 @@ pub struct CounterSnapshot {
     pub map_updates_at_risk: u64,
     /// The most map updates at risk at any time so far.
     pub map_updates_at_risk_peak: u64,
+    /// Host bytes written into the SLC cache.
+    pub host_slc_write_bytes: u64,
+    /// Bytes cached in SLC now.
+    pub slc_cached_bytes: u64,
+    /// Superblocks in SLC mode now.
+    pub slc_superblocks: u64,
+    /// Bytes folded from SLC to the native mode.
+    pub folded_bytes: u64,
+    /// Fold jobs (one SLC superblock each).
+    pub fold_jobs: u64,
 }
 
+/// Counters that are levels at an instant, not running totals: over a span they are
+/// reported as their value at its end, not as a difference.
+pub const LEVEL_COUNTERS: [&str; 6] = [
+    "free_superblocks",
+    "write_buffer_bytes",
+    "map_updates_at_risk",
+    "map_updates_at_risk_peak",
+    "slc_cached_bytes",
+    "slc_superblocks",
+];
+
 impl CounterSnapshot {
+    /// Every counter over the span from `earlier` to `self`, by name, in declaration order:
+    /// the difference for running totals, the value now for [`LEVEL_COUNTERS`].
+    pub fn delta_since(&self, earlier: &CounterSnapshot) -> Vec<(String, u64)> {
+        let as_map = |s: &CounterSnapshot| match serde_json::to_value(s) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
+        let start = as_map(earlier);
+        as_map(self)
+            .into_iter()
+            .filter_map(|(key, end)| {
+                let end = end.as_u64()?;
+                let value = if LEVEL_COUNTERS.contains(&key.as_str()) {
+                    end
+                } else {
+                    end.saturating_sub(start.get(&key).and_then(serde_json::Value::as_u64).unwrap_or(0))
+                };
+                Some((key, value))
+            })
+            .collect()
+    }
+
     /// NAND bytes written per host byte written, over the span from `earlier` to `self`
     /// (`None` if the host wrote nothing).
     pub fn write_amplification_since(&self, earlier: &CounterSnapshot) -> Option<f64> {

@@ -5,7 +5,8 @@
 //! pads the last program unit as the final flush would, so it leaves exactly the state the
 //! timed path leaves (a test compares the two). A random fill adds random 4 KiB overwrites
 //! with GC run untimed; its GC choices can differ from a timed run's, since those depend on
-//! when erases finish, but the process is the same.
+//! when erases finish, but the process is the same. With an SLC cache, the fill ends as an
+//! idle drive would: with everything folded to the native mode.
 
 use super::Device;
 use crate::engine::SimRng;
@@ -76,6 +77,8 @@ impl Device {
             self.host_units_admitted += writes;
         }
         self.ftl.pad_untimed(&mut scratch);
+        // The state a drive reaches once idle: everything cached in SLC is folded.
+        self.ftl.fold_untimed(&mut job, &mut scratch);
         self.map_cache.mark_mapped(0..span);
         Ok(())
     }

@@ -28,7 +28,7 @@ mod snapshot;
 mod verify;
 mod write;
 
-pub use counters::{CounterSnapshot, HostCounters};
+pub use counters::{CounterSnapshot, HostCounters, LEVEL_COUNTERS};
 pub use fill::FillPattern;
 pub use snapshot::SnapshotError;
 pub use verify::Verifier;
@@ -48,6 +48,8 @@ enum Event {
     Die { die: u32, generation: u32 },
     /// A command's completion reaches the host.
     Complete { slot: u32 },
+    /// The host has been idle since the timer was armed (stale if `generation` moved on).
+    Idle { generation: u32 },
 }
 
 /// An in-flight command.
@@ -73,12 +75,17 @@ struct Slot {
     data_end: SimTime,
 }
 
-/// A program in flight: which program unit, and how much write-buffer space it frees.
+/// A program in flight: which program unit, how much write-buffer space it frees, and the
+/// relocation victim whose data it holds (which must not be erased before it finishes).
 #[derive(Clone, Copy, Debug)]
 struct ProgramRec {
     pu: u32,
     buffer_units: u32,
+    victim: u32,
 }
+
+/// `ProgramRec::victim` of programs that relocate nothing.
+const NO_VICTIM: u32 = u32::MAX;
 
 /// A simulated SSD.
 pub struct Device {
@@ -97,8 +104,17 @@ pub struct Device {
     host_waiting: VecDeque<(Command, u64, SimTime)>,
     programs: Vec<ProgramRec>,
     free_programs: Vec<u32>,
-    gc_job: RelocationJob,
-    gc_active: bool,
+    /// Relocation jobs by [`background::JobKind`]: GC, folding.
+    jobs: [RelocationJob; 2],
+    jobs_active: [bool; 2],
+    /// A folding session is under way.
+    folding: bool,
+    /// Bumped by every host command; the idle timer carries it.
+    idle_generation: u32,
+    /// Per superblock: relocation programs of its data still outstanding.
+    victim_programs: Vec<u32>,
+    /// Per superblock: all relocation reads done (erase once its programs are done too).
+    victim_reads_done: Vec<bool>,
     ready_scratch: Vec<u32>,
     flush_waiters: Vec<(u32, u64)>,
     host_units_admitted: u64,
@@ -125,7 +141,7 @@ impl Device {
     /// A fresh device; with `verify`, every read checks the data version it finds.
     pub fn with_verify(config: DeviceConfig, verify: bool) -> Self {
         let geometry = config.geometry.clone();
-        let ftl = Ftl::new(geometry.clone(), config.logical_units, config.gc, verify);
+        let ftl = Ftl::new(geometry.clone(), config.logical_units, config.gc, verify).with_slc(config.slc);
         let nand = NandArray::new(geometry, config.nand.clone());
         let hmb = negotiate(config.identity.hmb, HmbSetting::Auto);
         let map_cache = MapCache::new(config.map_cache.clone(), config.logical_units, hmb.bytes);
@@ -142,8 +158,12 @@ impl Device {
             host_waiting: VecDeque::new(),
             programs: Vec::new(),
             free_programs: Vec::new(),
-            gc_job: RelocationJob::default(),
-            gc_active: false,
+            jobs: Default::default(),
+            jobs_active: [false; 2],
+            folding: false,
+            idle_generation: 0,
+            victim_programs: vec![0; config.geometry.superblocks() as usize],
+            victim_reads_done: vec![false; config.geometry.superblocks() as usize],
             ready_scratch: Vec::with_capacity(64),
             flush_waiters: Vec::new(),
             host_units_admitted: 0,
@@ -286,6 +306,10 @@ impl Device {
                 None
             }
             Event::Complete { slot } => Some(self.on_complete(slot)),
+            Event::Idle { generation } => {
+                self.idle_timer(generation);
+                None
+            }
         }
     }
 
@@ -323,7 +347,7 @@ impl Device {
 
     /// True when no command, die operation or GC job is pending.
     pub fn is_quiet(&self) -> bool {
-        self.queue.is_empty() && self.in_flight == 0 && !self.gc_active && self.nand.is_quiet()
+        self.queue.is_empty() && self.in_flight == 0 && self.jobs_active == [false; 2] && self.nand.is_quiet()
     }
 
     /// Pads every stream's open program unit and writes out the map journal; returns true if
@@ -335,7 +359,7 @@ impl Device {
             let pad = self.ftl.pad(stream, &mut ready);
             let pu_units = self.config.geometry.pu_units();
             for &pu in &ready {
-                let buffer_units = if stream == Stream::Host { pu_units - pad } else { 0 };
+                let buffer_units = if stream.is_host() { pu_units - pad } else { 0 };
                 self.enqueue_program(pu, buffer_units, self.now);
                 any = true;
             }
@@ -408,6 +432,11 @@ impl Device {
             nand_map_write_bytes: map_write_bytes,
             map_updates_at_risk: m.updates_at_risk,
             map_updates_at_risk_peak: m.updates_at_risk_peak,
+            host_slc_write_bytes: f.host_units_slc * unit,
+            slc_cached_bytes: self.ftl.slc_valid_units() * unit,
+            slc_superblocks: u64::from(self.ftl.slc_superblocks()),
+            folded_bytes: f.folded_units * unit,
+            fold_jobs: f.fold_jobs,
         }
     }
 
@@ -419,6 +448,7 @@ impl Device {
     // --- command life cycle -------------------------------------------------------------
 
     fn start_command(&mut self, command: Command, user: u64, submitted: SimTime) {
+        self.idle_generation = self.idle_generation.wrapping_add(1);
         let link = &self.config.link;
         let issued = submitted.max(self.now) + link.submit;
         let arrive = issued + link.command_fetch;
@@ -446,6 +476,9 @@ impl Device {
             Opcode::Read => {
                 self.counters.read_cmds += 1;
                 self.counters.bytes_read += bytes;
+                if self.ftl.slc.fold_on_read && !self.folding {
+                    self.start_fold_session();
+                }
                 let mut misses = std::mem::take(&mut self.miss_scratch);
                 let lookups = self.map_lookups(first_unit, units, arrive, &mut misses);
                 let ctrl = &self.config.controller;
@@ -509,6 +542,9 @@ impl Device {
         if let Some((command, user, submitted)) = self.host_waiting.pop_front() {
             self.start_command(command, user, submitted);
         }
+        if self.in_flight == 0 {
+            self.host_went_idle();
+        }
         Completion { user: s.user, command: s.command, submitted: s.submitted, issued: s.issued, completed: self.now }
     }
 
@@ -537,7 +573,7 @@ impl Device {
             DieOpKind::MapRead => self.map_read_done(die, op),
             DieOpKind::MapWrite => self.map_cache.persisted(op.token),
             DieOpKind::RelocRead => self.reloc_read_done(die, op),
-            DieOpKind::Program => self.program_done(op),
+            DieOpKind::Program | DieOpKind::BackgroundProgram => self.program_done(op),
             DieOpKind::Erase => self.erase_done(op),
         }
     }

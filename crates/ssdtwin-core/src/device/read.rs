@@ -38,9 +38,13 @@ impl Device {
                     self.counters.buffered_units_read += 1;
                     memory_units += 1;
                 }
-                Location::Nand { ppa, mode } => {
+                location @ (Location::Nand { .. } | Location::Moving { .. }) => {
                     self.counters.nand_units_read += 1;
-                    let pu = ppa.0 / pu_units;
+                    let (pu, die, mode) = match location {
+                        Location::Nand { ppa, mode } => (ppa.0 / pu_units, (ppa.0 / pu_units) % dies, mode),
+                        Location::Moving { pu, die, mode } => (pu, die, mode),
+                        _ => unreachable!("matched above"),
+                    };
                     match group.as_mut() {
                         Some(g) if g.pu == pu => g.units += 1,
                         _ => {
@@ -48,7 +52,7 @@ impl Device {
                                 self.issue_host_read(slot, &g, ready);
                                 die_reads += 1;
                             }
-                            group = Some(Group { pu, die: pu % dies, mode, units: 1 });
+                            group = Some(Group { pu, die, mode, units: 1 });
                         }
                     }
                 }

@@ -1,8 +1,9 @@
 //! The write path: buffer admission with back-pressure, DMA, placement, programs; TRIM and
 //! flush.
 
-use super::{Device, ProgramRec};
+use super::{Device, NO_VICTIM, ProgramRec};
 use crate::engine::SimTime;
+use crate::ftl::Stream;
 use crate::nand::{DieOp, DieOpKind};
 
 impl Device {
@@ -16,6 +17,10 @@ impl Device {
             self.counters.write_stalls += 1;
             self.buffer.wait(slot);
             self.maybe_start_gc();
+            if self.ftl.host_stream().is_none() {
+                // Fold-then-write: the SLC cache is full and writes wait for folding.
+                self.start_fold_session();
+            }
             self.keep_buffer_draining(ready);
         }
     }
@@ -27,14 +32,21 @@ impl Device {
         if self.buffer.waiting() == 0 || self.host_programs_in_flight > 0 {
             return;
         }
-        let mut filled = std::mem::take(&mut self.ready_scratch);
-        let pad = self.ftl.pad(crate::ftl::Stream::Host, &mut filled);
+        self.pad_host_streams(ready);
+    }
+
+    /// Pads the open program unit of each host stream and queues its program.
+    fn pad_host_streams(&mut self, ready: SimTime) {
         let pu_units = self.config.geometry.pu_units();
-        for &pu in &filled {
-            self.enqueue_program(pu, pu_units - pad, ready);
+        for stream in [Stream::Host, Stream::HostSlc] {
+            let mut filled = std::mem::take(&mut self.ready_scratch);
+            let pad = self.ftl.pad(stream, &mut filled);
+            for &pu in &filled {
+                self.enqueue_program(pu, pu_units - pad, ready);
+            }
+            filled.clear();
+            self.ready_scratch = filled;
         }
-        filled.clear();
-        self.ready_scratch = filled;
     }
 
     /// Admits waiting writes, in order, while they fit; then makes sure the buffer keeps
@@ -75,12 +87,28 @@ impl Device {
         self.ready_scratch = filled;
         self.map_updates(s.first_unit, s.units, true, data_in);
         self.finish_at(slot, data_in);
-        self.maybe_start_gc();
+        self.after_host_writes();
     }
 
     /// Queues the program of `pu` on its die, ready once its data is in controller memory.
     pub(super) fn enqueue_program(&mut self, pu: u32, buffer_units: u32, ready: SimTime) {
-        let rec = ProgramRec { pu, buffer_units };
+        self.enqueue_program_as(DieOpKind::Program, pu, buffer_units, NO_VICTIM, ready);
+    }
+
+    /// Queues a program of class `kind` (foreground or background), holding data relocated
+    /// from `victim` (or [`NO_VICTIM`]).
+    pub(super) fn enqueue_program_as(
+        &mut self,
+        kind: DieOpKind,
+        pu: u32,
+        buffer_units: u32,
+        victim: u32,
+        ready: SimTime,
+    ) {
+        let rec = ProgramRec { pu, buffer_units, victim };
+        if victim != NO_VICTIM {
+            self.victim_programs[victim as usize] += 1;
+        }
         if buffer_units > 0 {
             self.host_programs_in_flight += 1;
         }
@@ -93,7 +121,7 @@ impl Device {
         };
         let (die, mode) = self.ftl.pu_target(pu);
         let units = self.config.geometry.pu_units();
-        self.submit_die_op(die, DieOp { kind: DieOpKind::Program, mode, token, units, ready });
+        self.submit_die_op(die, DieOp { kind, mode, token, units, ready });
     }
 
     /// A program finished: its buffer space is free, and waiting writes and flushes may go.
@@ -101,6 +129,13 @@ impl Device {
         let rec = self.programs[op.token as usize];
         self.free_programs.push(op.token);
         self.ftl.program_done(rec.pu);
+        if rec.victim != NO_VICTIM {
+            let v = rec.victim as usize;
+            self.victim_programs[v] -= 1;
+            if self.victim_programs[v] == 0 && self.victim_reads_done[v] {
+                self.erase_victim(rec.victim);
+            }
+        }
         if rec.buffer_units > 0 {
             self.host_programs_in_flight -= 1;
             self.buffer.release(rec.buffer_units);
@@ -138,14 +173,7 @@ impl Device {
             self.finish_at(slot, ready);
             return;
         }
-        let mut filled = std::mem::take(&mut self.ready_scratch);
-        let pad = self.ftl.pad(crate::ftl::Stream::Host, &mut filled);
-        let pu_units = self.config.geometry.pu_units();
-        for &pu in &filled {
-            self.enqueue_program(pu, pu_units - pad, ready);
-        }
-        filled.clear();
-        self.ready_scratch = filled;
+        self.pad_host_streams(ready);
         self.flush_waiters.push((slot, target));
     }
 

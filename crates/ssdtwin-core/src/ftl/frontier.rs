@@ -3,9 +3,10 @@
 //! A frontier fills one open superblock in address order (which is stripe order: all planes
 //! of die 0, then die 1, ..., then the next row), so consecutive units spread over dies and
 //! channels. When a program unit (one page per plane of one die) is complete, it is handed
-//! to the die to program. Until that program finishes, the data lives in controller memory
-//! and reads are served from there; `pu_done` records which program units of the current
-//! and previous superblock are still pending.
+//! to the die to program. Until that program finishes, host data lives in controller memory
+//! and reads are served from there, while relocated data is still read from its source
+//! block, which is not erased before; `pu_state` records, for the current and previous
+//! superblock, which program units are pending and where their data can be read.
 //!
 //! Relocated data (GC, folding) may only be programmed once the reads that fetched it have
 //! finished: `deps` counts, per destination program unit, the relocation reads still
@@ -15,23 +16,41 @@ use crate::nand::{CellMode, Geometry};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
-/// A program unit whose program has not finished.
-pub(crate) const PENDING: bool = false;
+/// Program state of a program unit: programmed.
+pub(crate) const DONE: u32 = 0;
+/// Not programmed yet; its data is in controller memory.
+pub(crate) const PENDING: u32 = 1;
+/// Not programmed yet; its data is read from a source die in some mode:
+/// `SOURCE_BASE + die * 4 + mode index`.
+const SOURCE_BASE: u32 = 2;
+
+/// Where a pending program unit's data is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pending {
+    /// Controller memory (host data waiting in the write buffer).
+    Memory,
+    /// The relocation source on this die, in this cell mode.
+    Source { die: u32, mode: CellMode },
+}
 
 /// The write streams, each with its own frontier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Stream {
-    /// Host writes to the native cell mode.
+    /// Host writes to the native cell mode (no SLC cache, or cache full).
     Host,
+    /// Host writes into the SLC cache.
+    HostSlc,
     /// GC relocations.
     Gc,
+    /// Folding: SLC-cached data moved to the native mode.
+    Fold,
 }
 
 impl Stream {
     /// Number of streams.
-    pub const COUNT: usize = 2;
+    pub const COUNT: usize = 4;
     /// All streams.
-    pub const ALL: [Stream; Stream::COUNT] = [Stream::Host, Stream::Gc];
+    pub const ALL: [Stream; Stream::COUNT] = [Stream::Host, Stream::HostSlc, Stream::Gc, Stream::Fold];
 
     /// Index into per-stream tables.
     #[inline]
@@ -39,11 +58,19 @@ impl Stream {
         self as usize
     }
 
+    /// True for the streams host writes go to (their data sits in the write buffer).
+    #[inline]
+    pub const fn is_host(self) -> bool {
+        matches!(self, Stream::Host | Stream::HostSlc)
+    }
+
     /// Name in reports.
     pub const fn name(self) -> &'static str {
         match self {
             Stream::Host => "host",
+            Stream::HostSlc => "host-slc",
             Stream::Gc => "gc",
+            Stream::Fold => "fold",
         }
     }
 }
@@ -70,12 +97,12 @@ pub struct Frontier {
     pub(crate) next: u32,
     /// Units the superblock holds in `mode`.
     pub(crate) capacity: u32,
-    /// Program-done flags for the current superblock, by program unit.
+    /// Program state of each program unit of the current superblock.
     #[serde(skip)]
-    pub(crate) pu_done: Vec<bool>,
-    /// The previous superblock and its flags (its last programs may still be running).
+    pub(crate) pu_state: Vec<u32>,
+    /// The previous superblock and its states (its last programs may still be running).
     #[serde(skip)]
-    pub(crate) prev: Option<(u32, Vec<bool>)>,
+    pub(crate) prev: Option<(u32, Vec<u32>)>,
     /// Sequence number of the program unit being filled (counts every unit started).
     pub(crate) pu_seq: u64,
     #[serde(skip)]
@@ -95,7 +122,7 @@ impl Frontier {
             mode,
             next: 0,
             capacity: 0,
-            pu_done: Vec::new(),
+            pu_state: Vec::new(),
             prev: None,
             pu_seq: 0,
             deps: VecDeque::new(),
@@ -115,7 +142,7 @@ impl Frontier {
         let mut flags = self.prev.take().map(|(_, f)| f).unwrap_or_default();
         flags.clear();
         flags.resize((capacity / geometry.pu_units()) as usize, PENDING);
-        let old_flags = std::mem::replace(&mut self.pu_done, flags);
+        let old_flags = std::mem::replace(&mut self.pu_state, flags);
         if let Some(old) = self.sb {
             self.prev = Some((old, old_flags));
         }
@@ -129,32 +156,58 @@ impl Frontier {
     pub(crate) fn restore_flags(&mut self, geometry: &Geometry) {
         self.prev = None;
         self.deps.clear();
-        self.pu_done.clear();
+        self.pu_state.clear();
         if self.sb.is_some() {
-            self.pu_done.resize((self.capacity / geometry.pu_units()) as usize, true);
+            self.pu_state.resize((self.capacity / geometry.pu_units()) as usize, DONE);
+        }
+    }
+
+    fn state_mut(&mut self, sb: u32, pu_in_sb: u32) -> Option<&mut u32> {
+        if self.sb == Some(sb) {
+            return self.pu_state.get_mut(pu_in_sb as usize);
+        }
+        match self.prev.as_mut() {
+            Some((p, states)) if *p == sb => states.get_mut(pu_in_sb as usize),
+            _ => None,
         }
     }
 
     /// Marks program unit `pu_in_sb` of `sb` as programmed.
     pub(crate) fn mark_programmed(&mut self, sb: u32, pu_in_sb: u32) {
-        if self.sb == Some(sb) {
-            self.pu_done[pu_in_sb as usize] = true;
-        } else if let Some((p, flags)) = self.prev.as_mut() {
-            if *p == sb {
-                flags[pu_in_sb as usize] = true;
-            }
+        if let Some(s) = self.state_mut(sb, pu_in_sb) {
+            *s = DONE;
         }
     }
 
-    /// True if unit data at (`sb`, `pu_in_sb`) is still waiting for its program.
-    #[inline]
-    pub(crate) fn is_pending(&self, sb: u32, pu_in_sb: u32) -> bool {
-        if self.sb == Some(sb) {
-            return self.pu_done[pu_in_sb as usize] == PENDING;
+    /// Records that pending program unit `pu_in_sb` of `sb` holds relocated data still
+    /// readable on `die` in `mode` (the first source wins).
+    pub(crate) fn set_source(&mut self, sb: u32, pu_in_sb: u32, die: u32, mode: CellMode) {
+        if let Some(s) = self.state_mut(sb, pu_in_sb)
+            && *s == PENDING
+        {
+            *s = SOURCE_BASE + die * 4 + mode.index() as u32;
         }
-        match &self.prev {
-            Some((p, flags)) if *p == sb => flags[pu_in_sb as usize] == PENDING,
-            _ => false,
+    }
+
+    /// Where the data of (`sb`, `pu_in_sb`) is read from while its program is pending;
+    /// `None` if it is programmed or not this frontier's.
+    #[inline]
+    pub(crate) fn pending(&self, sb: u32, pu_in_sb: u32) -> Option<Pending> {
+        let state = if self.sb == Some(sb) {
+            self.pu_state[pu_in_sb as usize]
+        } else {
+            match &self.prev {
+                Some((p, states)) if *p == sb => states[pu_in_sb as usize],
+                _ => return None,
+            }
+        };
+        match state {
+            DONE => None,
+            PENDING => Some(Pending::Memory),
+            s => {
+                let code = s - SOURCE_BASE;
+                Some(Pending::Source { die: code / 4, mode: CellMode::ALL[(code % 4) as usize] })
+            }
         }
     }
 }

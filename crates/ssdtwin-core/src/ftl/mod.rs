@@ -19,17 +19,20 @@ mod frontier;
 pub mod gc;
 mod map;
 mod relocation;
+pub mod slc;
 
 pub use blocks::{SbState, Superblocks};
 pub use frontier::{Frontier, Stream};
 pub use gc::{GcConfig, VictimPolicy};
 pub use map::{PageMap, UNMAPPED};
 pub use relocation::RelocRead;
+pub use slc::{SlcCacheConfig, WhenFull};
 
 use crate::engine::BigArray;
 use crate::nand::{CellMode, Geometry, Ppa};
-use frontier::PuDeps;
+use frontier::{Pending, PuDeps};
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 /// Where a logical unit's data is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +48,16 @@ pub enum Location {
         /// Mode of its superblock.
         mode: CellMode,
     },
+    /// Being relocated: its new program unit `pu` is not programmed yet, so it is read from
+    /// its source on `die`, in `mode`.
+    Moving {
+        /// Destination program unit (global index; groups a command's units).
+        pu: u32,
+        /// Die of the source.
+        die: u32,
+        /// Cell mode of the source.
+        mode: CellMode,
+    },
 }
 
 /// FTL activity counters, in map units unless named otherwise.
@@ -58,6 +71,12 @@ pub struct FtlCounters {
     pub gc_units_moved: u64,
     /// GC jobs started.
     pub gc_jobs: u64,
+    /// Host units written into the SLC cache.
+    pub host_units_slc: u64,
+    /// Units folded from SLC to the native mode.
+    pub folded_units: u64,
+    /// Fold jobs started (one SLC superblock each).
+    pub fold_jobs: u64,
     /// Units programmed, per cell mode ([`CellMode::index`]), padding included.
     pub units_programmed: [u64; 4],
     /// Padding units programmed to close a partial program unit.
@@ -99,6 +118,14 @@ pub struct Ftl {
     frontiers: [Frontier; Stream::COUNT],
     /// GC parameters.
     pub gc: GcConfig,
+    /// SLC cache parameters.
+    pub slc: SlcCacheConfig,
+    /// Superblocks in SLC mode that are not free (open, full, being reclaimed).
+    slc_in_use: u32,
+    /// Valid units in SLC-mode superblocks.
+    slc_valid: u64,
+    /// Full SLC superblocks, oldest first (folding takes the front).
+    slc_full: VecDeque<u32>,
     /// Units placed so far (a logical clock for superblock age).
     write_seq: u64,
     /// In verify mode, the data version stored in each physical unit.
@@ -117,11 +144,31 @@ impl Ftl {
             sbs: Superblocks::new(geometry.superblocks(), native),
             frontiers: std::array::from_fn(|_| Frontier::new(native)),
             gc,
+            slc: SlcCacheConfig::NONE,
+            slc_in_use: 0,
+            slc_valid: 0,
+            slc_full: VecDeque::new(),
             write_seq: 0,
             tags: verify.then(|| BigArray::filled(physical as usize, 0)),
             counters: FtlCounters::default(),
             geometry,
         }
+    }
+
+    /// Enables an SLC cache (before any write).
+    pub fn with_slc(mut self, slc: SlcCacheConfig) -> Self {
+        self.slc = slc;
+        self
+    }
+
+    /// Valid map units held in SLC-mode superblocks.
+    pub fn slc_valid_units(&self) -> u64 {
+        self.slc_valid
+    }
+
+    /// Superblocks in SLC mode now.
+    pub fn slc_superblocks(&self) -> u32 {
+        self.slc_in_use
     }
 
     /// Geometry the FTL addresses.
@@ -154,8 +201,14 @@ impl Ftl {
         let ppa = Ppa(ppa);
         let sb = self.geometry.sb_of(ppa);
         let pu = self.geometry.pu_in_sb(ppa);
-        if self.frontiers.iter().any(|f| f.is_pending(sb, pu)) {
-            return Location::Buffered;
+        for f in &self.frontiers {
+            match f.pending(sb, pu) {
+                Some(Pending::Memory) => return Location::Buffered,
+                Some(Pending::Source { die, mode }) => {
+                    return Location::Moving { pu: self.geometry.pu_of(ppa), die, mode };
+                }
+                None => {}
+            }
         }
         Location::Nand { ppa, mode: self.sbs.mode(sb) }
     }
@@ -170,7 +223,56 @@ impl Ftl {
     /// True if the host frontier can take `units` more without dipping into the superblocks
     /// GC keeps in reserve.
     pub fn host_can_take(&self, units: u32) -> bool {
-        self.can_take(Stream::Host, units, self.gc.fg_threshold_sb)
+        match self.host_stream() {
+            Some(stream) => self.can_take(stream, units, self.gc.fg_threshold_sb),
+            None => false,
+        }
+    }
+
+    /// Where host writes go now: the SLC cache while it has room, else the native mode
+    /// ([`WhenFull::Direct`]) or nowhere until folding frees cache ([`WhenFull::Fold`]).
+    pub fn host_stream(&self) -> Option<Stream> {
+        if !self.slc.enabled() {
+            return Some(Stream::Host);
+        }
+        if self.frontiers[Stream::HostSlc.index()].room() > 0 || self.can_open_slc() {
+            return Some(Stream::HostSlc);
+        }
+        match self.slc.when_full {
+            WhenFull::Direct => Some(Stream::Host),
+            WhenFull::Fold => None,
+        }
+    }
+
+    /// Whether another superblock may be opened in SLC mode: within the static part, or
+    /// within the dynamic cap while enough stays free; always leaving room to fold every
+    /// cached unit back and for GC's reserve.
+    pub fn can_open_slc(&self) -> bool {
+        let native_sb = u64::from(self.geometry.sb_units());
+        let fold_need = self.slc_valid.div_ceil(native_sb) as u32;
+        let free = self.sbs.free_count();
+        if free <= self.gc.fg_threshold_sb + fold_need + 1 {
+            return false;
+        }
+        let in_use = self.slc_in_use;
+        in_use < self.slc.static_sb
+            || (in_use < self.slc.static_sb + self.slc.dynamic_max_sb
+                && free > self.slc.dynamic_min_free_sb + fold_need + self.gc.fg_threshold_sb)
+    }
+
+    /// Share of the mapped units in `lpns` that live in SLC-mode superblocks.
+    pub fn slc_resident_fraction(&self, lpns: std::ops::Range<u32>) -> f64 {
+        let (mut mapped, mut slc) = (0u64, 0u64);
+        for lpn in lpns {
+            let ppa = self.map.lookup(lpn);
+            if ppa != UNMAPPED {
+                mapped += 1;
+                if self.sbs.mode(self.geometry.sb_of(Ppa(ppa))) == CellMode::Slc {
+                    slc += 1;
+                }
+            }
+        }
+        if mapped == 0 { 0.0 } else { slc as f64 / mapped as f64 }
     }
 
     fn can_take(&self, stream: Stream, units: u32, reserve_sb: u32) -> bool {
@@ -185,8 +287,8 @@ impl Ftl {
     }
 
     /// Cell mode new superblocks of `stream` are opened in.
-    fn mode_for(&self, _stream: Stream) -> CellMode {
-        self.geometry.native
+    fn mode_for(&self, stream: Stream) -> CellMode {
+        if stream == Stream::HostSlc { CellMode::Slc } else { self.geometry.native }
     }
 
     /// Moves the frontier of `stream` one unit on; returns the address to write. Opens a new
@@ -206,6 +308,9 @@ impl Ftl {
             f.pu_seq += 1;
         }
         let filled = f.next % pu_units == 0;
+        if f.mode == CellMode::Slc {
+            self.slc_valid += 1;
+        }
         self.sbs.valid[sb as usize] += 1;
         self.write_seq += 1;
         (self.geometry.sb_base(sb) + offset, filled)
@@ -216,16 +321,26 @@ impl Ftl {
         if let Some(old) = self.frontiers[si].sb {
             self.sbs.state[old as usize] = SbState::Full;
             self.sbs.last_write_seq[old as usize] = self.write_seq;
+            if self.sbs.mode(old) == CellMode::Slc {
+                self.slc_full.push_back(old);
+            }
         }
         let mode = self.mode_for(stream);
         let sb = self.sbs.open(mode).expect("callers check free space before placing data");
+        if mode == CellMode::Slc {
+            self.slc_in_use += 1;
+        }
         self.frontiers[si].start(sb, mode, &self.geometry);
     }
 
     /// Places one host-written unit; pushes the program unit to `ready` if this filled it.
     #[inline]
     pub fn write(&mut self, lpn: u32, tag: u32, ready: &mut Vec<u32>) -> Ppa {
-        let (ppa, filled) = self.advance(Stream::Host);
+        let stream = self.host_stream().expect("admission checks that host writes have somewhere to go");
+        if stream == Stream::HostSlc {
+            self.counters.host_units_slc += 1;
+        }
+        let (ppa, filled) = self.advance(stream);
         let old = self.map.remap(lpn, ppa);
         self.unmap_old(old);
         if let Some(tags) = self.tags.as_mut() {
@@ -243,6 +358,9 @@ impl Ftl {
         if old != UNMAPPED {
             let sb = self.geometry.sb_of(Ppa(old));
             self.sbs.valid[sb as usize] -= 1;
+            if self.sbs.mode(sb) == CellMode::Slc {
+                self.slc_valid -= 1;
+            }
         }
     }
 
@@ -328,10 +446,26 @@ impl Ftl {
         (gains && self.can_take(Stream::Gc, self.sbs.valid(victim), 0)).then_some(victim)
     }
 
+    /// The oldest full SLC superblock, if folding it can make progress (room in the
+    /// native fold frontier for its valid data).
+    pub fn pick_fold_victim(&mut self) -> Option<u32> {
+        while let Some(&sb) = self.slc_full.front() {
+            if self.sbs.state(sb) == SbState::Full && self.sbs.mode(sb) == CellMode::Slc {
+                return self.can_take(Stream::Fold, self.sbs.valid(sb), 0).then_some(sb);
+            }
+            // Collected by GC meanwhile.
+            self.slc_full.pop_front();
+        }
+        None
+    }
+
     /// Starts relocating the valid units of `victim` to `stream`: remaps them now and fills
     /// `job` with the reads to perform. Returns the number of units moved.
     pub fn start_relocation(&mut self, victim: u32, stream: Stream, job: &mut RelocationJob) -> u32 {
         debug_assert_eq!(self.sbs.state(victim), SbState::Full);
+        if self.slc_full.front() == Some(&victim) {
+            self.slc_full.pop_front();
+        }
         self.sbs.state[victim as usize] = SbState::Victim;
         self.sbs.reclaiming += 1;
         job.victim = victim;
@@ -355,10 +489,15 @@ impl Ftl {
                 let (new_ppa, filled) = self.advance(stream);
                 self.map.remap(lpn, new_ppa);
                 self.sbs.valid[victim as usize] -= 1;
+                if mode == CellMode::Slc {
+                    self.slc_valid -= 1;
+                }
                 if let Some(tags) = self.tags.as_mut() {
                     tags[new_ppa as usize] = tags[ppa as usize];
                 }
                 let f = &mut self.frontiers[stream.index()];
+                let dst = Ppa(new_ppa);
+                f.set_source(g.sb_of(dst), g.pu_in_sb(dst), pu % g.dies(), mode);
                 let seq = f.pu_seq;
                 if f.deps.back().is_none_or(|d| d.seq != seq) {
                     let dst_pu = new_ppa / pu_units;
@@ -388,8 +527,13 @@ impl Ftl {
             }
         }
         debug_assert_eq!(self.sbs.valid(victim), 0);
-        self.counters.gc_units_moved += u64::from(moved);
-        self.counters.gc_jobs += 1;
+        if stream == Stream::Fold {
+            self.counters.folded_units += u64::from(moved);
+            self.counters.fold_jobs += 1;
+        } else {
+            self.counters.gc_units_moved += u64::from(moved);
+            self.counters.gc_jobs += 1;
+        }
         moved
     }
 
@@ -432,6 +576,9 @@ impl Ftl {
         if *pending > 0 {
             return false;
         }
+        if self.sbs.mode(sb) == CellMode::Slc {
+            self.slc_in_use -= 1;
+        }
         self.sbs.release(sb, self.geometry.native);
         self.counters.superblock_erases += 1;
         true
@@ -448,6 +595,9 @@ impl Ftl {
         // Every superblock that held data is erased by the format.
         self.sbs.erase_count = erase_count;
         self.frontiers = std::array::from_fn(|_| Frontier::new(native));
+        self.slc_in_use = 0;
+        self.slc_valid = 0;
+        self.slc_full.clear();
         if let Some(tags) = self.tags.as_mut() {
             tags.fill(0);
         }
@@ -477,6 +627,19 @@ impl Ftl {
                 return Err(format!("superblock {sb} is {state:?} but holds {valid} valid units"));
             }
         }
+        let slc_valid: u64 = (0..self.sbs.len())
+            .filter(|&sb| self.sbs.mode(sb) == CellMode::Slc)
+            .map(|sb| u64::from(counted[sb as usize]))
+            .sum();
+        if slc_valid != self.slc_valid {
+            return Err(format!("SLC holds {slc_valid} valid units, the counter says {}", self.slc_valid));
+        }
+        let slc_sbs = (0..self.sbs.len())
+            .filter(|&sb| self.sbs.mode(sb) == CellMode::Slc && self.sbs.state(sb) != SbState::Free)
+            .count();
+        if slc_sbs as u32 != self.slc_in_use {
+            return Err(format!("{slc_sbs} superblocks are in SLC mode, the counter says {}", self.slc_in_use));
+        }
         let free_in_pool = self.sbs.free.iter().filter(|&&sb| self.sbs.state(sb) == SbState::Free).count();
         if free_in_pool != self.sbs.free.len() {
             return Err("the free pool holds a superblock that is not Free".into());
@@ -492,6 +655,9 @@ pub struct FtlState {
     frontiers: Vec<Frontier>,
     write_seq: u64,
     counters: FtlCounters,
+    slc_in_use: u32,
+    slc_valid: u64,
+    slc_full: VecDeque<u32>,
 }
 
 impl Ftl {
@@ -502,6 +668,9 @@ impl Ftl {
             frontiers: self.frontiers.to_vec(),
             write_seq: self.write_seq,
             counters: self.counters.clone(),
+            slc_in_use: self.slc_in_use,
+            slc_valid: self.slc_valid,
+            slc_full: self.slc_full.clone(),
         }
     }
 
@@ -530,6 +699,9 @@ impl Ftl {
         }
         self.write_seq = state.write_seq;
         self.counters = state.counters;
+        self.slc_in_use = state.slc_in_use;
+        self.slc_valid = state.slc_valid;
+        self.slc_full = state.slc_full;
         if let (Some(mine), Some(theirs)) = (self.tags.as_mut(), tags) {
             if theirs.len() != mine.len() {
                 return Err("verify tags do not match the physical array".into());
@@ -555,6 +727,24 @@ impl Ftl {
             for pu in scratch.drain(..) {
                 self.program_done(pu);
             }
+        }
+    }
+
+    /// Folds every full SLC superblock with no timing (the state an idle drive reaches).
+    pub fn fold_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<u32>) {
+        while let Some(victim) = self.pick_fold_victim() {
+            self.start_relocation(victim, Stream::Fold, job);
+            for read in &job.reads {
+                self.reloc_read_done(Stream::Fold, read, scratch);
+            }
+            for pu in scratch.drain(..) {
+                self.program_done(pu);
+            }
+            let dies = self.begin_erase(victim);
+            for _ in 0..dies {
+                self.erase_done(victim);
+            }
+            self.gc_untimed(job, scratch);
         }
     }
 

@@ -10,7 +10,7 @@
 //! ```
 //!
 //! Queues are by class, highest priority first: host and map reads, relocation (GC/fold)
-//! reads, programs, erases. Under [`DieScheduler::ReadPriority`] the die takes the first
+//! reads, programs (host, GC, map), erases, background (fold) programs. Under [`DieScheduler::ReadPriority`] the die takes the first
 //! non-empty class; under [`DieScheduler::Fifo`] every op goes to one queue. An op may carry a
 //! `ready` time in the future (it was issued by a firmware core that finishes later); the die
 //! then starts it no earlier than that.
@@ -34,6 +34,8 @@ pub enum DieOpKind {
     RelocRead,
     /// Program a program unit of a write frontier.
     Program,
+    /// Program folded data: runs only when no read, program or erase waits.
+    BackgroundProgram,
     /// Program a map page (journal or translation page).
     MapWrite,
     /// Erase this die's blocks of a superblock.
@@ -47,10 +49,11 @@ impl DieOpKind {
             DieOpKind::RelocRead => 1,
             DieOpKind::Program | DieOpKind::MapWrite => 2,
             DieOpKind::Erase => 3,
+            DieOpKind::BackgroundProgram => 4,
         }
     }
     fn suspendable(self) -> bool {
-        matches!(self, DieOpKind::Program | DieOpKind::MapWrite | DieOpKind::Erase)
+        matches!(self, DieOpKind::Program | DieOpKind::BackgroundProgram | DieOpKind::MapWrite | DieOpKind::Erase)
     }
 }
 
@@ -123,13 +126,14 @@ struct Parked {
 /// Per-die state.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Die {
-    queues: [VecDeque<DieOp>; 4],
+    queues: [VecDeque<DieOp>; 5],
     running: Option<Running>,
     parked: Option<Parked>,
     /// Bumped whenever a scheduled completion must be ignored.
     pub generation: u32,
-    /// Array busy time by op class, in ns (reads, relocation reads, programs, erases).
-    pub busy_ns: [u64; 4],
+    /// Array busy time by op class, in ns (reads, relocation reads, programs, erases,
+    /// background programs).
+    pub busy_ns: [u64; 5],
     /// Number of suspensions performed.
     pub suspensions: u64,
 }
@@ -179,11 +183,14 @@ impl Die {
         let Some(r) = self.running else { return false };
         let allowed = match suspend.policy {
             SuspendPolicy::None => false,
-            SuspendPolicy::Program => matches!(r.op.kind, DieOpKind::Program | DieOpKind::MapWrite),
+            SuspendPolicy::Program => {
+                matches!(r.op.kind, DieOpKind::Program | DieOpKind::BackgroundProgram | DieOpKind::MapWrite)
+            }
             SuspendPolicy::ProgramErase => r.op.kind.suspendable(),
         };
-        // Only the array phase can be suspended, and only if enough of it is left to matter.
-        allowed && r.suspends < suspend.max_per_op && now >= r.array_start && r.end > now + suspend.t_suspend
+        // A program still loading its data is suspended as soon as its array phase starts;
+        // suspending is only worth it if enough array time is left.
+        allowed && r.suspends < suspend.max_per_op && r.end > now.max(r.array_start) + suspend.t_suspend
     }
 
     /// Parks the running op and starts the first queued read after `t_suspend`.
@@ -194,13 +201,16 @@ impl Die {
         t_read: impl Fn(CellMode) -> SimDuration,
     ) -> Started {
         let r = self.running.take().expect("should_suspend checked that an op is running");
-        // Time already spent is accounted; what is left is served after resume.
-        self.busy_ns[r.op.kind.class()] -= r.end.since(now).as_ns();
-        self.parked = Some(Parked { op: r.op, remaining: r.end.since(now), suspends: r.suspends + 1 });
+        // The array phase is suspended once it has begun; what is left of it is served
+        // after resume (all of it, if the data was still loading).
+        let at = now.max(r.array_start);
+        let remaining = r.end.since(at);
+        self.busy_ns[r.op.kind.class()] -= remaining.as_ns();
+        self.parked = Some(Parked { op: r.op, remaining, suspends: r.suspends + 1 });
         self.suspensions += 1;
         self.generation = self.generation.wrapping_add(1);
         let op = self.queues[0].pop_front().expect("a read was just queued");
-        let start = (now + suspend.t_suspend).max(op.ready);
+        let start = (at + suspend.t_suspend).max(op.ready);
         self.run(op, start, start, t_read(op.mode), 0)
     }
 
@@ -226,7 +236,7 @@ impl Die {
             let array_start = now + suspend.t_resume;
             return self.run(p.op, now, array_start, p.remaining, p.suspends);
         }
-        for class in 1..4 {
+        for class in 1..5 {
             if let Some(op) = self.queues[class].pop_front() {
                 let start = now.max(op.ready);
                 let array_start = array_start_for(&op, start);

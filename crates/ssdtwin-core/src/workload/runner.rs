@@ -179,8 +179,12 @@ pub fn run(
     validate(device, set)?;
     let run_start = device.now();
     let groupids = group_ids(set);
+    let mdts = device.config().identity.mdts;
     let mut runner = Runner {
         timers: EventQueue::with_capacity(256),
+        ios: Vec::new(),
+        free_ios: Vec::new(),
+        max_command_bytes: if mdts == 0 { u64::MAX } else { UNIT_BYTES << mdts },
         clones: Vec::new(),
         groups: Vec::new(),
         series: Vec::new(),
@@ -250,7 +254,6 @@ fn validate(device: &Device, set: &JobSet) -> Result<(), JobError> {
     let ns = &device.config().namespace;
     let lba = ns.lba_bytes();
     let ns_bytes = ns.capacity_bytes;
-    let mdts = device.config().identity.mdts;
     let invalid = |job: &JobSpec, problem: String| JobError::Invalid { job: job.name.clone(), problem };
     for job in &set.jobs {
         for dir in Direction::ALL.into_iter().filter(|&d| job.rw.uses(d)) {
@@ -265,17 +268,6 @@ fn validate(device: &Device, set: &JobSet) -> Result<(), JobError> {
                         ),
                     ));
                 }
-            }
-            if mdts > 0 && dir != Direction::Trim && bs.max() > UNIT_BYTES << mdts {
-                return Err(invalid(
-                    job,
-                    format!(
-                        "{} block size {} exceeds the device's maximum transfer size of {} bytes (MDTS {mdts})",
-                        dir.name(),
-                        bs.max(),
-                        UNIT_BYTES << mdts
-                    ),
-                ));
             }
         }
         if job.time_based && job.runtime_ns.is_none() {
@@ -402,8 +394,23 @@ fn new_clone(
     })
 }
 
+/// A fio I/O in flight: one or more device commands (the host block layer splits I/Os
+/// larger than the device's maximum transfer size, as Linux does).
+#[derive(Clone, Copy, Debug)]
+struct InFlightIo {
+    clone: u32,
+    dir: Direction,
+    offset: u64,
+    bytes: u64,
+    commands_left: u32,
+}
+
 struct Runner {
     timers: EventQueue<Timer>,
+    ios: Vec<InFlightIo>,
+    free_ios: Vec<u32>,
+    /// Largest command the device accepts (MDTS), bytes.
+    max_command_bytes: u64,
     clones: Vec<JobClone>,
     groups: Vec<Group>,
     series: Vec<CounterSnapshot>,
@@ -567,9 +574,28 @@ impl Runner {
                 Direction::Write => Opcode::Write,
                 Direction::Trim => Opcode::Trim,
             };
-            let cmd = Command { opcode, slba: offset / lba, blocks: (bytes / lba) as u32 };
-            let user = (i as u64) << 8 | dir.index() as u64;
-            device.submit(now, cmd, user).expect("validation keeps commands inside the namespace");
+            // Split at the device's maximum transfer size, as the block layer does (a
+            // deallocate has no such limit).
+            let chunk = if dir == Direction::Trim { bytes } else { bytes.min(self.max_command_bytes) };
+            let io = InFlightIo { clone: i as u32, dir, offset, bytes, commands_left: bytes.div_ceil(chunk) as u32 };
+            let user = match self.free_ios.pop() {
+                Some(k) => {
+                    self.ios[k as usize] = io;
+                    k
+                }
+                None => {
+                    self.ios.push(io);
+                    self.ios.len() as u32 - 1
+                }
+            };
+            let mut at = offset;
+            while at < offset + bytes {
+                let len = chunk.min(offset + bytes - at);
+                let cmd = Command { opcode, slba: at / lba, blocks: (len / lba) as u32 };
+                device.submit(now, cmd, u64::from(user)).expect("validation keeps commands inside the namespace");
+                at += len;
+            }
+            let c = &mut self.clones[i];
             // Decide the next I/Os now and prefetch their map entries: DRAM latency then
             // overlaps the work until they are issued instead of stalling the submit.
             while c.ahead.len() < LOOKAHEAD {
@@ -586,10 +612,14 @@ impl Runner {
 
     fn on_completion(&mut self, device: &mut Device, done: Completion) -> Result<(), RunError> {
         let now = done.completed;
-        let i = (done.user >> 8) as usize;
-        let dir = Direction::ALL[(done.user & 0xff) as usize];
-        let lba = device.config().namespace.lba_bytes();
-        let bytes = u64::from(done.command.blocks) * lba;
+        let io = &mut self.ios[done.user as usize];
+        io.commands_left -= 1;
+        if io.commands_left > 0 {
+            return Ok(());
+        }
+        let InFlightIo { clone, dir, offset, bytes, .. } = *io;
+        self.free_ios.push(done.user as u32);
+        let i = clone as usize;
         self.in_flight -= 1;
         if self.in_flight == 0 {
             self.busy_ns += now.since(self.busy_since).as_ns();
@@ -620,7 +650,7 @@ impl Runner {
             w.ios += 1;
             let since = now.since(c.ramp_end).as_ns();
             if let Some(logs) = c.logs.as_mut() {
-                logs.record(since, dir, slat, clat, bytes, done.command.slba * lba)?;
+                logs.record(since, dir, slat, clat, bytes, offset)?;
             }
             self.bytes_done += bytes;
             let total_ms = (slat + clat) / 1_000_000;

@@ -12,7 +12,6 @@
 //! I/O per call, so fio's submit/complete batch histograms put every I/O in the `4` (1–4)
 //! bucket.
 
-use crate::device::CounterSnapshot;
 use crate::stats::{DirLatency, LatBuckets};
 use crate::workload::{DirResult, GroupResult, JobSet, JobSpec, RunResult, is_sync_engine};
 use std::collections::BTreeSet;
@@ -22,10 +21,6 @@ pub(crate) const FIO_VERSION: &str = "fio-3.33";
 
 /// fio's `FIO_IO_U_LIST_MAX_LEN`: at most this many percentiles are reported.
 const PERCENTILE_LIST_MAX: usize = 20;
-
-/// Counters in [`CounterSnapshot`] that are levels, not running totals: reported as their
-/// value at the end of the group instead of a difference.
-const LEVEL_COUNTERS: [&str; 2] = ["free_superblocks", "write_buffer_bytes"];
 
 /// fio's per-direction `runtime`, ms. `update_runtime` (backend.c) takes the elapsed time in
 /// whole µs and rounds it up to whole ms, so 2000.4 ms of measurement prints as 2001.
@@ -430,23 +425,7 @@ impl<'a> Report<'a> {
 /// One device counter over a group's span: the difference for running totals, the end value
 /// for levels.
 pub(crate) fn counter_deltas(group: &GroupResult) -> Vec<(String, u64)> {
-    let as_map = |s: &CounterSnapshot| match serde_json::to_value(s) {
-        Ok(serde_json::Value::Object(map)) => map,
-        _ => serde_json::Map::new(),
-    };
-    let start = as_map(&group.counters_start);
-    as_map(&group.counters_end)
-        .into_iter()
-        .filter_map(|(key, end)| {
-            let end = end.as_u64()?;
-            let value = if LEVEL_COUNTERS.contains(&key.as_str()) {
-                end
-            } else {
-                end.saturating_sub(start.get(&key).and_then(serde_json::Value::as_u64).unwrap_or(0))
-            };
-            Some((key, value))
-        })
-        .collect()
+    group.counters_end.delta_since(&group.counters_start)
 }
 
 #[cfg(test)]

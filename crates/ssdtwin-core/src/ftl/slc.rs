@@ -1,0 +1,69 @@
+//! The SLC cache: which host writes go to blocks programmed one bit per cell, how large the
+//! cache may grow, and which data folding moves out first.
+//!
+//! Read NewMaxx, "SLC Cache: How Does That Work?" and AnandTech's Intel 660p and Crucial P1
+//! reviews (domain-facts.md § 2) for the mechanisms; `docs/model.md` § "SLC cache and
+//! folding" for the simplifications.
+//!
+//! * **Static part**: `static_sb` superblocks the namespace never needs (capacity validation
+//!   keeps them out of user space), so the cache never shrinks below them.
+//! * **Dynamic part**: up to `dynamic_max_sb` more, borrowed from free space while more than
+//!   `dynamic_min_free_sb` superblocks stay free beyond what folding every cached unit back
+//!   would take. It shrinks as the drive fills.
+//! * **When full**: host writes go straight to native blocks ([`WhenFull::Direct`]) or wait
+//!   for folding to free cache ([`WhenFull::Fold`]).
+//! * **Folding** moves the oldest full SLC superblock's valid data to native blocks; when
+//!   it runs (watermarks, idle, reads) is the device's policy (`device::background`).
+
+use crate::engine::SimDuration;
+
+/// What host writes do when the SLC cache has no room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhenFull {
+    /// Write to native blocks at native speed.
+    Direct,
+    /// Wait until folding frees SLC space.
+    Fold,
+}
+
+/// SLC-cache and folding parameters (validated; `static_sb = dynamic_max_sb = 0` means no
+/// cache).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlcCacheConfig {
+    /// Superblocks always available in SLC mode.
+    pub static_sb: u32,
+    /// Most extra superblocks borrowed from free space.
+    pub dynamic_max_sb: u32,
+    /// Dynamic SLC is used only while more than this many superblocks are free (after
+    /// room to fold the cache back).
+    pub dynamic_min_free_sb: u32,
+    /// Behaviour when the cache is full.
+    pub when_full: WhenFull,
+    /// Start folding when this many map units are cached in SLC.
+    pub fold_high_units: u64,
+    /// Fold down to this many.
+    pub fold_low_units: u64,
+    /// Fold after this long with no host command in flight (`None`: never on idle).
+    pub fold_idle: Option<SimDuration>,
+    /// A host read starts folding while data is cached.
+    pub fold_on_read: bool,
+}
+
+impl SlcCacheConfig {
+    /// No SLC cache.
+    pub const NONE: SlcCacheConfig = SlcCacheConfig {
+        static_sb: 0,
+        dynamic_max_sb: 0,
+        dynamic_min_free_sb: 0,
+        when_full: WhenFull::Direct,
+        fold_high_units: u64::MAX,
+        fold_low_units: 0,
+        fold_idle: None,
+        fold_on_read: false,
+    };
+
+    /// True if host writes may go to SLC at all.
+    pub fn enabled(&self) -> bool {
+        self.static_sb + self.dynamic_max_sb > 0
+    }
+}

@@ -29,6 +29,17 @@ cli.add_command(profiles.command)
 cli.add_command(study.command)
 
 
+def _debug_requested(args: list[str]) -> bool:
+    """True if ``--debug`` is among the options before the subcommand (after it, the
+    argument belongs to the subcommand: ``ssdtwin fio --debug`` is fio's option)."""
+    for arg in args:
+        if arg == "--debug":
+            return True
+        if not arg.startswith("-"):
+            return False
+    return False
+
+
 def _fail(message: str) -> int:
     click.echo(f"ssdtwin: {message}", err=True)
     return 2
@@ -37,7 +48,7 @@ def _fail(message: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the command and turns every error into one line and a status."""
     args = sys.argv[1:] if argv is None else argv
-    debug = "--debug" in args
+    debug = _debug_requested(args)
     try:
         cli.main(args=args, prog_name="ssdtwin", standalone_mode=False)
     except click.exceptions.Exit as e:
@@ -47,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.UsageError as e:
         if debug:
             raise
-        hint = f" (see 'ssdtwin {e.ctx.info_name} --help')" if e.ctx is not None and e.ctx.info_name else ""
+        hint = f" (see '{e.ctx.command_path} --help')" if e.ctx is not None and e.ctx.info_name else ""
         return _fail(f"{e.format_message()}{hint}")
     except click.ClickException as e:
         if debug:

@@ -459,8 +459,8 @@ def test_format_unmaps_everything(small_device: Device) -> None:
     assert after["unmapped_units_read"] - mid["unmapped_units_read"] >= direction(r, "read")["total_ios"]
 
 
-def test_format_switches_the_lba_format() -> None:
-    dev = Device()
+def test_format_switches_the_lba_format(small_device: Device) -> None:
+    dev = small_device
     dev.format(1)
     assert (dev.info()["lba_bytes"], dev.info()["lba_format"]) == (4096, 1)
     with pytest.raises(DeviceError, match=r"^LBA format 2 does not exist; the namespace has 2 \(0 to 1\)$"):

@@ -7,7 +7,7 @@ it (GC, write amplification, map-cache misses, SLC-cache occupancy).
 >>> import ssdtwin
 >>> dev = ssdtwin.Device()
 >>> dev.fill("seq", percent=1)
->>> result = dev.run("--name=r --rw=randread --bs=4k --iodepth=32 --size=1g --runtime=100ms".split())
+>>> result = dev.run("--name=r --rw=randread --bs=4k --iodepth=32 --ioengine=libaio --size=1g --runtime=100ms".split())
 >>> result.json["jobs"][0]["read"]["iops"] > 100_000
 True
 """

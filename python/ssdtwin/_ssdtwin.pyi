@@ -1,7 +1,9 @@
 """Stubs of the compiled module ``ssdtwin._ssdtwin`` (see crates/ssdtwin-py)."""
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, final
+
+__all__ = ["Device", "RunOutput", "__version__", "check_fio_args", "profile_names", "profile_toml"]
 
 __version__: str
 
@@ -9,11 +11,15 @@ def profile_names() -> list[str]:
     """Names of the shipped profiles."""
 
 def profile_toml(profile: str, overrides: list[str] = ...) -> str:
-    """Resolved, validated TOML of a profile after ``section.field=value`` overrides."""
+    """Resolved TOML of a profile after ``section.field=value`` overrides.
+
+    Only the TOML is checked (syntax, override form), not the values: build a ``Device`` to
+    validate them (``ssdtwin.profile_toml`` does)."""
 
 def check_fio_args(args: list[str]) -> int:
     """Parses fio-style arguments; returns the number of jobs; raises JobError."""
 
+@final
 class RunOutput:
     """A finished run."""
 
@@ -31,6 +37,7 @@ class RunOutput:
     def span_ns(self) -> tuple[int, int]:
         """Simulated start and end of the run."""
 
+@final
 class Device:
     """A simulated SSD."""
 

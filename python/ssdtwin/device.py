@@ -178,22 +178,43 @@ class Device:
         series_window_ms: float = 100.0,
         progress: ProgressCallback | None = None,
     ) -> RunResult:
-        """Runs a fio job (arguments, job text, job file path or dict) on this device."""
+        """Runs a fio job (arguments, job text, job file path or dict) on this device.
+
+        ``progress``, if given, is called now and then with ``(elapsed_ns, expected_ns,
+        bytes_done, bytes_expected)``; returning ``False`` stops the run with
+        ``KeyboardInterrupt``, and an exception it raises ends the run and propagates.
+        """
         ji = job_input(job)
+        raised: list[BaseException] = []
+
+        def observe(elapsed_ns: int, expected_ns: int | None, done: int, expected: int | None) -> bool | None:
+            # The core sees only "stop"; keep the exception to raise it here.
+            assert progress is not None
+            try:
+                return progress(elapsed_ns, expected_ns, done, expected)
+            except BaseException as e:
+                raised.append(e)
+                return False
+
         now = time.time()
-        out = self._dev.run(
-            ji.args,
-            ji.text,
-            ji.source,
-            ji.base_dir,
-            seed,
-            str(log_dir),
-            "nvme0n1",
-            int(now * 1000),
-            time.ctime(now),
-            series_window_ms,
-            progress,
-        )
+        try:
+            out = self._dev.run(
+                ji.args,
+                ji.text,
+                ji.source,
+                ji.base_dir,
+                seed,
+                str(log_dir),
+                "nvme0n1",
+                int(now * 1000),
+                time.ctime(now),
+                series_window_ms,
+                None if progress is None else observe,
+            )
+        except KeyboardInterrupt:
+            if raised:
+                raise raised[0] from None
+            raise
         return RunResult(out)
 
     def set_hmb(self, setting: str | int) -> dict[str, Any]:
@@ -252,5 +273,18 @@ def profiles() -> list[str]:
 
 
 def profile_toml(profile: str | Path, overrides: Mapping[str, object] | None = None) -> str:
-    """The resolved, validated TOML of a profile after ``overrides``."""
-    return str(_ssdtwin.profile_toml(str(profile), override_strings(overrides, {})))
+    """The resolved, validated TOML of a profile after ``overrides``; raises
+    :class:`~ssdtwin.ProfileError` if the result would not build a device.
+
+    >>> import tomllib
+    >>> tomllib.loads(profile_toml("generic-tlc-1tb", {"nand.channels": 16}))["nand"]["channels"]
+    16
+    """
+    return resolved_toml(str(profile), override_strings(overrides, {}))
+
+
+def resolved_toml(profile: str, overrides: list[str]) -> str:
+    """The resolved TOML of ``profile`` after raw ``section.field=value`` overrides, checked
+    by building the device configuration (``_ssdtwin.profile_toml`` alone does not check
+    values; building a device allocates nothing until it runs)."""
+    return str(_ssdtwin.Device(profile, overrides, False).profile_toml)

@@ -38,15 +38,25 @@ def _option_args(options: Mapping[str, object]) -> list[str]:
     return args
 
 
+def _is_file(text: str) -> bool:
+    """True if ``text`` names an existing file; names the OS cannot take are not files."""
+    try:
+        return Path(text).is_file()
+    except OSError:  # e.g. ENAMETOOLONG: certainly not a job file
+        return False
+
+
 def job_input(job: str | Path | Mapping[str, object] | Sequence[str]) -> JobInput:
     """Classifies ``job`` (see the module doc).
 
     >>> job_input({"rw": "randread", "bs": "4k", "time_based": True}).args
     ['--name=job', '--rw=randread', '--bs=4k', '--time_based']
+    >>> job_input({"global": {"bs": "4k"}, "a": {"rw": "read"}, "b": {"name": "bee", "rw": "write"}}).args
+    ['--bs=4k', '--name=a', '--rw=read', '--name=bee', '--rw=write']
     >>> job_input("[a]\\nrw=write\\n").text
     '[a]\\nrw=write\\n'
     """
-    if isinstance(job, Path) or (isinstance(job, str) and "\n" not in job and Path(job).is_file()):
+    if isinstance(job, Path) or (isinstance(job, str) and "\n" not in job and _is_file(job)):
         return JobInput(args=[str(job)])
     if isinstance(job, str):
         if "\n" in job or job.lstrip().startswith("["):
@@ -59,9 +69,13 @@ def job_input(job: str | Path | Mapping[str, object] | Sequence[str]) -> JobInpu
             glob = sections.pop("global", None)
             if isinstance(glob, Mapping):
                 args += _option_args(glob)
-            for name, options in sections.items():
+            for section, options in sections.items():
                 assert isinstance(options, Mapping)
-                args += [f"--name={name}", *_option_args(options)]
+                # As in a job file, name= inside a section renames that job; on a command
+                # line a second --name would start another job instead.
+                rest = dict(options)
+                name = rest.pop("name", section)
+                args += [f"--name={name}", *_option_args(rest)]
             return JobInput(args=args)
         options = dict(job)
         name = str(options.pop("name", "job"))

@@ -6,6 +6,7 @@ status 2; ``--debug`` shows the traceback instead. A closed pipe exits 0; Ctrl-C
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -29,6 +30,27 @@ cli.add_command(profiles.command)
 cli.add_command(study.command)
 
 
+def _debug_requested(args: list[str]) -> bool:
+    """True if ``--debug`` is among the options before the subcommand (after it, the
+    argument belongs to the subcommand: ``ssdtwin fio --debug`` is fio's option)."""
+    for arg in args:
+        if arg == "--debug":
+            return True
+        if not arg.startswith("-"):
+            return False
+    return False
+
+
+def _discard_stdout() -> None:
+    """After a closed pipe, sends what is left on stdout to /dev/null, so the interpreter's
+    final flush does not fail again (the Python docs' advice on SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (e.g. under test)
+        pass
+
+
 def _fail(message: str) -> int:
     click.echo(f"ssdtwin: {message}", err=True)
     return 2
@@ -37,9 +59,12 @@ def _fail(message: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the command and turns every error into one line and a status."""
     args = sys.argv[1:] if argv is None else argv
-    debug = "--debug" in args
+    debug = _debug_requested(args)
     try:
-        cli.main(args=args, prog_name="ssdtwin", standalone_mode=False)
+        # What cli.main() does, minus its own error handling: even outside standalone mode
+        # it turns a closed pipe into sys.exit(1) and Ctrl-C into Abort.
+        with cli.make_context("ssdtwin", list(args)) as ctx:
+            cli.invoke(ctx)
     except click.exceptions.Exit as e:
         return int(e.exit_code)
     except click.exceptions.Abort:
@@ -47,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.UsageError as e:
         if debug:
             raise
-        hint = f" (see 'ssdtwin {e.ctx.info_name} --help')" if e.ctx is not None and e.ctx.info_name else ""
+        hint = f" (see '{e.ctx.command_path} --help')" if e.ctx is not None and e.ctx.info_name else ""
         return _fail(f"{e.format_message()}{hint}")
     except click.ClickException as e:
         if debug:
@@ -58,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return _fail(str(e))
     except BrokenPipeError:
+        _discard_stdout()
         return 0
     except KeyboardInterrupt:
         click.echo("ssdtwin: interrupted", err=True)

@@ -21,7 +21,7 @@ def profile_options(f: F) -> F:
         "overrides",
         multiple=True,
         metavar="SECTION.FIELD=VALUE",
-        help="Change a profile field (repeatable), e.g. --set nand.channels=4.",
+        help="Change a profile field (repeatable), e.g. --set nand.channels=16.",
     )(f)
     f = click.option(
         "--state",

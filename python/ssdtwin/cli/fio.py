@@ -19,9 +19,11 @@ def _formats(value: str) -> list[str]:
     chosen = [f.strip() for f in value.split(",") if f.strip()]
     for f in chosen:
         if f not in FORMATS:
-            raise click.BadParameter(f"'{f}': allowed {', '.join(FORMATS)} (comma-separated for several)")
+            raise click.BadParameter(
+                f"'{f}': allowed {', '.join(FORMATS)} (comma-separated for several)", param_hint="--output-format"
+            )
     if "json" in chosen and "json+" in chosen:
-        raise click.BadParameter("json and json+ together: choose one")
+        raise click.BadParameter("json and json+ together: choose one", param_hint="--output-format")
     return chosen or ["normal"]
 
 
@@ -34,7 +36,9 @@ def _formats(value: str) -> list[str]:
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to FILE.")
 @click.option("--hmb", "hmb", default="auto", show_default=True, help="Host Memory Buffer cap: off, auto (128 MiB) or MiB.")
 @click.option("--fill", "fill", help="Precondition first, untimed: seq|random[:PERCENT] (as 'ssdtwin precondition').")
-@click.option("--save-state", type=click.Path(dir_okay=False, path_type=Path), help="Save the device state after the run.")
+@click.option(
+    "--save-state", type=click.Path(dir_okay=False, path_type=Path), help="Save the device state after the run."
+)
 @click.option("--force", is_flag=True, help="Let --save-state replace an existing file.")
 @click.option("--seed", type=int, default=0x5EED, show_default=True, help="Seed of every random stream.")
 @click.argument("fio_args", nargs=-1, type=click.UNPROCESSED)
@@ -56,8 +60,9 @@ def command(
     Options after the ssdtwin ones are fio's: --name starts a job, options before the first
     --name are global, other arguments are job files. Example:
 
-      ssdtwin fio --profile generic-tlc-1tb --fill seq --name=r --rw=randread --bs=4k \
-        --ioengine=libaio --iodepth=32 --runtime=10 --time_based
+    \b
+      ssdtwin fio --profile generic-tlc-1tb --fill seq --name=r --rw=randread \\
+        --bs=4k --ioengine=libaio --iodepth=32 --runtime=10 --time_based
     """
     formats = _formats(output_format)
     if not fio_args:
@@ -76,11 +81,10 @@ def command(
         device.fill(kind, percent, seed=seed)
     json_to_stdout = output is None and any(f != "normal" for f in formats)
     with progress.simulation_bar("simulating", progress.wanted(json_to_stdout)) as bar:
-        result = device.run(list(fio_args), seed=seed, progress=bar)  # type: ignore[arg-type]
-    parts = []
-    for f in formats:
-        parts.append(result.normal if f == "normal" else result.fio_json_text(plus=f == "json+") + "\n")
-    report = "".join(parts)
+        result = device.run(list(fio_args), seed=seed, progress=bar)
+    # Each report ends with one newline, as fio's own do ("}\n" after the JSON).
+    parts = [result.normal if f == "normal" else result.fio_json_text(plus=f == "json+") for f in formats]
+    report = "".join(p if p.endswith("\n") else p + "\n" for p in parts)
     if output is None:
         click.echo(report, nl=False)
     else:

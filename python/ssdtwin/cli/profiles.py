@@ -6,7 +6,7 @@ import tomllib
 
 import click
 
-from ..device import profile_toml, profiles
+from ..device import profile_toml, profiles, resolved_toml
 from .common import parse_overrides
 
 
@@ -41,7 +41,5 @@ def command(ctx: click.Context) -> None:
 @click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Apply overrides first.")
 def show(name: str, overrides: tuple[str, ...]) -> None:
     """Print the resolved, validated TOML of a profile (shipped name or file)."""
-    from .. import _ssdtwin
-
     raw = parse_overrides(overrides)
-    click.echo(_ssdtwin.profile_toml(name, [f"{k}={v}" for k, v in raw.items()]), nl=False)
+    click.echo(resolved_toml(name, [f"{k}={v}" for k, v in raw.items()]), nl=False)

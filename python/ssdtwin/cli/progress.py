@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
@@ -16,7 +16,9 @@ def wanted(json_on_stdout: bool) -> bool:
 
 
 @contextmanager
-def simulation_bar(description: str, enabled: bool) -> Iterator[object | None]:
+def simulation_bar(
+    description: str, enabled: bool
+) -> Iterator[Callable[[int, int | None, int, int | None], bool] | None]:
     """Yields a callback for ``Device.run(progress=...)`` (or None when disabled)."""
     if not enabled:
         yield None
@@ -42,7 +44,7 @@ def simulation_bar(description: str, enabled: bool) -> Iterator[object | None]:
 
 
 @contextmanager
-def steps_bar(description: str, total: int, enabled: bool) -> Iterator[object | None]:
+def steps_bar(description: str, total: int, enabled: bool) -> Iterator[Callable[[str], None] | None]:
     """Yields a function ``advance(label)`` for multi-point studies (or None)."""
     if not enabled:
         yield None

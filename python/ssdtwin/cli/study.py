@@ -43,7 +43,12 @@ def _make_command(study: Study) -> click.Command:
         with progress.steps_bar(study.name, points, progress.wanted(as_json)) as advance:
             table, report = study.run(advance=advance, **kwargs)
         figure = study.plot(table)
-        paths = write_outputs(study.name, table, figure, out_dir, force)
+        try:
+            paths = write_outputs(study.name, table, figure, out_dir, force)
+        finally:
+            import matplotlib.pyplot as plt
+
+            plt.close(figure)
         if as_json:
             click.echo(json.dumps(json.loads(table.to_json(orient="records")), indent=1))
         else:

@@ -39,8 +39,8 @@ class Study:
         return self.figure(table)
 
 
-def int_list(text: str) -> list[int]:
-    """``1,2,4`` as integers.
+def int_list(text: str, param_hint: str | None = None) -> list[int]:
+    """``1,2,4`` as integers (``param_hint`` names the option in errors).
 
     >>> int_list("1, 2,4")
     [1, 2, 4]
@@ -48,16 +48,20 @@ def int_list(text: str) -> list[int]:
     try:
         values = [int(v) for v in text.split(",") if v.strip()]
     except ValueError:
-        raise click.BadParameter(f"'{text}': expected comma-separated integers") from None
+        raise click.BadParameter(f"'{text}': expected comma-separated integers", param_hint=param_hint) from None
     if not values:
-        raise click.BadParameter(f"'{text}': expected at least one value")
+        raise click.BadParameter(f"'{text}': expected at least one value", param_hint=param_hint)
     return values
 
 
-def choice_list(text: str, allowed: tuple[str, ...]) -> list[str]:
-    """Comma-separated words, each from ``allowed``."""
+def choice_list(text: str, allowed: tuple[str, ...], param_hint: str | None = None) -> list[str]:
+    """Comma-separated words, each from ``allowed`` (``param_hint`` names the option in errors).
+
+    >>> choice_list("randread, randwrite", ("randread", "randwrite", "read"))
+    ['randread', 'randwrite']
+    """
     values = [v.strip() for v in text.split(",") if v.strip()]
     bad = [v for v in values if v not in allowed]
     if bad or not values:
-        raise click.BadParameter(f"'{text}': allowed {', '.join(allowed)} (comma-separated)")
+        raise click.BadParameter(f"'{text}': allowed {', '.join(allowed)} (comma-separated)", param_hint=param_hint)
     return values

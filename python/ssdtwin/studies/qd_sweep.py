@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import click
@@ -23,11 +24,16 @@ def qd_sweep(
     seconds: float = 1.0,
     span_gib: float = 16.0,
     seed: int = 1,
+    overrides: Mapping[str, object] | None = None,
     advance: Advance = None,
 ) -> pd.DataFrame:
     """IOPS and latency per (rw, iodepth) on a sequentially filled drive.
 
-    >>> t = qd_sweep(rws=["randread"], depths=[1, 32], seconds=0.05)
+    ``overrides`` change profile fields as in :class:`~ssdtwin.Device`; here, a drive of the
+    same design with fewer blocks, which fills faster:
+
+    >>> small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30}
+    >>> t = qd_sweep(rws=["randread"], depths=[1, 32], seconds=0.05, span_gib=1, overrides=small)
     >>> list(t.columns[:4])
     ['rw', 'iodepth', 'iops', 'bw_mbps']
     >>> bool(t.iops[1] > t.iops[0])
@@ -36,7 +42,7 @@ def qd_sweep(
     rows = []
     for rw in rws or ["randread", "randwrite"]:
         for depth in depths or [1, 2, 4, 8, 16, 32, 64, 128]:
-            dev = Device(profile)
+            dev = Device(profile, overrides=overrides)
             dev.fill("seq", 100.0)
             job = {
                 "name": f"{rw}-qd{depth}",
@@ -45,7 +51,7 @@ def qd_sweep(
                 "iodepth": depth,
                 "ioengine": "libaio",
                 "size": f"{int(span_gib * 1024)}m",
-                "runtime": f"{int(seconds * 1000)}ms",
+                "runtime": f"{round(seconds * 1e6)}us",
                 "time_based": True,
                 "randseed": seed,
             }
@@ -87,11 +93,13 @@ def plot_qd_sweep(table: pd.DataFrame) -> Any:
     return fig
 
 
-def _sweep(advance: Advance, profile: str, rw: str, depths: str, bs: str, seconds: float, span_gib: float, seed: int):
+def _sweep(
+    advance: Advance, profile: str, rw: str, depths: str, bs: str, seconds: float, span_gib: float, seed: int
+) -> tuple[pd.DataFrame, str]:
     table = qd_sweep(
         profile,
-        rws=choice_list(rw, RW_CHOICES),
-        depths=int_list(depths),
+        rws=choice_list(rw, RW_CHOICES, "--rw"),
+        depths=int_list(depths, "--depths"),
         bs=bs,
         seconds=seconds,
         span_gib=span_gib,
@@ -102,7 +110,7 @@ def _sweep(advance: Advance, profile: str, rw: str, depths: str, bs: str, second
 
 
 def _count(profile: str, rw: str, depths: str, **_: Any) -> int:
-    return len(choice_list(rw, RW_CHOICES)) * len(int_list(depths))
+    return len(choice_list(rw, RW_CHOICES, "--rw")) * len(int_list(depths, "--depths"))
 
 
 STUDY = Study(

@@ -1,0 +1,95 @@
+"""``ssdtwin profiles``: list the shipped profiles; ``profiles show`` prints resolved,
+validated TOML that loads back as the same profile."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import ssdtwin
+from click.testing import CliRunner
+from ssdtwin.cli import cli
+
+from ..helpers import Outcome, assert_one_line_error
+
+RunMain = Callable[..., Outcome]
+
+
+def show(*args: str) -> str:
+    result = CliRunner().invoke(cli, ["profiles", "show", *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_profiles_lists_the_shipped_drives() -> None:
+    result = CliRunner().invoke(cli, ["profiles"], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "name             model                    capacity  nand       map",
+        "generic-tlc-1tb  ssdtwin Generic TLC 1TB  1,000 GB  TLC, 8 ch  dram",
+    ]
+
+
+def test_show_prints_toml_that_round_trips(tmp_path: Path) -> None:
+    text = show("generic-tlc-1tb")
+    parsed = tomllib.loads(text)
+    assert parsed["identity"]["capacity_bytes"] == 1_000_204_886_016
+    assert parsed["nand"]["channels"] == 8
+    assert parsed["nand"]["tlc"] == {"t_read_us": 50.0, "t_prog_us": 600.0, "t_erase_us": 3500.0}
+    assert text == ssdtwin.profile_toml("generic-tlc-1tb")
+    # The printed TOML, loaded from a file as a profile, resolves to the same TOML.
+    (tmp_path / "copy.toml").write_text(text)
+    assert show("copy.toml") == text
+    assert show(str(tmp_path / "copy.toml")) == text
+    assert ssdtwin.Device(tmp_path / "copy.toml").profile_toml == text
+
+
+def test_show_applies_overrides_as_toml_values(tmp_path: Path) -> None:
+    text = show("generic-tlc-1tb", "--set", "nand.channels=16", "--set", 'nand.scheduler="read-priority"')
+    parsed = tomllib.loads(text)
+    assert parsed["nand"]["channels"] == 16
+    (tmp_path / "wide.toml").write_text(text)
+    assert ssdtwin.Device(tmp_path / "wide.toml").info()["dies"] == 64
+    assert show("wide.toml") == text
+
+
+def test_show_validates(run_main: RunMain) -> None:
+    # Parses as TOML but cannot build a drive: both capacity and over-provisioning.
+    outcome = run_main("profiles", "show", "generic-tlc-1tb", "--set", "ftl.overprovisioning_pct=7")
+    assert_one_line_error(outcome)
+    assert outcome.err == (
+        "ssdtwin: shipped:generic-tlc-1tb: ftl.overprovisioning_pct = set: give identity.capacity_bytes or "
+        "ftl.overprovisioning_pct, not both\n"
+    )
+    outcome = run_main("profiles", "show", "generic-tlc-1tb", "--set", "nand.chanels=4")
+    assert_one_line_error(outcome, "ssdtwin: shipped:generic-tlc-1tb: [nand]: unknown field `chanels`")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["show", "no-such-drive"],
+            "ssdtwin: profile 'no-such-drive' is neither a shipped profile (generic-tlc-1tb) nor a readable TOML file",
+        ),
+        (
+            ["show", "generic-tlc-1tb", "--set", "nand"],
+            "ssdtwin: Invalid value for --set: 'nand': expected SECTION.FIELD=VALUE (see 'ssdtwin profiles show "
+            "--help')",
+        ),
+        (["show"], "ssdtwin: Missing argument 'NAME'. (see 'ssdtwin profiles show --help')"),
+        (["list"], "ssdtwin: No such command 'list'. (see 'ssdtwin profiles --help')"),
+    ],
+)
+def test_errors(run_main: RunMain, args: list[str], message: str) -> None:
+    outcome = run_main("profiles", *args)
+    assert_one_line_error(outcome)
+    assert outcome.err == message + "\n"
+
+
+def test_a_malformed_profile_file_names_its_line(run_main: RunMain, tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text("[nand\nchannels = 8\n")
+    outcome = run_main("profiles", "show", "bad.toml")
+    assert_one_line_error(outcome, "ssdtwin: bad.toml: line 1")

@@ -1,0 +1,132 @@
+"""``ssdtwin study qd-sweep``: writes the table as CSV and JSON records and the figure as PNG,
+prints the records with ``--json``, and refuses to replace outputs without ``--force``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from ssdtwin.cli import cli
+
+from ..helpers import Outcome, assert_one_line_error
+
+RunMain = Callable[..., Outcome]
+
+COLUMNS = ["rw", "iodepth", "iops", "bw_mbps", "direction", "mean_lat_us", "p99_lat_us"]
+
+
+def tiny_sweep(profile: Path, *extra: str) -> list[str]:
+    """A sweep of a few 10 ms points on the tiny drive, over its first 50 MiB."""
+    return ["study", "qd-sweep", "--profile", str(profile), "--seconds", "0.01", "--span-gib", "0.05", *extra]
+
+
+def test_writes_csv_json_and_png(small_profile_file: Path, tmp_path: Path) -> None:
+    args = tiny_sweep(small_profile_file, "--rw", "randread,randwrite", "--depths", "1,4,16", "--out", "qd")
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "qd"
+    paths = [out / "qd-sweep.csv", out / "qd-sweep.json", out / "qd-sweep.png"]
+    assert result.stdout.splitlines()[-1] == "wrote " + ", ".join(str(Path("qd") / p.name) for p in paths)
+    table = pd.read_csv(paths[0])
+    assert list(table.columns) == COLUMNS
+    assert list(zip(table.rw, table.iodepth, strict=True)) == [
+        ("randread", 1),
+        ("randread", 4),
+        ("randread", 16),
+        ("randwrite", 1),
+        ("randwrite", 4),
+        ("randwrite", 16),
+    ]
+    records = json.loads(paths[1].read_text())
+    assert pd.DataFrame(records)[COLUMNS].round(6).equals(table.round(6))
+    assert paths[2].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert paths[2].stat().st_size > 10_000
+    # The summary printed is the table.
+    assert result.stdout.splitlines()[0].split() == COLUMNS
+
+    reads = table[table.rw == "randread"]
+    # More reads in flight keep more dies busy: IOPS rises with depth, and so does latency.
+    assert reads.iops.is_monotonic_increasing and reads.iops.iloc[-1] > 3 * reads.iops.iloc[0]
+    assert reads.mean_lat_us.is_monotonic_increasing
+    # At QD1 a read costs its stages (61.08 us with submission): IOPS is its inverse.
+    assert reads.mean_lat_us.iloc[0] == pytest.approx(61.083, abs=0.01)
+    assert reads.iops.iloc[0] == pytest.approx(1e6 / 61.083, rel=0.01)
+    assert list(table.bw_mbps) == pytest.approx(list(table.iops * 4096 / 1e6))
+    assert (table.p99_lat_us >= table.mean_lat_us * 0.99).all()
+    assert set(table.direction) == {"read", "write"}
+
+
+def test_json_prints_the_records(run_main: RunMain, small_profile_file: Path, tmp_path: Path) -> None:
+    outcome = run_main(*tiny_sweep(small_profile_file, "--rw", "randread", "--depths", "1,32", "--json"))
+    assert outcome.status == 0, outcome
+    records = json.loads(outcome.out)
+    assert [(r["rw"], r["iodepth"]) for r in records] == [("randread", 1), ("randread", 32)]
+    assert list(records[0]) == COLUMNS
+    assert records[1]["iops"] > records[0]["iops"]
+    # The files are written too, to the default place.
+    assert json.loads((tmp_path / "out" / "qd-sweep" / "qd-sweep.json").read_text()) == records
+
+
+def test_existing_outputs_are_refused_without_force(
+    run_main: RunMain, small_profile_file: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out" / "qd-sweep"
+    out.mkdir(parents=True)
+    (out / "qd-sweep.png").write_text("not mine to replace")
+    args = tiny_sweep(small_profile_file, "--rw", "randread", "--depths", "1")
+    outcome = run_main(*args)
+    assert_one_line_error(outcome)
+    assert outcome.err == (
+        f"ssdtwin: {Path('out') / 'qd-sweep' / 'qd-sweep.png'} exists; add --force to replace the study's outputs "
+        "(see 'ssdtwin study qd-sweep --help')\n"
+    )
+    assert not (out / "qd-sweep.csv").exists(), "refused before simulating or writing anything"
+    outcome = run_main(*args, "--force")
+    assert outcome.status == 0, outcome
+    assert (out / "qd-sweep.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--depths", "1,x"],
+            "ssdtwin: Invalid value for --depths: '1,x': expected comma-separated integers (see 'ssdtwin study "
+            "qd-sweep --help')",
+        ),
+        (
+            ["--depths", ","],
+            "ssdtwin: Invalid value for --depths: ',': expected at least one value (see 'ssdtwin study qd-sweep "
+            "--help')",
+        ),
+        (
+            ["--rw", "randread,sideways"],
+            "ssdtwin: Invalid value for --rw: 'randread,sideways': allowed randread, randwrite, randrw, read, write "
+            "(comma-separated) (see 'ssdtwin study qd-sweep --help')",
+        ),
+        (
+            ["--profile", "nope", "--depths", "1"],
+            "ssdtwin: profile 'nope' is neither a shipped profile (generic-tlc-1tb) nor a readable TOML file",
+        ),
+    ],
+)
+def test_errors(run_main: RunMain, args: list[str], message: str, tmp_path: Path) -> None:
+    outcome = run_main("study", "qd-sweep", *args)
+    assert_one_line_error(outcome)
+    assert outcome.err == message + "\n"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_span_beyond_the_drive_is_a_job_error(run_main: RunMain, small_profile_file: Path) -> None:
+    outcome = run_main("study", "qd-sweep", "--profile", small_profile_file, "--depths", "1", "--rw", "randread")
+    assert_one_line_error(outcome, "ssdtwin: job 'randread-qd1': region of clone 0 ends at byte 17179869184")
+
+
+def test_study_help_lists_qd_sweep(run_main: RunMain) -> None:
+    outcome = run_main("study", "--help")
+    assert outcome.status == 0
+    assert "qd-sweep  IOPS and latency against queue depth" in outcome.out

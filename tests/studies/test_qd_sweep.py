@@ -1,0 +1,53 @@
+"""ssdtwin.studies.qd_sweep: a plain function returning a tidy table, a separate plot, and
+its registration for the CLI."""
+
+from __future__ import annotations
+
+import pytest
+from ssdtwin.studies import REGISTRY
+from ssdtwin.studies.qd_sweep import STUDY, plot_qd_sweep, qd_sweep
+
+
+def test_qd_sweep_returns_one_row_per_point_and_direction(small: dict[str, object]) -> None:
+    labels: list[str] = []
+    table = qd_sweep(
+        rws=["randread", "randrw"], depths=[1, 8], seconds=0.005, span_gib=0.05, overrides=small, advance=labels.append
+    )
+    assert labels == ["randread QD1", "randread QD8", "randrw QD1", "randrw QD8"]
+    assert list(table.columns) == ["rw", "iodepth", "iops", "bw_mbps", "direction", "mean_lat_us", "p99_lat_us"]
+    # randrw reports reads and writes separately.
+    assert list(zip(table.rw, table.iodepth, table.direction, strict=True)) == [
+        ("randread", 1, "read"),
+        ("randread", 8, "read"),
+        ("randrw", 1, "read"),
+        ("randrw", 1, "write"),
+        ("randrw", 8, "read"),
+        ("randrw", 8, "write"),
+    ]
+    assert (table.iops > 0).all()
+    assert table.iops[1] > 3 * table.iops[0]
+
+
+def test_sub_millisecond_points_keep_their_length(small: dict[str, object]) -> None:
+    # 0.5 ms once rounded down to a runtime of 0, i.e. no limit.
+    table = qd_sweep(rws=["randread"], depths=[1], seconds=0.0005, span_gib=0.05, overrides=small)
+    ios = table.iops[0] * 0.0005
+    assert ios == pytest.approx(0.0005 / 61.083e-6, abs=1)
+
+
+def test_the_figure_is_drawn_from_the_table_alone(small: dict[str, object]) -> None:
+    table = qd_sweep(rws=["randread"], depths=[1, 4], seconds=0.002, span_gib=0.05, overrides=small)
+    fig = plot_qd_sweep(table)
+    iops_ax, lat_ax = fig.axes
+    assert iops_ax.get_xlabel() == "queue depth" and iops_ax.get_xscale() == "log"
+    (line,) = iops_ax.get_lines()
+    assert list(line.get_xdata()) == [1, 4]
+    assert list(line.get_ydata()) == pytest.approx(list(table.iops / 1e3))
+    assert lat_ax.get_ylabel() == "mean latency (µs)"
+
+
+def test_registered_for_the_cli() -> None:
+    assert REGISTRY == [STUDY]
+    assert STUDY.name == "qd-sweep"
+    assert STUDY.count_points(profile="p", rw="randread,randwrite", depths="1,2,4") == 6
+    assert [o.name for o in STUDY.options] == ["profile", "rw", "depths", "bs", "seconds", "span_gib", "seed"]

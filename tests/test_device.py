@@ -207,7 +207,7 @@ def test_a_profile_file_builds_the_same_device(tmp_path: Path) -> None:
 
 
 def test_profiles_and_profile_toml() -> None:
-    assert ssdtwin.profiles() == ["generic-tlc-1tb"]
+    assert ssdtwin.profiles() == ["generic-tlc-1tb", "p32a80", "crucial-p1", "wd-black-256"]
     changes = {"nand.channels": 16, "nand.scheduler": "fifo", "nand.suspend": "none"}
     text = ssdtwin.profile_toml("generic-tlc-1tb", changes)
     parsed = tomllib.loads(text)
@@ -511,6 +511,20 @@ COUNTERS = {
     "suspensions",
     "write_buffer_bytes",
     "verify_errors",
+    "map_lookups",
+    "map_sram_hits",
+    "map_hmb_hits",
+    "map_misses",
+    "map_loads",
+    "nand_map_read_bytes",
+    "nand_map_write_bytes",
+    "map_updates_at_risk",
+    "map_updates_at_risk_peak",
+    "host_slc_write_bytes",
+    "slc_cached_bytes",
+    "slc_superblocks",
+    "folded_bytes",
+    "fold_jobs",
 }
 
 

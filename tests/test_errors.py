@@ -43,7 +43,10 @@ def raised(fn: object, *args: object, **kwargs: object) -> BaseException:
 def test_unknown_profile() -> None:
     e = raised(Device, "no-such-drive")
     assert type(e) is ProfileError
-    assert str(e) == "profile 'no-such-drive' is neither a shipped profile (generic-tlc-1tb) nor a readable TOML file"
+    assert (
+        str(e) == "profile 'no-such-drive' is neither a shipped profile "
+        "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256) nor a readable TOML file"
+    )
 
 
 def test_value_out_of_range() -> None:
@@ -223,12 +226,6 @@ def test_saving_into_a_missing_directory(small_device: Device, tmp_path: Path) -
 # ---- log files ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="binding bug: RunError::LogFile always maps to PermissionError (crates/ssdtwin-py/src/errors.rs), "
-    "also when the directory does not exist; the core keeps only the OS error's text",
-)
 def test_a_missing_log_directory_is_file_not_found(small_device: Device, tmp_path: Path) -> None:
     e = raised(
         small_device.run,

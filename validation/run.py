@@ -44,7 +44,9 @@ def check(points: list[Point], simulated: Callable[[Point], float]) -> tuple[pd.
             ref = f"{p.relation} {p.value:,.0f}"
             shown = "within bound" if good else "OUT OF BOUND"
         ok &= good
-        rows.append({"series": p.series, "x": p.x, "reference": ref, "simulated": f"{sim:,.0f}", "error": shown, "ok": good})
+        rows.append(
+            {"series": p.series, "x": p.x, "reference": ref, "simulated": f"{sim:,.0f}", "error": shown, "ok": good}
+        )
     return pd.DataFrame(rows), ok
 
 

@@ -3,7 +3,15 @@
 from collections.abc import Callable
 from typing import Any, final
 
-__all__ = ["Device", "RunOutput", "__version__", "check_fio_args", "profile_names", "profile_toml"]
+__all__ = [
+    "Device",
+    "RunOutput",
+    "__version__",
+    "check_fio_args",
+    "max_namespace_bytes",
+    "profile_names",
+    "profile_toml",
+]
 
 __version__: str
 
@@ -18,6 +26,9 @@ def profile_toml(profile: str, overrides: list[str] = ...) -> str:
 
 def check_fio_args(args: list[str]) -> int:
     """Parses fio-style arguments; returns the number of jobs; raises JobError."""
+
+def max_namespace_bytes(profile: str, overrides: list[str] = ...) -> int:
+    """The largest namespace the profile's geometry, GC reserve and SLC cache allow."""
 
 @final
 class RunOutput:
@@ -77,6 +88,14 @@ class Device:
         progress: Callable[[int, int | None, int, int | None], bool | None] | None = None,
     ) -> RunOutput:
         """Runs fio-style arguments or job-file text."""
+    def set_hmb(self, setting: str) -> dict[str, Any]:
+        """Renegotiates the Host Memory Buffer ("off", "auto" or a cap in MiB)."""
+    def hmb(self) -> dict[str, Any]:
+        """The current Host Memory Buffer grant."""
+    def identity(self) -> dict[str, Any]:
+        """Identity and namespace facts for identify and health output."""
+    def map_cache(self) -> dict[str, Any]:
+        """Where the map lives and how much of it the cache holds."""
     def counters(self) -> dict[str, Any]:
         """Every counter."""
     def info(self) -> dict[str, Any]:

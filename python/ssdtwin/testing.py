@@ -21,6 +21,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from . import _ssdtwin
+from .device import DEFAULT_PROFILE
+
 __all__ = [
     "FLAG_OPTIONS",
     "SUPPORTED_OPTIONS",
@@ -86,9 +89,6 @@ FLAG_OPTIONS: frozenset[str] = frozenset(
     {"time_based", "group_reporting", "stonewall", "wait_for_previous", "new_group", "norandommap"}
 )
 
-#: Superblocks a namespace must leave free beyond the background-GC threshold: the open
-#: frontiers (2) and one more (``build_namespace`` in ``crates/ssdtwin-core/src/config``).
-_RESERVED_BEYOND_GC = 3
 _BG_THRESHOLD_SB = 4
 _FG_THRESHOLD_SB = 2
 _UNIT_BYTES = 4096
@@ -113,15 +113,11 @@ def small_overrides(
     (TLC) and ``blocks_per_plane`` at least 8.
 
     >>> small_overrides(blocks_per_plane=32)["identity.capacity_bytes"]
-    37748736
+    36175872
     """
     superblock_bytes = channels * dies_per_channel * planes * pages_per_block * page_bytes
     raw_bytes = blocks_per_plane * superblock_bytes
-    most_bytes = (blocks_per_plane - _BG_THRESHOLD_SB - _RESERVED_BEYOND_GC) * superblock_bytes
-    capacity = min(int(raw_bytes * (1.0 - op_pct / 100.0)), most_bytes) // _UNIT_BYTES * _UNIT_BYTES
-    if capacity <= 0:
-        raise ValueError(f"{blocks_per_plane} blocks per plane leave no room for a namespace")
-    return {
+    geometry: dict[str, object] = {
         "nand.channels": channels,
         "nand.dies_per_channel": dies_per_channel,
         "nand.planes": planes,
@@ -132,8 +128,13 @@ def small_overrides(
         "ftl.gc_bg_threshold_sb": _BG_THRESHOLD_SB,
         "ftl.gc_fg_threshold_sb": _FG_THRESHOLD_SB,
         "identity.mdts": 0,
-        "identity.capacity_bytes": capacity,
     }
+    # The model says how much the geometry can hold after GC's reserve and open frontiers.
+    most_bytes = _ssdtwin.max_namespace_bytes(DEFAULT_PROFILE, [f"{k}={v}" for k, v in geometry.items()])
+    capacity = min(int(raw_bytes * (1.0 - op_pct / 100.0)), most_bytes) // _UNIT_BYTES * _UNIT_BYTES
+    if capacity <= 0:
+        raise ValueError(f"{blocks_per_plane} blocks per plane leave no room for a namespace")
+    return {**geometry, "identity.capacity_bytes": capacity}
 
 
 @st.composite

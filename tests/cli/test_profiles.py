@@ -29,6 +29,9 @@ def test_profiles_lists_the_shipped_drives() -> None:
     assert result.stdout.splitlines() == [
         "name             model                    capacity  nand       map",
         "generic-tlc-1tb  ssdtwin Generic TLC 1TB  1,000 GB  TLC, 8 ch  dram",
+        "p32a80           SPCC M.2 PCIe SSD        256 GB    TLC, 4 ch  hmb",
+        "crucial-p1       CT1000P1SSD8             1,000 GB  QLC, 4 ch  dram",
+        "wd-black-256     WDC WDS256G1X0C-00ENX0   256 GB    TLC, 8 ch  dram",
     ]
 
 
@@ -72,7 +75,8 @@ def test_show_validates(run_main: RunMain) -> None:
     [
         (
             ["show", "no-such-drive"],
-            "ssdtwin: profile 'no-such-drive' is neither a shipped profile (generic-tlc-1tb) nor a readable TOML file",
+            "ssdtwin: profile 'no-such-drive' is neither a shipped profile "
+            "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256) nor a readable TOML file",
         ),
         (
             ["show", "generic-tlc-1tb", "--set", "nand"],

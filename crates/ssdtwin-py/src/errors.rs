@@ -30,6 +30,7 @@ pub(crate) fn job(py: Python<'_>, e: &JobError) -> PyErr {
 pub(crate) fn run(py: Python<'_>, e: &RunError) -> PyErr {
     match e {
         RunError::Job(j) => job(py, j),
+        RunError::LogFile { kind: std::io::ErrorKind::NotFound, .. } => PyFileNotFoundError::new_err(e.to_string()),
         RunError::LogFile { .. } => PyPermissionError::new_err(e.to_string()),
         RunError::Cancelled => PyKeyboardInterrupt::new_err("interrupted"),
         _ => raise(py, "SsdtwinError", e.to_string()),

@@ -24,6 +24,15 @@ fn profile_toml(py: Python<'_>, profile: &str, overrides: Vec<String>) -> PyResu
     Ok(loaded.to_toml())
 }
 
+/// The largest namespace (bytes) the profile's geometry, GC reserve and SLC cache allow,
+/// after `overrides`, whatever capacity it asks for.
+#[pyfunction]
+#[pyo3(signature = (profile, overrides = Vec::new()))]
+fn max_namespace_bytes(py: Python<'_>, profile: &str, overrides: Vec<String>) -> PyResult<u64> {
+    let loaded = device::load(profile, &overrides).map_err(|e| errors::profile(py, &e))?;
+    ssdtwin_core::config::max_namespace_bytes(&loaded).map_err(|e| errors::profile(py, &e))
+}
+
 /// Parses fio-style arguments (options and job file paths) without running them; returns
 /// the number of jobs. Raises `JobError` with fio's place and reason on bad input.
 #[pyfunction]
@@ -38,6 +47,7 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(profile_names, m)?)?;
     m.add_function(wrap_pyfunction!(profile_toml, m)?)?;
     m.add_function(wrap_pyfunction!(check_fio_args, m)?)?;
+    m.add_function(wrap_pyfunction!(max_namespace_bytes, m)?)?;
     m.add_class::<device::Device>()?;
     m.add_class::<output::RunOutput>()?;
     Ok(())

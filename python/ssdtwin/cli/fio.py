@@ -34,7 +34,9 @@ def _formats(value: str) -> list[str]:
 @profile_options
 @click.option("--output-format", "output_format", default="normal", help="normal, json or json+ (comma-separated).")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to FILE.")
-@click.option("--hmb", "hmb", default="auto", show_default=True, help="Host Memory Buffer cap: off, auto (128 MiB) or MiB.")
+@click.option(
+    "--hmb", "hmb", default="auto", show_default=True, help="Host Memory Buffer cap: off, auto (128 MiB) or MiB."
+)
 @click.option("--fill", "fill", help="Precondition first, untimed: seq|random[:PERCENT] (as 'ssdtwin precondition').")
 @click.option(
     "--save-state", type=click.Path(dir_okay=False, path_type=Path), help="Save the device state after the run."

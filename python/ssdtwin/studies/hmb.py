@@ -12,13 +12,16 @@ deallocated and left idle 10 s, as R1 did.
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
 import click
 import pandas as pd
 
+from .._ssdtwin import __version__
 from ..device import Device, profile_toml
+from ..errors import StateError
 from .base import Advance, Study, choice_list, int_list
 
 RW_CHOICES = ("randread", "randwrite", "randrw")
@@ -29,18 +32,30 @@ def _hmb_label(setting: str) -> int:
     return 0 if setting == "off" else int(setting)
 
 
+def default_cache_dir() -> Path:
+    """Where filled states are kept between runs (``$XDG_CACHE_HOME/ssdtwin``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ssdtwin"
+
+
 def _filled_state(profile: str, cache_dir: Path) -> Path:
-    """A sequentially filled state of ``profile``, made once and reused."""
+    """A sequentially filled state of ``profile``, made once and reused (and made again if a
+    cached one no longer loads, e.g. after an upgrade)."""
     text = profile_toml(profile)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    digest = hashlib.sha256(f"{__version__}\n{text}".encode()).hexdigest()[:12]
     path = cache_dir / f"{Path(profile).stem}-seqfill-{digest}.state"
-    if not path.exists():
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        dev = Device(profile)
-        dev.fill("seq", 100.0)
-        tmp = path.with_suffix(".tmp")
-        dev.save(tmp, overwrite=True)
-        tmp.replace(path)
+    if path.exists():
+        try:
+            Device.load(path)
+            return path
+        except StateError:
+            path.unlink()
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    dev = Device(profile)
+    dev.fill("seq", 100.0)
+    tmp = path.with_suffix(".tmp")
+    dev.save(tmp, overwrite=True)
+    tmp.replace(path)
     return path
 
 
@@ -63,7 +78,7 @@ def hmb_sweep(
     >>> bool(t.query("hmb_mib == 240").iops.min() > 3 * t.query("hmb_mib == 0 and range_gib == 64").iops.max())
     True
     """
-    state = _filled_state(profile, cache_dir or Path.home() / ".cache" / "ssdtwin")
+    state = _filled_state(profile, cache_dir or default_cache_dir())
     rows = []
     for setting in hmb or ["off", "128", "240"]:
         for rw in rws or ["randread"]:
@@ -72,7 +87,9 @@ def hmb_sweep(
             capacity_gib = dev.info()["capacity_bytes"] / 2**30
             for r in ranges_gib or DEFAULT_RANGES:
                 if r > capacity_gib:
-                    raise click.BadParameter(f"range {r} GiB exceeds the drive's {capacity_gib:.1f} GiB", param_hint="--ranges")
+                    raise click.BadParameter(
+                        f"range {r} GiB exceeds the drive's {capacity_gib:.1f} GiB", param_hint="--ranges"
+                    )
                 if rw != "randread":
                     dev.run({"name": "deallocate", "rw": "trim", "bs": "256m", "ioengine": "libaio", "iodepth": 4})
                     dev.idle(10.0)
@@ -96,7 +113,9 @@ def hmb_sweep(
                 iops = {d: float(s[s.rw == d].iops.sum()) for d in ("read", "write")}
                 ios = s.ios.sum()
                 lookups = after["map_lookups"] - before["map_lookups"]
-                hits = (after["map_sram_hits"] - before["map_sram_hits"]) + (after["map_hmb_hits"] - before["map_hmb_hits"])
+                hits = (after["map_sram_hits"] - before["map_sram_hits"]) + (
+                    after["map_hmb_hits"] - before["map_hmb_hits"]
+                )
                 rows.append(
                     {
                         "hmb_mib": _hmb_label(setting),
@@ -137,7 +156,9 @@ def plot_hmb(table: pd.DataFrame) -> Any:
     return fig
 
 
-def _sweep(advance: Advance, profile: str, hmb: str, ranges: str, rw: str, seconds: float, seed: int) -> tuple[pd.DataFrame, str]:
+def _sweep(
+    advance: Advance, profile: str, hmb: str, ranges: str, rw: str, seconds: float, seed: int
+) -> tuple[pd.DataFrame, str]:
     table = hmb_sweep(
         profile,
         hmb=[h.strip() for h in hmb.split(",") if h.strip()],

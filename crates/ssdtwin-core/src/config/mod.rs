@@ -596,6 +596,29 @@ fn build_controller(c: &Checker, s: &ControllerSection, g: &Geometry) -> Result<
     })
 }
 
+/// The largest namespace a geometry can hold, and the superblocks kept back for it: GC's
+/// reserve, every open frontier, the static SLC cache and the native room to fold it.
+fn namespace_limit(g: &Geometry, gc: &GcConfig, slc: &SlcCacheConfig) -> (u64, u32) {
+    let static_fold_sb = slc.static_sb.div_ceil(g.native.bits());
+    let reserve_sb = gc.bg_threshold_sb + Stream::COUNT as u32 + 1 + slc.static_sb + static_fold_sb;
+    let max_units = u64::from(g.superblocks().saturating_sub(reserve_sb)) * u64::from(g.sb_units());
+    (max_units * UNIT_BYTES, reserve_sb)
+}
+
+/// The largest namespace, in bytes, that `loaded`'s geometry, GC reserve and SLC cache
+/// allow (whatever capacity the profile asks for).
+pub fn max_namespace_bytes(loaded: &LoadedProfile) -> Result<u64, ProfileError> {
+    let file = loaded.source.as_str();
+    let p: Profile = toml::Value::Table(loaded.table.clone())
+        .try_into()
+        .map_err(|e: toml::de::Error| parse_error(file, &e.to_string()))?;
+    let c = Checker { file };
+    let (geometry, nand) = build_nand(&c, &p.nand)?;
+    let gc = build_gc(&c, &p.ftl)?;
+    let slc = build_slc(&c, p.slc_cache.as_ref(), &geometry, &nand)?;
+    Ok(namespace_limit(&geometry, &gc, &slc).0)
+}
+
 fn build_namespace(
     c: &Checker,
     p: &Profile,
@@ -628,12 +651,7 @@ fn build_namespace(
             &format!("allowed 0 to {}", formats.len() - 1),
         ));
     }
-    // Keep enough superblocks beyond the user data for GC's reserve, every open frontier,
-    // the static SLC cache and the native room to fold it.
-    let static_fold_sb = slc.static_sb.div_ceil(g.native.bits());
-    let reserve_sb = gc.bg_threshold_sb + Stream::COUNT as u32 + 1 + slc.static_sb + static_fold_sb;
-    let max_units = u64::from(g.superblocks().saturating_sub(reserve_sb)) * u64::from(g.sb_units());
-    let max_bytes = max_units * UNIT_BYTES;
+    let (max_bytes, reserve_sb) = namespace_limit(g, gc, slc);
     let capacity_bytes = match (p.identity.capacity_bytes, p.ftl.overprovisioning_pct) {
         (Some(_), Some(_)) => {
             return Err(c.bad(

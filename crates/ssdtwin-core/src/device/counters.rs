@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Counters a device keeps beside the FTL's. All are monotonic; a run reports differences.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct HostCounters {
     /// Read commands completed or in flight.
     pub read_cmds: u64,

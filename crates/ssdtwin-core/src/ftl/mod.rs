@@ -60,8 +60,10 @@ pub enum Location {
     },
 }
 
-/// FTL activity counters, in map units unless named otherwise.
+/// FTL activity counters, in map units unless named otherwise. Counters missing from an
+/// older state file start at zero.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct FtlCounters {
     /// Units written by the host.
     pub host_units_written: u64,

@@ -53,6 +53,7 @@ pub(crate) struct JobLogs {
 pub(crate) struct LogError {
     pub path: String,
     pub reason: String,
+    pub kind: std::io::ErrorKind,
 }
 
 impl JobLogs {
@@ -64,8 +65,11 @@ impl JobLogs {
         let open = |prefix: &Option<String>, kind: &str| -> Result<Option<Sink>, LogError> {
             let Some(prefix) = prefix else { return Ok(None) };
             let path = dir.join(format!("{prefix}_{kind}.{thread}.log"));
-            let file = File::create(&path)
-                .map_err(|e| LogError { path: path.display().to_string(), reason: e.to_string() })?;
+            let file = File::create(&path).map_err(|e| LogError {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+                kind: e.kind(),
+            })?;
             Ok(Some(Sink { out: BufWriter::new(file), path }))
         };
         Ok(Some(JobLogs {
@@ -149,7 +153,11 @@ impl JobLogs {
         self.flush_until(end_ns / 1_000_000)?;
         for sink in [&mut self.slat, &mut self.clat, &mut self.lat, &mut self.bw, &mut self.iops].into_iter().flatten()
         {
-            sink.out.flush().map_err(|e| LogError { path: sink.path.display().to_string(), reason: e.to_string() })?;
+            sink.out.flush().map_err(|e| LogError {
+                path: sink.path.display().to_string(),
+                reason: e.to_string(),
+                kind: e.kind(),
+            })?;
         }
         Ok(())
     }
@@ -170,5 +178,5 @@ fn line(
     } else {
         writeln!(s.out, "{t}, {value}, {ddir}, {bs}, 0")
     };
-    r.map_err(|e| LogError { path: s.path.display().to_string(), reason: e.to_string() })
+    r.map_err(|e| LogError { path: s.path.display().to_string(), reason: e.to_string(), kind: e.kind() })
 }

@@ -79,6 +79,8 @@ pub enum RunError {
         path: String,
         /// OS error.
         reason: String,
+        /// Its kind (missing directory, permission, ...).
+        kind: std::io::ErrorKind,
     },
     /// The observer asked to stop.
     #[error("interrupted")]
@@ -98,7 +100,7 @@ pub enum RunError {
 
 impl From<super::logs::LogError> for RunError {
     fn from(e: super::logs::LogError) -> Self {
-        RunError::LogFile { path: e.path, reason: e.reason }
+        RunError::LogFile { path: e.path, reason: e.reason, kind: e.kind }
     }
 }
 
@@ -177,6 +179,8 @@ pub fn run(
     observe: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<RunResult, RunError> {
     validate(device, set)?;
+    // Commands left over from an interrupted run belong to nobody: finish them first.
+    drain_commands(device);
     let run_start = device.now();
     let groupids = group_ids(set);
     let mdts = device.config().identity.mdts;
@@ -224,11 +228,21 @@ pub fn run(
             let start = runner.clones[i].start;
             runner.timers.push(start, Timer::Start(i as u32));
         }
-        runner.run_phase(device, observe)?;
+        if let Err(e) = runner.run_phase(device, observe) {
+            drain_commands(device);
+            return Err(e);
+        }
         phase_start_job = phase_end_job;
     }
     runner.sample_series_until(device, device.now(), true);
     Ok(runner.finish(device, opts))
+}
+
+/// Runs the device until no host command is in flight, discarding completions.
+fn drain_commands(device: &mut Device) {
+    while device.in_flight() > 0 && device.poll_at() != SimTime::NEVER {
+        device.poll();
+    }
 }
 
 /// Group id of every job: a new group at each `stonewall` or `new_group` after the first.

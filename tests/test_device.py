@@ -380,12 +380,6 @@ def test_state_round_trip_gives_identical_results(small: dict[str, object], tmp_
     assert again.json["jobs"] == a.json["jobs"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: after these fills a restored device diverges from the original under mixed I/O "
-    "(after seq 10%, a read of a just-written LBA is served from NAND on the restored device but from the "
-    "write buffer on the original)",
-)
 @pytest.mark.parametrize("fill", ["seq 10%", "random 80%"])
 def test_state_round_trip_after_any_fill_gives_identical_results(
     small: dict[str, object], tmp_path: Path, fill: str
@@ -427,10 +421,6 @@ def test_save_finishes_pending_work_and_the_restored_clock_starts_at_zero(small_
         assert restored[key] == c[key], key
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: the 'suspensions' counter is not saved with the state (it restarts at 0)",
-)
 def test_a_saved_state_keeps_every_counter(small_device: Device, tmp_path: Path) -> None:
     small_device.fill("seq", 50)
     small_device.run(MIX)
@@ -664,10 +654,6 @@ def test_groups_follow_stonewall(small_device: Device) -> None:
     assert g0["time_ns"] < g1["time_ns"], "4 MiB of reads from NAND at QD1 take longer than buffered writes"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: a group's counter changes miss its first iodepth commands",
-)
 @pytest.mark.parametrize("iodepth", [1, 8])
 def test_group_counters_include_every_command(small_device: Device, iodepth: int) -> None:
     r = small_device.run({"rw": "write", "bs": "4k", "size": "4m", "ioengine": "libaio", "iodepth": iodepth})
@@ -772,19 +758,18 @@ def test_verify_mode_survives_a_state_round_trip(small: dict[str, object], tmp_p
     assert loaded.counters()["verify_errors"] == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ssdtwin.SsdtwinError,
-    reason="core bug: a write command larger than a superblock stalls the simulation once GC must run "
-    "('internal error: the simulation stalled at 36323651 ns with 1 commands outstanding')",
-)
 def test_a_write_larger_than_a_superblock_does_not_stall() -> None:
-    # One die, one plane, 3 pages of 16 KiB per block: 48 KiB superblocks, 1056 KiB namespace.
+    # One die, one plane, 3 pages of 16 KiB per block: 48 KiB superblocks, 960 KiB namespace.
     tiny = small_overrides(channels=1, dies_per_channel=1, planes=1, blocks_per_plane=29, pages_per_block=3, op_pct=7.0)
     dev = Device(overrides=tiny)
     dev.fill("seq", 50)
-    r = dev.run({"rw": "write", "bs": "128k", "size": "1m"})
-    assert direction(r, "write")["io_bytes"] == 1 << 20
+    # 128 KiB writes need three 48 KiB superblocks each, more than GC's background threshold
+    # keeps free: GC must collect for them, sequentially and at random.
+    r = dev.run({"rw": "write", "bs": "128k", "size": "768k", "io_size": "4m"})
+    assert direction(r, "write")["io_bytes"] == 4 << 20
+    r = dev.run({"rw": "randwrite", "bs": "128k", "size": "768k", "io_size": "8m", "iodepth": 4, "ioengine": "libaio"})
+    assert direction(r, "write")["io_bytes"] == 8 << 20
+    assert dev.counters()["gc_jobs"] > 100
 
 
 def test_trimwrite_trims_then_writes_the_same_blocks(small_device: Device) -> None:
@@ -797,12 +782,6 @@ def test_trimwrite_trims_then_writes_the_same_blocks(small_device: Device) -> No
     assert small_device.counters()["host_trim_bytes"] == trims["io_bytes"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="divergence from fio 3.33: fio doubles the byte and I/O budget of trimwrite (backend.c: 'each byte "
-    "is trimmed and then written, so allow total_bytes or number of ios to be twice as big'); ssdtwin "
-    "trims and writes only the first half of size=",
-)
 def test_trimwrite_trims_and_writes_the_whole_region(small_device: Device) -> None:
     small_device.fill("seq", 100)
     r = small_device.run({"rw": "trimwrite", "bs": "16k", "size": "4m", "ioengine": "libaio", "iodepth": 4})
@@ -811,12 +790,6 @@ def test_trimwrite_trims_and_writes_the_whole_region(small_device: Device) -> No
     assert direction(r, "trim")["total_ios"] == direction(r, "write")["total_ios"] == 10
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="divergence from fio 3.33: its trimwrite writes in the write block size (io_u.c: set_rw_ddir "
-    "issues writes until the write position reaches the trim position; get_next_buflen uses the write bs); "
-    "ssdtwin writes each trimmed block whole, in the trim block size",
-)
 def test_trimwrite_writes_in_the_write_block_size(small_device: Device) -> None:
     small_device.fill("seq", 100)
     r = small_device.run({"rw": "trimwrite", "bs": "4k,8k,16k", "size": "4m", "ioengine": "libaio"})

@@ -56,6 +56,11 @@ impl WriteBuffer {
         self.fits(units_of(slot)).then_some(slot)
     }
 
+    /// The first waiting write, if any.
+    pub fn front(&self) -> Option<u32> {
+        self.waiting.front().copied()
+    }
+
     /// Removes the first waiting write.
     pub fn pop_waiting(&mut self) -> Option<u32> {
         self.waiting.pop_front()

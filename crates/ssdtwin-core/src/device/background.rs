@@ -47,9 +47,16 @@ impl JobKind {
 }
 
 impl Device {
-    /// Starts a GC job if free space is low and none is running.
+    /// Starts a GC job if free space is low, or a waiting write cannot be placed, and none
+    /// is running.
     pub(super) fn maybe_start_gc(&mut self) {
-        if self.jobs_active[JobKind::Gc as usize] || !self.ftl.wants_gc() {
+        if self.jobs_active[JobKind::Gc as usize] {
+            return;
+        }
+        // A write needing more superblocks than the background threshold keeps free must
+        // not wait for GC that the threshold alone would never start.
+        let starved = self.buffer.front().is_some_and(|slot| self.ftl.space_short_for(self.slots[slot as usize].units));
+        if !self.ftl.wants_gc() && !starved {
             return;
         }
         if let Some(victim) = self.ftl.pick_gc_victim() {
@@ -144,26 +151,29 @@ impl Device {
         }
     }
 
-    /// Every read of a job is done: close its last destination program unit with padding
-    /// (so it waits for no later job), and erase the victim once its data is programmed.
+    /// Every read of a job is done. If another job of its kind follows, it fills the last
+    /// destination program unit; otherwise that unit is closed with padding so the victim's
+    /// erase (once its data is programmed) waits for nothing.
     fn finish_job_reads(&mut self, kind: JobKind) {
         let victim = self.jobs[kind as usize].victim;
-        let mut ready = std::mem::take(&mut self.ready_scratch);
-        self.ftl.pad(kind.stream(), &mut ready);
-        let now = self.now;
-        for &pu in &ready {
-            self.enqueue_program_as(kind.program_class(), pu, 0, victim, now);
-        }
-        ready.clear();
-        self.ready_scratch = ready;
         self.jobs_active[kind as usize] = false;
         self.victim_reads_done[victim as usize] = true;
-        if self.victim_programs[victim as usize] == 0 {
-            self.erase_victim(victim);
-        }
         match kind {
             JobKind::Gc => self.maybe_start_gc(),
             JobKind::Fold => self.maybe_start_fold(),
+        }
+        if !self.jobs_active[kind as usize] {
+            let mut ready = std::mem::take(&mut self.ready_scratch);
+            self.ftl.pad(kind.stream(), &mut ready);
+            let now = self.now;
+            for &pu in &ready {
+                self.enqueue_program_as(kind.program_class(), pu, 0, victim, now);
+            }
+            ready.clear();
+            self.ready_scratch = ready;
+        }
+        if self.victim_reads_done[victim as usize] && self.victim_programs[victim as usize] == 0 {
+            self.erase_victim(victim);
         }
     }
 

@@ -31,6 +31,9 @@ pub struct HostCounters {
     pub write_stalls: u64,
     /// Host units whose programs have finished (flush accounting).
     pub units_programmed: u64,
+    /// Program/erase suspensions before the device was last restored (the dies count the
+    /// rest).
+    pub suspensions_before_restore: u64,
 }
 
 /// A flat, named view of every counter, for JSON output and time series.

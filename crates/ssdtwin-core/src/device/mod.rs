@@ -420,7 +420,8 @@ impl Device {
             unmapped_units_read: self.counters.unmapped_units_read,
             buffered_units_read: self.counters.buffered_units_read,
             write_stalls: self.counters.write_stalls,
-            suspensions: self.nand.dies().iter().map(|d| d.suspensions).sum(),
+            suspensions: self.counters.suspensions_before_restore
+                + self.nand.dies().iter().map(|d| d.suspensions).sum::<u64>(),
             write_buffer_bytes: u64::from(self.buffer.used_units()) * unit,
             verify_errors: self.verifier.as_ref().map_or(0, |v| v.errors),
             map_lookups: m.lookups,

@@ -87,7 +87,7 @@ impl Device {
             profile_name: self.config.name.clone(),
             profile_toml: self.config.profile_toml.clone(),
             lba_format: self.config.namespace.current,
-            host: self.counters,
+            host: HostCounters { suspensions_before_restore: self.counters().suspensions, ..self.counters },
             host_units_admitted: self.host_units_admitted,
             ftl: self.ftl.export_state(),
             verify: self.verifier.is_some(),

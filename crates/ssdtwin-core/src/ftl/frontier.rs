@@ -152,13 +152,16 @@ impl Frontier {
         self.capacity = capacity;
     }
 
-    /// After a restore: everything written so far is programmed.
+    /// After a restore: every program unit written so far is programmed (a snapshot is
+    /// taken of a quiet device); the rest are still to be written.
     pub(crate) fn restore_flags(&mut self, geometry: &Geometry) {
         self.prev = None;
         self.deps.clear();
         self.pu_state.clear();
         if self.sb.is_some() {
-            self.pu_state.resize((self.capacity / geometry.pu_units()) as usize, DONE);
+            let pu_units = geometry.pu_units();
+            self.pu_state.resize((self.capacity / pu_units) as usize, PENDING);
+            self.pu_state[..self.next.div_ceil(pu_units) as usize].fill(DONE);
         }
     }
 

@@ -277,6 +277,16 @@ impl Ftl {
         if mapped == 0 { 0.0 } else { slc as f64 / mapped as f64 }
     }
 
+    /// True if placing `units` host units needs more superblocks than are free or being
+    /// reclaimed, beyond GC's reserve (so GC must collect more).
+    pub fn space_short_for(&self, units: u32) -> bool {
+        let Some(stream) = self.host_stream() else { return false };
+        let (room, capacity) =
+            (self.frontiers[stream.index()].room(), self.geometry.sb_units_in(self.mode_for(stream)));
+        let needed = units.saturating_sub(room).div_ceil(capacity);
+        self.sbs.free_count() + self.sbs.reclaiming() < needed + self.gc.fg_threshold_sb
+    }
+
     fn can_take(&self, stream: Stream, units: u32, reserve_sb: u32) -> bool {
         let f = &self.frontiers[stream.index()];
         let room = f.room();

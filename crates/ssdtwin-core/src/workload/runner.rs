@@ -340,7 +340,9 @@ fn new_clone(
     let offset = spec.offset.resolve(ns_bytes) + spec.offset_increment.resolve(ns_bytes) * u64::from(k);
     let region_bytes = spec.size.map_or(ns_bytes - spec.offset.resolve(ns_bytes), |s| s.resolve(ns_bytes));
     let per_pass = spec.io_size.map_or(region_bytes, |s| s.resolve(ns_bytes));
-    let budget_bytes = (!spec.time_based).then(|| per_pass.saturating_mul(u64::from(spec.loops.max(1))));
+    // fio's trimwrite trims each byte and then writes it, so its budget counts both.
+    let passes = u64::from(spec.loops.max(1)) * if spec.rw == RwPattern::TrimWrite { 2 } else { 1 };
+    let budget_bytes = (!spec.time_based).then(|| per_pass.saturating_mul(passes));
     // fio seeds from the job's thread number when randrepeat=1, so reruns repeat; clones
     // get distinct streams either way.
     let seed = spec.randseed.unwrap_or(opts.seed);
@@ -369,7 +371,7 @@ fn new_clone(
         region_start: offset,
         region_bytes,
         budget_bytes,
-        max_ios: spec.number_ios,
+        max_ios: spec.number_ios.map(|n| n * if spec.rw == RwPattern::TrimWrite { 2 } else { 1 }),
         bs: std::array::from_fn(|d| BsChooser::new(&spec.bs[d])),
         align,
         offsets,
@@ -514,7 +516,12 @@ impl Runner {
                 let g = c.group;
                 let (ramp_end, deadline) = (c.ramp_end, c.deadline);
                 self.groups[g].start.get_or_insert(now);
-                self.timers.push(ramp_end, Timer::RampEnd(i));
+                if ramp_end == now {
+                    // No ramp: the group's counters start before its first command.
+                    self.snapshot_group_start(device, g, now);
+                } else {
+                    self.timers.push(ramp_end, Timer::RampEnd(i));
+                }
                 if deadline != SimTime::NEVER {
                     self.timers.push(deadline, Timer::Deadline(i));
                 }
@@ -526,11 +533,7 @@ impl Runner {
             }
             Timer::RampEnd(i) => {
                 let g = self.clones[i as usize].group;
-                if self.groups[g].counters_start.is_none() {
-                    let mut s = device.counters();
-                    s.time_ns = now.since(self.run_start).as_ns();
-                    self.groups[g].counters_start = Some(s);
-                }
+                self.snapshot_group_start(device, g, now);
             }
             Timer::Deadline(i) => {
                 let c = &mut self.clones[i as usize];
@@ -539,6 +542,15 @@ impl Runner {
             }
         }
         Ok(())
+    }
+
+    /// Records the device counters a group's statistics start from (its first ramp end).
+    fn snapshot_group_start(&mut self, device: &Device, g: usize, now: SimTime) {
+        if self.groups[g].counters_start.is_none() {
+            let mut s = device.counters();
+            s.time_ns = now.since(self.run_start).as_ns();
+            self.groups[g].counters_start = Some(s);
+        }
     }
 
     /// Issues commands until the clone's depth is full or it must wait.
@@ -783,9 +795,14 @@ impl JobClone {
     fn next_offset(&mut self, dir: Direction) -> (u64, u64) {
         let d = dir.index();
         if dir == Direction::Write
-            && let Some(io) = self.trimwrite_next.take()
+            && let Some((at, left)) = self.trimwrite_next.take()
         {
-            return io;
+            // Write the trimmed range back in write-sized pieces, as fio does.
+            let bytes = self.bs[d].next(&mut self.rng).min(left);
+            if left > bytes {
+                self.trimwrite_next = Some((at + bytes, left - bytes));
+            }
+            return (at, bytes);
         }
         let bytes = self.bs[d].next(&mut self.rng);
         let offset = match self.offsets[d].as_mut() {

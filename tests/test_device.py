@@ -207,7 +207,7 @@ def test_a_profile_file_builds_the_same_device(tmp_path: Path) -> None:
 
 
 def test_profiles_and_profile_toml() -> None:
-    assert ssdtwin.profiles() == ["generic-tlc-1tb", "p32a80", "crucial-p1", "wd-black-256"]
+    assert ssdtwin.profiles() == ["generic-tlc-1tb", "p32a80", "crucial-p1", "wd-black-256", "micron-9200max"]
     changes = {"nand.channels": 16, "nand.scheduler": "fifo", "nand.suspend": "none"}
     text = ssdtwin.profile_toml("generic-tlc-1tb", changes)
     parsed = tomllib.loads(text)
@@ -515,6 +515,8 @@ COUNTERS = {
     "slc_superblocks",
     "folded_bytes",
     "fold_jobs",
+    "nand_rmw_read_bytes",
+    "partial_units_written",
 }
 
 

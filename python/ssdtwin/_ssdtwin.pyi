@@ -96,6 +96,8 @@ class Device:
         """Identity and namespace facts for identify and health output."""
     def map_cache(self) -> dict[str, Any]:
         """Where the map lives and how much of it the cache holds."""
+    def slc_resident_fraction(self, offset: int, length: int) -> float:
+        """Share of the mapped data in a byte range that sits in SLC-mode blocks."""
     def counters(self) -> dict[str, Any]:
         """Every counter."""
     def info(self) -> dict[str, Any]:

@@ -236,6 +236,10 @@ class Device:
         """Where the map lives and how much of it the cache holds."""
         return dict(self._dev.map_cache())
 
+    def slc_resident_fraction(self, offset: int = 0, length: int = 1 << 30) -> float:
+        """Share of the written data in ``length`` bytes from ``offset`` held in SLC mode."""
+        return float(self._dev.slc_resident_fraction(offset, length))
+
     def counters(self) -> dict[str, Any]:
         """Every device counter now (host and NAND bytes, GC, ...)."""
         return dict(self._dev.counters())

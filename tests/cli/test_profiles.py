@@ -27,11 +27,12 @@ def test_profiles_lists_the_shipped_drives() -> None:
     result = CliRunner().invoke(cli, ["profiles"], catch_exceptions=False)
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
-        "name             model                    capacity  nand       map",
-        "generic-tlc-1tb  ssdtwin Generic TLC 1TB  1,000 GB  TLC, 8 ch  dram",
-        "p32a80           SPCC M.2 PCIe SSD        256 GB    TLC, 4 ch  hmb",
-        "crucial-p1       CT1000P1SSD8             1,000 GB  QLC, 4 ch  dram",
-        "wd-black-256     WDC WDS256G1X0C-00ENX0   256 GB    TLC, 8 ch  dram",
+        "name             model                      capacity  nand        map",
+        "generic-tlc-1tb  ssdtwin Generic TLC 1TB    1,000 GB  TLC, 8 ch   dram",
+        "p32a80           SPCC M.2 PCIe SSD          256 GB    TLC, 4 ch   hmb",
+        "crucial-p1       CT1000P1SSD8               1,000 GB  QLC, 4 ch   dram",
+        "wd-black-256     WDC WDS256G1X0C-00ENX0     256 GB    TLC, 8 ch   dram",
+        "micron-9200max   Micron_9200_MTFDHAL1T6TCU  1,600 GB  TLC, 16 ch  dram",
     ]
 
 
@@ -76,7 +77,7 @@ def test_show_validates(run_main: RunMain) -> None:
         (
             ["show", "no-such-drive"],
             "ssdtwin: profile 'no-such-drive' is neither a shipped profile "
-            "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256) nor a readable TOML file",
+            "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256, micron-9200max) nor a readable TOML file",
         ),
         (
             ["show", "generic-tlc-1tb", "--set", "nand"],

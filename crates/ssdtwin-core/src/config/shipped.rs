@@ -6,6 +6,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("p32a80", include_str!("../../../../profiles/p32a80.toml")),
     ("crucial-p1", include_str!("../../../../profiles/crucial-p1.toml")),
     ("wd-black-256", include_str!("../../../../profiles/wd-black-256.toml")),
+    ("micron-9200max", include_str!("../../../../profiles/micron-9200max.toml")),
 ];
 
 /// Names of the shipped profiles.

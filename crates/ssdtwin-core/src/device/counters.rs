@@ -29,6 +29,10 @@ pub struct HostCounters {
     pub nand_units_read: u64,
     /// Write commands that had to wait for buffer space or free blocks.
     pub write_stalls: u64,
+    /// Map units read from NAND to merge a partial write (read-modify-write).
+    pub rmw_units_read: u64,
+    /// Map units written only in part (each costs a whole unit's program).
+    pub partial_units_written: u64,
     /// Host units whose programs have finished (flush accounting).
     pub units_programmed: u64,
     /// Program/erase suspensions before the device was last restored (the dies count the
@@ -111,6 +115,10 @@ pub struct CounterSnapshot {
     pub folded_bytes: u64,
     /// Fold jobs (one SLC superblock each).
     pub fold_jobs: u64,
+    /// Bytes read from NAND to merge partial writes (read-modify-write).
+    pub nand_rmw_read_bytes: u64,
+    /// Map units written only in part.
+    pub partial_units_written: u64,
 }
 
 /// Counters that are levels at an instant, not running totals: over a span they are

@@ -438,6 +438,8 @@ impl Device {
             slc_superblocks: u64::from(self.ftl.slc_superblocks()),
             folded_bytes: f.folded_units * unit,
             fold_jobs: f.fold_jobs,
+            nand_rmw_read_bytes: self.counters.rmw_units_read * unit,
+            partial_units_written: self.counters.partial_units_written,
         }
     }
 
@@ -500,7 +502,9 @@ impl Device {
                 self.counters.bytes_written += bytes;
                 let (_, ready) = self.cores.book(arrive, ctrl.write_cmd + ctrl.unit.times(u64::from(units)));
                 self.slots[slot as usize].ready = ready;
-                self.try_admit(slot, ready);
+                if !self.start_rmw_reads(slot, ready) {
+                    self.try_admit(slot, ready);
+                }
             }
             Opcode::Trim => {
                 self.counters.trim_cmds += 1;

@@ -3,6 +3,7 @@
 use super::{Device, Slot};
 use crate::engine::SimTime;
 use crate::ftl::Location;
+use crate::host::Opcode;
 use crate::nand::{CellMode, DieOp, DieOpKind, UNIT_BYTES};
 
 /// Consecutive units of one command that live in the same program unit: one die read.
@@ -94,10 +95,55 @@ impl Device {
         bytes
     }
 
+    /// A write covering only part of a map unit must merge with the unit's old data: unless
+    /// the unit is unmapped (zeros) or still in the write buffer, read it from NAND first.
+    /// Issues those reads (the head and tail unit of the command) and returns true if the
+    /// write must wait for them.
+    pub(super) fn start_rmw_reads(&mut self, slot: u32, ready: SimTime) -> bool {
+        let s = self.slots[slot as usize];
+        let lba = self.config.namespace.lba_bytes();
+        let start = s.command.slba * lba;
+        let end = start + u64::from(s.command.blocks) * lba;
+        let mut partial = [None, None];
+        if start % UNIT_BYTES != 0 {
+            partial[0] = Some(s.first_unit);
+        }
+        if end % UNIT_BYTES != 0 && !(s.units == 1 && partial[0].is_some()) {
+            partial[1] = Some(s.first_unit + s.units - 1);
+        }
+        let mut unit_reads = 0;
+        for lpn in partial.into_iter().flatten() {
+            self.counters.partial_units_written += 1;
+            let (die, mode) = match self.ftl.locate(lpn) {
+                Location::Nand { ppa, mode } => (self.config.geometry.die_of(ppa), mode),
+                Location::Moving { die, mode, .. } => (die, mode),
+                Location::Unmapped | Location::Buffered => continue,
+            };
+            self.counters.rmw_units_read += 1;
+            let op = DieOp { kind: DieOpKind::HostRead, mode, token: slot, units: 1, ready };
+            self.submit_die_op(die, op);
+            unit_reads += 1;
+        }
+        self.slots[slot as usize].pending = unit_reads;
+        unit_reads > 0
+    }
+
     /// A host read's array phase ended: move the data over the channel, decode it and send
-    /// it up the link.
+    /// it up the link (or, for a write's read-modify-write, into controller memory, after
+    /// which the write proceeds).
     pub(super) fn host_read_done(&mut self, die: u32, op: DieOp) {
         let slot = op.token;
+        if self.slots[slot as usize].command.opcode == Opcode::Write {
+            let merged = self.nand.transfer_out(die, self.now, op.units);
+            let s = &mut self.slots[slot as usize];
+            s.ready = s.ready.max(merged);
+            s.pending -= 1;
+            if s.pending == 0 {
+                let ready = s.ready;
+                self.try_admit(slot, ready);
+            }
+            return;
+        }
         let decoded = self.nand.transfer_out(die, self.now, op.units);
         let bytes = self.take_link_bytes(slot, op.units);
         let (_, end) = self.link_up.book(decoded, self.link_time(bytes));

@@ -527,6 +527,8 @@ fn build_slc(
     }
     let when_full =
         c.choice("slc_cache.when_full", &s.when_full, &[("direct", WhenFull::Direct), ("fold", WhenFull::Fold)])?;
+    let fold_in_background =
+        c.choice("slc_cache.fold_priority", &s.fold_priority, &[("background", true), ("host", false)])?;
     let units = |bytes: f64| (bytes / UNIT_BYTES as f64) as u64;
     let fold_low_units = units(gib("slc_cache.fold_low_gib", s.fold_low_gib)?);
     let fold_high_units = match s.fold_high_gib {
@@ -554,6 +556,7 @@ fn build_slc(
         fold_low_units,
         fold_idle,
         fold_on_read: s.fold_on_read,
+        fold_in_background,
     })
 }
 

@@ -430,8 +430,16 @@ pub struct SlcCacheSection {
     /// A host read starts folding while data is cached.
     #[serde(default)]
     pub fold_on_read: bool,
+    /// How fold programs share a die with host programs: "background" (they wait while
+    /// any host program or erase is queued) or "host" (they queue with host programs).
+    #[serde(default = "default_fold_priority")]
+    pub fold_priority: String,
 }
 
 fn default_when_full() -> String {
     "direct".into()
+}
+
+fn default_fold_priority() -> String {
+    "background".into()
 }

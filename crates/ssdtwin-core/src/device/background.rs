@@ -5,7 +5,10 @@
 //! victim's reads are issued a window at a time (two per die), so background work
 //! interleaves with host work instead of flooding the die queues; each read's data becomes
 //! a program once every read feeding that destination program unit is done; until that
-//! program finishes, host reads of the data go to the victim. The victim is erased, die by
+//! program finishes, host reads of the data go to the victim. Data read and not yet
+//! programmed sits in controller memory, which holds two destination program units per die
+//! for each kind of job: reads wait while that is full, so a job moves data at the pace
+//! its programs allow. The victim is erased, die by
 //! die, once all its reads and all programs of its data are done. One GC job and one fold
 //! job may read at a time.
 //!
@@ -36,17 +39,18 @@ impl JobKind {
             JobKind::Fold => Stream::Fold,
         }
     }
-
-    /// Folding yields to host work; GC cannot, or free space would run out.
-    fn program_class(self) -> DieOpKind {
-        match self {
-            JobKind::Gc => DieOpKind::Program,
-            JobKind::Fold => DieOpKind::BackgroundProgram,
-        }
-    }
 }
 
 impl Device {
+    /// The die-queue class of a job's programs: GC cannot yield to host work, or free space
+    /// would run out; folding yields if the profile says so.
+    fn program_class(&self, kind: JobKind) -> DieOpKind {
+        match kind {
+            JobKind::Fold if self.ftl.slc.fold_in_background => DieOpKind::BackgroundProgram,
+            JobKind::Gc | JobKind::Fold => DieOpKind::Program,
+        }
+    }
+
     /// Starts a GC job if free space is low, or a waiting write cannot be placed, and none
     /// is running.
     pub(super) fn maybe_start_gc(&mut self) {
@@ -113,7 +117,10 @@ impl Device {
         let k = kind as usize;
         let window = 2 * self.config.geometry.dies();
         let tag = if kind == JobKind::Fold { FOLD_TOKEN } else { 0 };
-        while self.jobs[k].outstanding < window && self.jobs[k].next_read < self.jobs[k].reads.len() {
+        while self.jobs[k].outstanding < window
+            && self.reloc_programs[k] < window
+            && self.jobs[k].next_read < self.jobs[k].reads.len()
+        {
             let index = self.jobs[k].next_read;
             let r = self.jobs[k].reads[index];
             self.jobs[k].next_read += 1;
@@ -140,7 +147,7 @@ impl Device {
         self.ftl.reloc_read_done(kind.stream(), &read, &mut ready);
         let victim = self.jobs[k].victim;
         for &pu in &ready {
-            self.enqueue_program_as(kind.program_class(), pu, 0, victim, in_memory);
+            self.enqueue_program_as(self.program_class(kind), pu, 0, Some((kind, victim)), in_memory);
         }
         ready.clear();
         self.ready_scratch = ready;
@@ -167,13 +174,24 @@ impl Device {
             self.ftl.pad(kind.stream(), &mut ready);
             let now = self.now;
             for &pu in &ready {
-                self.enqueue_program_as(kind.program_class(), pu, 0, victim, now);
+                self.enqueue_program_as(self.program_class(kind), pu, 0, Some((kind, victim)), now);
             }
             ready.clear();
             self.ready_scratch = ready;
         }
         if self.victim_reads_done[victim as usize] && self.victim_programs[victim as usize] == 0 {
             self.erase_victim(victim);
+        }
+    }
+
+    /// A relocation program finished: its memory is free for the next reads of its job.
+    pub(super) fn reloc_program_done(&mut self, kind: JobKind) {
+        self.reloc_programs[kind as usize] -= 1;
+        if self.jobs_active[kind as usize] {
+            self.issue_reloc_reads(kind);
+            if self.jobs[kind as usize].reads_finished() {
+                self.finish_job_reads(kind);
+            }
         }
     }
 

@@ -75,17 +75,15 @@ struct Slot {
     data_end: SimTime,
 }
 
-/// A program in flight: which program unit, how much write-buffer space it frees, and the
-/// relocation victim whose data it holds (which must not be erased before it finishes).
+/// A program in flight: which program unit, how much write-buffer space it frees, and, for
+/// relocated data, the job and victim it comes from (the victim must not be erased before
+/// it finishes).
 #[derive(Clone, Copy, Debug)]
 struct ProgramRec {
     pu: u32,
     buffer_units: u32,
-    victim: u32,
+    relocated: Option<(background::JobKind, u32)>,
 }
-
-/// `ProgramRec::victim` of programs that relocate nothing.
-const NO_VICTIM: u32 = u32::MAX;
 
 /// A simulated SSD.
 pub struct Device {
@@ -107,6 +105,9 @@ pub struct Device {
     /// Relocation jobs by [`background::JobKind`]: GC, folding.
     jobs: [RelocationJob; 2],
     jobs_active: [bool; 2],
+    /// Relocation programs queued or running, by job kind: data read and not yet written,
+    /// held in controller memory, which bounds how far a job's reads run ahead.
+    reloc_programs: [u32; 2],
     /// A folding session is under way.
     folding: bool,
     /// Bumped by every host command; the idle timer carries it.
@@ -160,6 +161,7 @@ impl Device {
             free_programs: Vec::new(),
             jobs: Default::default(),
             jobs_active: [false; 2],
+            reloc_programs: [0; 2],
             folding: false,
             idle_generation: 0,
             victim_programs: vec![0; config.geometry.superblocks() as usize],

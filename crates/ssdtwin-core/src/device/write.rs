@@ -1,7 +1,8 @@
 //! The write path: buffer admission with back-pressure, DMA, placement, programs; TRIM and
 //! flush.
 
-use super::{Device, NO_VICTIM, ProgramRec};
+use super::background::JobKind;
+use super::{Device, ProgramRec};
 use crate::engine::SimTime;
 use crate::ftl::Stream;
 use crate::nand::{DieOp, DieOpKind};
@@ -92,22 +93,23 @@ impl Device {
 
     /// Queues the program of `pu` on its die, ready once its data is in controller memory.
     pub(super) fn enqueue_program(&mut self, pu: u32, buffer_units: u32, ready: SimTime) {
-        self.enqueue_program_as(DieOpKind::Program, pu, buffer_units, NO_VICTIM, ready);
+        self.enqueue_program_as(DieOpKind::Program, pu, buffer_units, None, ready);
     }
 
-    /// Queues a program of class `kind` (foreground or background), holding data relocated
-    /// from `victim` (or [`NO_VICTIM`]).
+    /// Queues a program of class `kind` (foreground or background), holding data that
+    /// `relocated` names (job kind and victim) or host data.
     pub(super) fn enqueue_program_as(
         &mut self,
         kind: DieOpKind,
         pu: u32,
         buffer_units: u32,
-        victim: u32,
+        relocated: Option<(JobKind, u32)>,
         ready: SimTime,
     ) {
-        let rec = ProgramRec { pu, buffer_units, victim };
-        if victim != NO_VICTIM {
+        let rec = ProgramRec { pu, buffer_units, relocated };
+        if let Some((job, victim)) = relocated {
             self.victim_programs[victim as usize] += 1;
+            self.reloc_programs[job as usize] += 1;
         }
         if buffer_units > 0 {
             self.host_programs_in_flight += 1;
@@ -129,12 +131,12 @@ impl Device {
         let rec = self.programs[op.token as usize];
         self.free_programs.push(op.token);
         self.ftl.program_done(rec.pu);
-        if rec.victim != NO_VICTIM {
-            let v = rec.victim as usize;
-            self.victim_programs[v] -= 1;
-            if self.victim_programs[v] == 0 && self.victim_reads_done[v] {
-                self.erase_victim(rec.victim);
+        if let Some((job, victim)) = rec.relocated {
+            self.victim_programs[victim as usize] -= 1;
+            if self.victim_programs[victim as usize] == 0 && self.victim_reads_done[victim as usize] {
+                self.erase_victim(victim);
             }
+            self.reloc_program_done(job);
         }
         if rec.buffer_units > 0 {
             self.host_programs_in_flight -= 1;

@@ -47,6 +47,8 @@ pub struct SlcCacheConfig {
     pub fold_idle: Option<SimDuration>,
     /// A host read starts folding while data is cached.
     pub fold_on_read: bool,
+    /// Fold programs yield to host programs and erases (else they queue with them).
+    pub fold_in_background: bool,
 }
 
 impl SlcCacheConfig {
@@ -60,6 +62,7 @@ impl SlcCacheConfig {
         fold_low_units: 0,
         fold_idle: None,
         fold_on_read: false,
+        fold_in_background: true,
     };
 
     /// True if host writes may go to SLC at all.

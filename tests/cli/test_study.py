@@ -4,6 +4,7 @@ prints the records with ``--json``, and refuses to replace outputs without ``--f
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -127,7 +128,10 @@ def test_a_span_beyond_the_drive_is_a_job_error(run_main: RunMain, small_profile
     assert_one_line_error(outcome, "ssdtwin: job 'randread-qd1': region of clone 0 ends at byte 17179869184")
 
 
-def test_study_help_lists_qd_sweep(run_main: RunMain) -> None:
+def test_study_help_lists_every_study(run_main: RunMain) -> None:
     outcome = run_main("study", "--help")
     assert outcome.status == 0
-    assert "qd-sweep  IOPS and latency against queue depth" in outcome.out
+    listed = outcome.out.split("Commands:")[1].split()
+    for name in ("hmb", "qd-sweep", "qlc-tr", "read-after-write", "slc-write"):
+        assert name in listed
+    assert re.search(r"qd-sweep +IOPS and latency against queue depth", outcome.out)

@@ -12,7 +12,7 @@ import sys
 import click
 
 from ..errors import SsdtwinError
-from . import fio, precondition, profiles, study
+from . import fio, perftest, precondition, profiles, study
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -25,6 +25,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 
 cli.add_command(fio.command)
+cli.add_command(perftest.command)
 cli.add_command(precondition.command)
 cli.add_command(profiles.command)
 cli.add_command(study.command)

@@ -1,0 +1,151 @@
+"""SLC write-cliff study (reference R3, writes): sequential writes on a freshly formatted
+drive, second by second, until the SLC cache runs out and writes fall to native speed.
+
+The method is R3's: ``nvmecontrol format`` (every LBA unmapped), then ``nvmecontrol
+perftest -o write`` with one I/O outstanding per thread, the rate taken per second.
+Threads move on sequentially (perftest's ``wait`` mode), so every write is new data.
+Rates are in the tool's "MB/s" (2^20 bytes/s); data written in GB (10^9 bytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import click
+import pandas as pd
+
+from ..device import Device
+from ..perftest import perftest
+from .base import Advance, Study
+
+
+def parse_size(text: str) -> int:
+    """``128k``, ``1m``, ``4096`` as bytes (binary suffixes, as fio's ``bs``).
+
+    >>> parse_size("128k"), parse_size("1M"), parse_size("4096")
+    (131072, 1048576, 4096)
+    """
+    units = {"k": 1 << 10, "m": 1 << 20}
+    t = text.strip().lower().removesuffix("b").removesuffix("i")
+    scale = units.get(t[-1:], 1)
+    digits = t[:-1] if t[-1:] in units else t
+    if not digits.isdigit() or int(digits) == 0:
+        raise click.BadParameter(f"'{text}': expected a size such as 4096, 4k or 1m", param_hint="--bs")
+    return int(digits) * scale
+
+
+def slc_write_sweep(
+    profile: str = "wd-black-256",
+    *,
+    bs: int = 128 << 10,
+    threads: int = 1,
+    seconds: int = 15,
+    overrides: Mapping[str, object] | None = None,
+    advance: Advance = None,
+) -> pd.DataFrame:
+    """One row per second: ``t_s``, ``write_mbps``, ``written_gb`` (so far), and the
+    device's ``slc_cached_gb`` and ``folded_gb`` at the end of the second. ``overrides``
+    change profile fields as in :class:`~ssdtwin.Device`.
+
+    >>> t = slc_write_sweep(seconds=2)
+    >>> t.t_s.tolist(), bool(t.write_mbps.min() > 600)
+    ([1, 2], True)
+    """
+    dev = Device(profile, overrides=overrides)
+    dev.format()
+    result = perftest(dev, threads=threads, operation="write", size=bs, seconds=seconds, mode="wait")
+    table = result.per_second.rename(columns={"mbps": "write_mbps", "total_gb": "written_gb"})
+    if advance:
+        advance(f"{seconds} s written")
+    return table
+
+
+def knee(table: pd.DataFrame) -> dict[str, float] | None:
+    """Where the write rate falls from its first level to its last: the rates before
+    (median of the first seconds) and after (median of the last), and the data written
+    when it fell, interpolated inside the second that straddles it. None without a fall
+    of at least a quarter.
+
+    >>> t = pd.DataFrame({"write_mbps": [700.0, 700, 400, 210, 210, 210]})
+    >>> t["written_gb"] = (t.write_mbps * 2**20 / 1e9).cumsum()
+    >>> k = knee(t)
+    >>> round(k["before_mbps"]), round(k["after_mbps"]), round(k["t_s"], 2), round(k["written_gb"], 3)
+    (700, 210, 2.39, 1.753)
+    """
+    rates = table.write_mbps.to_numpy()
+    n = len(rates)
+    if n < 3:
+        return None
+    head = max(1, n // 5)
+    before, after = float(pd.Series(rates[:head]).median()), float(pd.Series(rates[-head:]).median())
+    if after > 0.75 * before:
+        return None
+    middle = (before + after) / 2
+    k = next(i for i, r in enumerate(rates) if r < middle)
+    # Second k ran at `before` for a share f of the second and at `after` for the rest.
+    f = min(1.0, max(0.0, float(rates[k] - after) / (before - after)))
+    written_before = float(table.written_gb.iloc[k - 1]) if k else 0.0
+    return {
+        "before_mbps": before,
+        "after_mbps": after,
+        "t_s": k + f,
+        "written_gb": written_before + f * before * 2**20 / 1e9,
+    }
+
+
+def report(table: pd.DataFrame) -> str:
+    k = knee(table)
+    total = float(table.written_gb.iloc[-1])
+    if k is None:
+        rate = float(table.write_mbps.median())
+        return f"No cliff within {len(table)} s ({total:.2f} GB written, median {rate:.0f} MB/s)."
+    return (
+        f"SLC cache: {k['written_gb']:.2f} GB written before the cliff at t = {k['t_s']:.1f} s; "
+        f"{k['before_mbps']:.0f} MB/s before, {k['after_mbps']:.0f} MB/s after (MB = 2^20 bytes, as nvmecontrol)."
+    )
+
+
+def plot_slc_write(table: pd.DataFrame) -> Any:
+    """Write rate per second, with the data written on a second axis."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.step(table.t_s, table.write_mbps, where="post", label="write MB/s")
+    ax.set(xlabel="time (s)", ylabel="MB/s (2^20 B/s)", title="Sequential writes after format")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    written = ax.twinx()
+    written.plot(table.t_s, table.written_gb, color="C1", ls="--", label="written (GB)")
+    written.set(ylabel="written (GB)", ylim=(0, None))
+    k = knee(table)
+    if k is not None:
+        ax.axvline(k["t_s"], color="grey", ls=":", label=f"cliff at {k['written_gb']:.2f} GB")
+    ax.legend(loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def _sweep(advance: Advance, profile: str, bs: str, threads: int, seconds: int) -> tuple[pd.DataFrame, str]:
+    table = slc_write_sweep(profile, bs=parse_size(bs), threads=threads, seconds=seconds, advance=advance)
+    return table, report(table)
+
+
+STUDY = Study(
+    name="slc-write",
+    help="Sequential writes after format, per second: the SLC cache's size and the rates around the cliff (R3).",
+    options=[
+        click.Option(["--profile"], default="wd-black-256", show_default=True, help="Profile name or TOML file."),
+        click.Option(["--bs"], default="128k", show_default=True, help="Bytes per write."),
+        click.Option(
+            ["--threads"], type=click.IntRange(1, 128), default=1, show_default=True, help="Threads, QD1 each."
+        ),
+        click.Option(["--seconds"], type=click.IntRange(min=1), default=15, show_default=True, help="Test time."),
+    ],
+    sweep=_sweep,
+    count=lambda **_: 1,
+    figure=plot_slc_write,
+)

@@ -80,8 +80,7 @@ def id_ctrl(
         click.echo(dumps(id_ctrl_json(ctrl)))
         return
     click.echo(id_ctrl_text(ctrl, human=human), nl=False)
-    message = device.hmb()["message"]
-    if human and message:
+    if human and (message := device.hmb()["message"]):
         click.echo(message, err=True)
 
 

@@ -1,9 +1,11 @@
 """Numbers formatted the way nvme-cli and smartctl format them in C.
 
 Python's ``%`` operator follows C's ``printf`` closely, with one trap that matters here: C
-prints ``%#x`` of zero as ``0``, Python as ``0x0`` (:func:`hash_x`). The unit helpers are
-ports of nvme-cli's ``util/suffix.c`` (``suffix_si_get``, ``suffix_binary_get``, as of
-v2.3) and smartctl's ``utility.cpp`` (``format_with_thousands_sep``, ``format_capacity``).
+prints ``%#x`` of zero as ``0``, Python as ``0x0`` (:func:`hash_x`). :func:`supported` is
+nvme-cli's most common ``-H`` decode line, :func:`watts` the power format both tools share.
+The unit helpers are ports of nvme-cli's ``util/suffix.c`` (``suffix_si_get``,
+``suffix_binary_get``, as of v2.3) and smartctl's ``utility.cpp``
+(``format_with_thousands_sep``, ``format_capacity``).
 Both tools use the C locale's separators: ``,`` for thousands and ``.`` for decimals.
 """
 
@@ -23,6 +25,31 @@ def hash_x(value: int) -> str:
     ('0x10300', '0x2', '0')
     """
     return f"{value:#x}" if value else "0"
+
+
+def supported(bit: int, what: str, yes: str = "", no: str = "Not ") -> str:
+    """nvme-cli's ``"%#x\\t<what> %sSupported"`` decode of one bit, after the ``[n:n] :``
+    column; ``yes``/``no`` are the words for a set and a clear bit (a few fields invert them).
+
+    >>> supported(1, "Format NVM"), supported(0, "Format NVM")
+    ('0x1\\tFormat NVM Supported', '0\\tFormat NVM Not Supported')
+    """
+    return f"{hash_x(bit)}\t{what} {yes if bit else no}Supported"
+
+
+def watts(value: int, scale: int) -> str | None:
+    """A power field in its scale, as nvme-cli and smartctl print it: ``%u.%04uW`` in units
+    of 0.0001 W (scale 1), ``%u.%02uW`` in 0.01 W (scale 2); ``None`` for the other scales
+    (0, not reported; 3, reserved), which each tool words its own way.
+
+    >>> watts(600, 2), watts(50, 1), watts(7, 0)
+    ('6.00W', '0.0050W', None)
+    """
+    if scale == 1:
+        return f"{value // 10000}.{value % 10000:04d}W"
+    if scale == 2:
+        return f"{value // 100}.{value % 100:02d}W"
+    return None
 
 
 def suffix_si(value: float) -> tuple[float, str]:

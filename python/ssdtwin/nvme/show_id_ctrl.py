@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .cfmt import hash_x
+from .cfmt import hash_x, supported, watts
 from .constants import kelvin_to_celsius
 
 Ctrl = Mapping[str, Any]
@@ -274,19 +274,12 @@ def _power_scale(scale_byte: int) -> int:
 
 def _power(value: int, scale: int) -> str:
     """``print_ps_power_and_scale``."""
-    if scale == 0:
-        return "-"
-    if scale == 1:
-        return f"{value // 10000}.{value % 10000:04d}W"
-    if scale == 2:
-        return f"{value // 100}.{value % 100:02d}W"
-    return "reserved"
+    return watts(value, scale) or ("-" if scale == 0 else "reserved")
 
 
 def _power_state(i: int, ps: Mapping[str, int]) -> list[str]:
     """``nvme_show_id_ctrl_power`` for one state: three lines."""
-    mp = ps["mp"]
-    max_power = f"{mp // 10000}.{mp % 10000:04d}W" if ps["flags"] & 0x1 else f"{mp // 100}.{mp % 100:02d}W"
+    max_power = watts(ps["mp"], 1 if ps["flags"] & 0x1 else 2)
     non = "non-" if ps["flags"] & 0x2 else ""
     workload = {0: "-", 1: "1MiB 32 RW, 30s idle", 2: "80K 128KiB SW"}.get(ps["apws"] & 0x7, "reserved")
     return [
@@ -299,11 +292,6 @@ def _power_state(i: int, ps: Mapping[str, int]) -> list[str]:
 
 
 # ---- -H decoders (nvme_show_id_ctrl_*) -------------------------------------------------------
-
-
-def _sup(bit: int, what: str, yes: str = "", no: str = "Not ") -> str:
-    """The common ``%#x\\t<what> %sSupported`` decode of one bit."""
-    return f"{hash_x(bit)}\t{what} {yes if bit else no}Supported"
 
 
 def _bits(value: int, high: int, low: int) -> int:
@@ -326,18 +314,18 @@ def _cmic(v: int) -> list[str]:
 def _oaes(v: int) -> list[str]:
     rsvd0, rsvd1, rsvd2, rsvd3 = (v & 0x70000000) >> 28, (v & 0x07FF0000) >> 16, (v >> 10) & 0x1, v & 0xFF
     return [
-        f"  [31:31] : {_sup(_bits(v, 31, 31), 'Discovery Log Change Notice')}",
+        f"  [31:31] : {supported(_bits(v, 31, 31), 'Discovery Log Change Notice')}",
         *([f"  [30:28] : {hash_x(rsvd0)}\tReserved"] if rsvd0 else []),
-        f"  [27:27] : {_sup(_bits(v, 27, 27), 'Zone Descriptor Changed Notices')}",
+        f"  [27:27] : {supported(_bits(v, 27, 27), 'Zone Descriptor Changed Notices')}",
         *([f"  [26:16] : {hash_x(rsvd1)}\tReserved"] if rsvd1 else []),
-        f"  [15:15] : {_sup(_bits(v, 15, 15), 'Normal NSS Shutdown Event')}",
-        f"  [14:14] : {_sup(_bits(v, 14, 14), 'Endurance Group Event Aggregate Log Page Change Notice')}",
-        f"  [13:13] : {_sup(_bits(v, 13, 13), 'LBA Status Information Notices')}",
-        f"  [12:12] : {_sup(_bits(v, 12, 12), 'Predictable Latency Event Aggregate Log Change Notices')}",
-        f"  [11:11] : {_sup(_bits(v, 11, 11), 'Asymmetric Namespace Access Change Notices')}",
+        f"  [15:15] : {supported(_bits(v, 15, 15), 'Normal NSS Shutdown Event')}",
+        f"  [14:14] : {supported(_bits(v, 14, 14), 'Endurance Group Event Aggregate Log Page Change Notice')}",
+        f"  [13:13] : {supported(_bits(v, 13, 13), 'LBA Status Information Notices')}",
+        f"  [12:12] : {supported(_bits(v, 12, 12), 'Predictable Latency Event Aggregate Log Change Notices')}",
+        f"  [11:11] : {supported(_bits(v, 11, 11), 'Asymmetric Namespace Access Change Notices')}",
         *([f"  [10:10] : {hash_x(rsvd2)}\tReserved"] if rsvd2 else []),
-        f"  [9:9] : {_sup(_bits(v, 9, 9), 'Firmware Activation Notices')}",
-        f"  [8:8] : {_sup(_bits(v, 8, 8), 'Namespace Attribute Changed Event')}",
+        f"  [9:9] : {supported(_bits(v, 9, 9), 'Firmware Activation Notices')}",
+        f"  [8:8] : {supported(_bits(v, 8, 8), 'Namespace Attribute Changed Event')}",
         *([f"  [7:0] : {hash_x(rsvd3)}\tReserved"] if rsvd3 else []),
         "",
     ]
@@ -364,7 +352,7 @@ def _ctratt(v: int) -> list[str]:
         0: "128-bit Host Identifier",
     }
     lines = [f" [31:16] : {hash_x(rsvd)}\tReserved"] if rsvd else []
-    lines += [f"  [{bit}:{bit}] : {_sup(_bits(v, bit, bit), name)}" for bit, name in names.items()]
+    lines += [f"  [{bit}:{bit}] : {supported(_bits(v, bit, bit), name)}" for bit, name in names.items()]
     return [*lines, ""]
 
 
@@ -423,7 +411,7 @@ def _oacs(v: int) -> list[str]:
         0: "Security Send and Receive",
     }
     lines = [f" [15:11] : {hash_x(rsvd)}\tReserved"] if rsvd else []
-    lines += [f"  [{bit}:{bit}] : {_sup(_bits(v, bit, bit), name)}" for bit, name in names.items()]
+    lines += [f"  [{bit}:{bit}] : {supported(_bits(v, bit, bit), name)}" for bit, name in names.items()]
     return [*lines, ""]
 
 
@@ -431,8 +419,8 @@ def _frmw(v: int) -> list[str]:
     rsvd, s1ro = (v & 0xC0) >> 6, v & 0x1
     return [
         *([f"  [7:6] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
-        f"  [5:5] : {_sup(_bits(v, 5, 5), 'Multiple FW or Boot Update Detection')}",
-        f"  [4:4] : {_sup(_bits(v, 4, 4), 'Firmware Activate Without Reset')}",
+        f"  [5:5] : {supported(_bits(v, 5, 5), 'Multiple FW or Boot Update Detection')}",
+        f"  [4:4] : {supported(_bits(v, 4, 4), 'Firmware Activate Without Reset')}",
         f"  [3:1] : {hash_x((v & 0xE) >> 1)}\tNumber of Firmware Slots",
         f"  [0:0] : {hash_x(s1ro)}\tFirmware Slot 1 Read{'-Only' if s1ro else '/Write'}",
         "",
@@ -443,13 +431,13 @@ def _lpa(v: int) -> list[str]:
     rsvd = (v & 0x80) >> 7
     return [
         *([f"  [7:7] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
-        f"  [6:6] : {_sup(_bits(v, 6, 6), 'Telemetry Log Data Area 4')}",
-        f"  [5:5] : {_sup(_bits(v, 5, 5), 'LID 0x0, Scope of each command in LID 0x5, 0x12, 0x13')}",
-        f"  [4:4] : {_sup(_bits(v, 4, 4), 'Persistent Event log')}",
-        f"  [3:3] : {_sup(_bits(v, 3, 3), 'Telemetry host/controller initiated log page')}",
-        f"  [2:2] : {_sup(_bits(v, 2, 2), 'Extended data for Get Log Page')}",
-        f"  [1:1] : {_sup(_bits(v, 1, 1), 'Command Effects Log Page')}",
-        f"  [0:0] : {_sup(_bits(v, 0, 0), 'SMART/Health Log Page per NS')}",
+        f"  [6:6] : {supported(_bits(v, 6, 6), 'Telemetry Log Data Area 4')}",
+        f"  [5:5] : {supported(_bits(v, 5, 5), 'LID 0x0, Scope of each command in LID 0x5, 0x12, 0x13')}",
+        f"  [4:4] : {supported(_bits(v, 4, 4), 'Persistent Event log')}",
+        f"  [3:3] : {supported(_bits(v, 3, 3), 'Telemetry host/controller initiated log page')}",
+        f"  [2:2] : {supported(_bits(v, 2, 2), 'Extended data for Get Log Page')}",
+        f"  [1:1] : {supported(_bits(v, 1, 1), 'Command Effects Log Page')}",
+        f"  [0:0] : {supported(_bits(v, 0, 0), 'SMART/Health Log Page per NS')}",
         "",
     ]
 
@@ -475,7 +463,7 @@ def _apsta(v: int) -> list[str]:
     rsvd = (v & 0xFE) >> 1
     return [
         *([f"  [7:1] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
-        f"  [0:0] : {_sup(v & 0x1, 'Autonomous Power State Transitions')}",
+        f"  [0:0] : {supported(v & 0x1, 'Autonomous Power State Transitions')}",
         "",
     ]
 
@@ -514,7 +502,7 @@ def _hctma(v: int) -> list[str]:
     rsvd = (v & 0xFFFE) >> 1
     return [
         *([f" [15:1] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
-        f"  [0:0] : {_sup(v & 0x1, 'Host Controlled Thermal Management')}",
+        f"  [0:0] : {supported(v & 0x1, 'Host Controlled Thermal Management')}",
         "",
     ]
 
@@ -530,11 +518,11 @@ def _sanicap(v: int) -> list[str]:
     return [
         f"  [31:30] : {hash_x(nodmmas)}\t{media[nodmmas]}",
         # nvme-cli's wording: the bit set means the No-Deallocate bit is *not* supported.
-        f"  [29:29] : {_sup(ndi, 'No-Deallocate After Sanitize bit in Sanitize command', 'Not ', '')}",
+        f"  [29:29] : {supported(ndi, 'No-Deallocate After Sanitize bit in Sanitize command', 'Not ', '')}",
         *([f"  [28:3] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
-        f"    [2:2] : {_sup(_bits(v, 2, 2), 'Overwrite Sanitize Operation')}",
-        f"    [1:1] : {_sup(_bits(v, 1, 1), 'Block Erase Sanitize Operation')}",
-        f"    [0:0] : {_sup(_bits(v, 0, 0), 'Crypto Erase Sanitize Operation')}",
+        f"    [2:2] : {supported(_bits(v, 2, 2), 'Overwrite Sanitize Operation')}",
+        f"    [1:1] : {supported(_bits(v, 1, 1), 'Block Erase Sanitize Operation')}",
+        f"    [0:0] : {supported(_bits(v, 0, 0), 'Crypto Erase Sanitize Operation')}",
         "",
     ]
 
@@ -542,14 +530,14 @@ def _sanicap(v: int) -> list[str]:
 def _anacap(v: int) -> list[str]:
     static, rsvd = _bits(v, 6, 6), _bits(v, 5, 5)
     return [
-        f"  [7:7] : {_sup(_bits(v, 7, 7), 'Non-zero group ID')}",
+        f"  [7:7] : {supported(_bits(v, 7, 7), 'Non-zero group ID')}",
         f"  [6:6] : {hash_x(static)}\tGroup ID does {'not ' if static else ''}change",
         *([f" [5:5] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
-        f"  [4:4] : {_sup(_bits(v, 4, 4), 'ANA Change state')}",
-        f"  [3:3] : {_sup(_bits(v, 3, 3), 'ANA Persistent Loss state')}",
-        f"  [2:2] : {_sup(_bits(v, 2, 2), 'ANA Inaccessible state')}",
-        f"  [1:1] : {_sup(_bits(v, 1, 1), 'ANA Non-optimized state')}",
-        f"  [0:0] : {_sup(_bits(v, 0, 0), 'ANA Optimized state')}",
+        f"  [4:4] : {supported(_bits(v, 4, 4), 'ANA Change state')}",
+        f"  [3:3] : {supported(_bits(v, 3, 3), 'ANA Persistent Loss state')}",
+        f"  [2:2] : {supported(_bits(v, 2, 2), 'ANA Inaccessible state')}",
+        f"  [1:1] : {supported(_bits(v, 1, 1), 'ANA Non-optimized state')}",
+        f"  [0:0] : {supported(_bits(v, 0, 0), 'ANA Optimized state')}",
         "",
     ]
 
@@ -582,7 +570,7 @@ def _oncs(v: int) -> list[str]:
         0: "Compare",
     }
     lines = [f" [15:9] : {hash_x(rsvd)}\tReserved"] if rsvd else []
-    lines += [f"  [{bit}:{bit}] : {_sup(_bits(v, bit, bit), name)}" for bit, name in names.items()]
+    lines += [f"  [{bit}:{bit}] : {supported(_bits(v, bit, bit), name)}" for bit, name in names.items()]
     return [*lines, ""]
 
 
@@ -590,7 +578,7 @@ def _fuses(v: int) -> list[str]:
     rsvd = (v & 0xFE) >> 1
     return [
         *([f" [15:1] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
-        f"  [0:0] : {_sup(v & 0x1, 'Fused Compare and Write')}",
+        f"  [0:0] : {supported(v & 0x1, 'Fused Compare and Write')}",
         "",
     ]
 
@@ -600,7 +588,7 @@ def _fna(v: int) -> list[str]:
     return [
         *([f"  [7:4] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
         # nvme-cli's wording again: the bit set reads "Not Supported".
-        f"  [3:3] : {_sup(bcnsid, 'Format NVM Broadcast NSID (FFFFFFFFh)', 'Not ', '')}",
+        f"  [3:3] : {supported(bcnsid, 'Format NVM Broadcast NSID (FFFFFFFFh)', 'Not ', '')}",
         f"  [2:2] : {hash_x(cese)}\tCrypto Erase {'' if cese else 'Not '}Supported as part of Secure Erase",
         f"  [1:1] : {hash_x(cens)}\tCrypto Erase Applies to {'All' if cens else 'Single'} Namespace(s)",
         f"  [0:0] : {hash_x(fmns)}\tFormat Applies to {'All' if fmns else 'Single'} Namespace(s)",
@@ -637,9 +625,9 @@ def _nwpc(v: int) -> list[str]:
     rsvd = (v & 0xF8) >> 3
     return [
         *([f"  [7:3] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
-        f"  [2:2] : {_sup(_bits(v, 2, 2), 'Permanent Write Protect')}",
-        f"  [1:1] : {_sup(_bits(v, 1, 1), 'Write Protect Until Power Supply')}",
-        f"  [0:0] : {_sup(_bits(v, 0, 0), 'No Write Protect and Write Protect Namespace')}",
+        f"  [2:2] : {supported(_bits(v, 2, 2), 'Permanent Write Protect')}",
+        f"  [1:1] : {supported(_bits(v, 1, 1), 'Write Protect Until Power Supply')}",
+        f"  [0:0] : {supported(_bits(v, 0, 0), 'No Write Protect and Write Protect Namespace')}",
         "",
     ]
 
@@ -648,8 +636,8 @@ def _ocfs(v: int) -> list[str]:
     rsvd = (v & 0xFFFC) >> 2
     return [
         *([f"  [15:2] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
-        f"  [1:1] : {_sup(_bits(v, 1, 1), 'Controller Copy Format 1h')}",
-        f"  [0:0] : {_sup(_bits(v, 0, 0), 'Controller Copy Format 0h')}",
+        f"  [1:1] : {supported(_bits(v, 1, 1), 'Controller Copy Format 1h')}",
+        f"  [0:0] : {supported(_bits(v, 0, 0), 'Controller Copy Format 0h')}",
         "",
     ]
 
@@ -667,13 +655,13 @@ def _sgls(v: int) -> list[str]:
     ):
         bitval = _bits(v, bit, bit)
         if sglsp or bitval:
-            lines.append(f" [{bit}:{bit}]: {_sup(bitval, name)}")
+            lines.append(f" [{bit}:{bit}]: {supported(bitval, name)}")
     lines.append(f" [15:8] : {hash_x(sdt)}\tSGL Descriptor Threshold")
     if rsvd1:
         lines.append(f" [7:3] : {hash_x(rsvd1)}\tReserved")
     key = _bits(v, 2, 2)
     if sglsp or key:
-        lines.append(f"  [2:2] : {_sup(key, 'Keyed SGL Data Block descriptor')}")
+        lines.append(f"  [2:2] : {supported(key, 'Keyed SGL Data Block descriptor')}")
     if sglsp == 0x3:
         lines.append(f"  [1:0] : {hash_x(sglsp)}\tReserved")
     elif sglsp == 0x2:

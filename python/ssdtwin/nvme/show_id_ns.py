@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .cfmt import hash_x
+from .cfmt import hash_x, supported
 from .id_ns import format_in_use
 
 Ns = Mapping[str, Any]
@@ -140,19 +140,15 @@ _JSON_KEYS_TAIL = ["mssrl", "mcl", "msrc", "nulbaf", "anagrpid", "endgid", "eui6
 # ---- -H decoders (nvme_show_id_ns_*) ----------------------------------------------------------
 
 
-def _sup(bit: int, what: str) -> str:
-    return f"{hash_x(bit)}\t{what} {'' if bit else 'Not '}Supported"
-
-
 def _nsfeat(v: int) -> list[str]:
     rsvd, ioopt, reuse, dulbe, na, thin = (v & 0xE0) >> 5, (v >> 4) & 1, (v >> 3) & 1, (v >> 2) & 1, (v >> 1) & 1, v & 1
     return [
         *([f"  [7:5] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
-        f"  [4:4] : {_sup(ioopt, 'NPWG, NPWA, NPDG, NPDA, and NOWS are')}",
+        f"  [4:4] : {supported(ioopt, 'NPWG, NPWA, NPDG, NPDA, and NOWS are')}",
         f"  [3:3] : {hash_x(reuse)}\tNGUID and EUI64 fields if non-zero, {'Never ' if reuse else ''}Reused",
-        f"  [2:2] : {_sup(dulbe, 'Deallocated or Unwritten Logical Block error')}",
+        f"  [2:2] : {supported(dulbe, 'Deallocated or Unwritten Logical Block error')}",
         f"  [1:1] : {hash_x(na)}\tNamespace uses {'NAWUN, NAWUPF, and NACWU' if na else 'AWUN, AWUPF, and ACWU'}",
-        f"  [0:0] : {_sup(thin, 'Thin Provisioning')}",
+        f"  [0:0] : {supported(thin, 'Thin Provisioning')}",
         "",
     ]
 
@@ -173,8 +169,8 @@ def _mc(v: int) -> list[str]:
     rsvd = (v & 0xFC) >> 2
     return [
         *([f"  [7:2] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
-        f"  [1:1] : {_sup((v >> 1) & 1, 'Metadata Pointer')}",
-        f"  [0:0] : {_sup(v & 1, 'Metadata as Part of Extended Data LBA')}",
+        f"  [1:1] : {supported((v >> 1) & 1, 'Metadata Pointer')}",
+        f"  [0:0] : {supported(v & 1, 'Metadata as Part of Extended Data LBA')}",
         "",
     ]
 
@@ -184,11 +180,11 @@ def _dpc(v: int) -> list[str]:
     pi = "Protection Information"
     return [
         *([f"  [7:5] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
-        f"  [4:4] : {_sup((v >> 4) & 1, f'{pi} Transferred as Last 8 Bytes of Metadata')}",
-        f"  [3:3] : {_sup((v >> 3) & 1, f'{pi} Transferred as First 8 Bytes of Metadata')}",
-        f"  [2:2] : {_sup((v >> 2) & 1, f'{pi} Type 3')}",
-        f"  [1:1] : {_sup((v >> 1) & 1, f'{pi} Type 2')}",
-        f"  [0:0] : {_sup(v & 1, f'{pi} Type 1')}",
+        f"  [4:4] : {supported((v >> 4) & 1, f'{pi} Transferred as Last 8 Bytes of Metadata')}",
+        f"  [3:3] : {supported((v >> 3) & 1, f'{pi} Transferred as First 8 Bytes of Metadata')}",
+        f"  [2:2] : {supported((v >> 2) & 1, f'{pi} Type 3')}",
+        f"  [1:1] : {supported((v >> 1) & 1, f'{pi} Type 2')}",
+        f"  [0:0] : {supported(v & 1, f'{pi} Type 1')}",
         "",
     ]
 
@@ -219,20 +215,20 @@ def _rescap(v: int) -> list[str]:
     return [
         f"  [7:7] : {hash_x(iekr)}\tIgnore Existing Key - Used as defined in revision "
         f"{'1.3 or later' if iekr else '1.2.1 or earlier'}",
-        f"  [6:6] : {_sup((v >> 6) & 1, 'Exclusive Access - All Registrants')}",
-        f"  [5:5] : {_sup((v >> 5) & 1, 'Write Exclusive - All Registrants')}",
-        f"  [4:4] : {_sup((v >> 4) & 1, 'Exclusive Access - Registrants Only')}",
-        f"  [3:3] : {_sup((v >> 3) & 1, 'Write Exclusive - Registrants Only')}",
-        f"  [2:2] : {_sup((v >> 2) & 1, 'Exclusive Access')}",
-        f"  [1:1] : {_sup((v >> 1) & 1, 'Write Exclusive')}",
-        f"  [0:0] : {_sup(v & 1, 'Persist Through Power Loss')}",
+        f"  [6:6] : {supported((v >> 6) & 1, 'Exclusive Access - All Registrants')}",
+        f"  [5:5] : {supported((v >> 5) & 1, 'Write Exclusive - All Registrants')}",
+        f"  [4:4] : {supported((v >> 4) & 1, 'Exclusive Access - Registrants Only')}",
+        f"  [3:3] : {supported((v >> 3) & 1, 'Write Exclusive - Registrants Only')}",
+        f"  [2:2] : {supported((v >> 2) & 1, 'Exclusive Access')}",
+        f"  [1:1] : {supported((v >> 1) & 1, 'Write Exclusive')}",
+        f"  [0:0] : {supported(v & 1, 'Persist Through Power Loss')}",
         "",
     ]
 
 
 def _fpi(v: int) -> list[str]:
     fpis, fpii = (v & 0x80) >> 7, v & 0x7F
-    lines = [f"  [7:7] : {_sup(fpis, 'Format Progress Indicator')}"]
+    lines = [f"  [7:7] : {supported(fpis, 'Format Progress Indicator')}"]
     if fpis or fpii:
         lines.append(f"  [6:0] : {hash_x(fpii)}\tFormat Progress Indicator (Remaining {fpii}%)")
     return [*lines, ""]
@@ -245,7 +241,7 @@ def _dlfeat(v: int) -> list[str]:
         *([f"  [7:5] : {hash_x(rsvd)}\tReserved"] if rsvd else []),
         f"  [4:4] : {hash_x(guard)}\tGuard Field of Deallocated Logical Blocks is set to "
         f"{'CRC of The Value Read' if guard else '0xFFFF'}",
-        f"  [3:3] : {_sup(dwz, 'Deallocate Bit in the Write Zeroes Command is')}",
+        f"  [3:3] : {supported(dwz, 'Deallocate Bit in the Write Zeroes Command is')}",
         f"  [2:0] : {hash_x(val)}\tBytes Read From a Deallocated Logical Block and its Metadata are {reads}",
         "",
     ]

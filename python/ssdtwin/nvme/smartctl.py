@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
-from .cfmt import capacity, thousands
+from .cfmt import capacity, thousands, watts
 from .constants import kelvin_to_celsius
 
 #: The first lines smartctl prints. The platform field names ssdtwin rather than the host.
@@ -95,15 +95,9 @@ def _kelvin(k: int) -> str:
 
 
 def _power(power: int, scale: int) -> str:
-    """``format_power``."""
+    """``format_power``: smartctl takes the scale from the low two bits of its byte."""
     scale &= 0x3
-    if scale == 0:
-        return "- "
-    if scale == 1:
-        return f"{power // 10000}.{power % 10000:04d}W"
-    if scale == 2:
-        return f"{power // 100}.{power % 100:02d}W"
-    return "?"
+    return watts(power, scale) or ("- " if scale == 0 else "?")
 
 
 def _drive_info(ctrl: Mapping[str, Any], ns: Mapping[str, Any], nsid: int, local_time: str) -> list[str]:

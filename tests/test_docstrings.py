@@ -12,6 +12,7 @@ from types import ModuleType
 import pytest
 import ssdtwin
 import ssdtwin.jobs
+import ssdtwin.nvme
 import ssdtwin.studies.qd_sweep
 import ssdtwin.testing
 
@@ -29,13 +30,26 @@ def test_every_module_is_found() -> None:
         "ssdtwin.cli",
         "ssdtwin.cli.common",
         "ssdtwin.cli.fio",
+        "ssdtwin.cli.nvme",
         "ssdtwin.cli.precondition",
         "ssdtwin.cli.profiles",
         "ssdtwin.cli.progress",
+        "ssdtwin.cli.smartctl",
         "ssdtwin.cli.study",
         "ssdtwin.device",
         "ssdtwin.errors",
         "ssdtwin.jobs",
+        "ssdtwin.nvme",
+        "ssdtwin.nvme.cfmt",
+        "ssdtwin.nvme.constants",
+        "ssdtwin.nvme.health",
+        "ssdtwin.nvme.id_ctrl",
+        "ssdtwin.nvme.id_ns",
+        "ssdtwin.nvme.jsonc",
+        "ssdtwin.nvme.show_id_ctrl",
+        "ssdtwin.nvme.show_id_ns",
+        "ssdtwin.nvme.show_list",
+        "ssdtwin.nvme.smartctl",
         "ssdtwin.studies",
         "ssdtwin.studies.base",
         "ssdtwin.studies.qd_sweep",
@@ -74,6 +88,7 @@ def test_there_are_examples_to_run() -> None:
         ssdtwin.testing.small_overrides,
         ssdtwin.testing.small_device_overrides,
         ssdtwin.testing.fio_jobs,
+        *(getattr(ssdtwin.nvme, name) for name in ssdtwin.nvme.__all__),
     ],
     ids=lambda o: o.__qualname__,
 )

@@ -93,7 +93,17 @@ class Device:
     def hmb(self) -> dict[str, Any]:
         """The current Host Memory Buffer grant."""
     def identity(self) -> dict[str, Any]:
-        """Identity and namespace facts for identify and health output."""
+        """Identity and namespace facts for identify and health output.
+
+        Keys: ``model``, ``serial``, ``firmware``, ``pci_vendor_id``,
+        ``pci_subsystem_vendor_id``, ``ieee_oui``, ``nvme_version`` (encoded as ``ver``),
+        ``mdts``, ``hmpre``, ``hmmin``, ``hmminds``, ``hmmaxd``, ``wctemp_kelvin`` and
+        ``cctemp_kelvin`` (``None`` unless the profile sets them), ``power_states`` (dicts of
+        ``max_power_mw``, ``non_operational``, ``entry_latency_us``, ``exit_latency_us``;
+        empty unless the profile sets them), ``capacity_bytes``, ``raw_bytes``,
+        ``lba_format``, ``lba_formats`` (dicts of ``data_bytes``, ``metadata_bytes``,
+        ``relative_performance``), ``mapped_units`` (4 KiB), ``volatile_write_cache``,
+        ``io_queues``, ``queue_depth``, ``pcie_gen``, ``pcie_lanes``."""
     def map_cache(self) -> dict[str, Any]:
         """Where the map lives and how much of it the cache holds."""
     def slc_resident_fraction(self, offset: int, length: int) -> float:

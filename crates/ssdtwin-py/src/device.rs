@@ -210,6 +210,7 @@ impl Device {
     }
 
     /// Identity and namespace facts for identify/health output: strings, IDs, HMB request,
+    /// temperature thresholds and power states (None / empty when the profile gives none),
     /// capacities, LBA formats, units in use.
     fn identity<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let c = self.inner.config();
@@ -227,6 +228,18 @@ impl Device {
         d.set_item("hmmin", id.hmb.hmmin)?;
         d.set_item("hmminds", id.hmb.hmminds)?;
         d.set_item("hmmaxd", id.hmb.hmmaxd)?;
+        d.set_item("wctemp_kelvin", id.wctemp_kelvin)?;
+        d.set_item("cctemp_kelvin", id.cctemp_kelvin)?;
+        let power_states = pyo3::types::PyList::empty(py);
+        for ps in &id.power_states {
+            let pd = PyDict::new(py);
+            pd.set_item("max_power_mw", ps.max_power_mw)?;
+            pd.set_item("non_operational", ps.non_operational)?;
+            pd.set_item("entry_latency_us", ps.entry_latency_us)?;
+            pd.set_item("exit_latency_us", ps.exit_latency_us)?;
+            power_states.append(pd)?;
+        }
+        d.set_item("power_states", power_states)?;
         d.set_item("capacity_bytes", c.namespace.capacity_bytes)?;
         d.set_item("raw_bytes", c.geometry.raw_bytes())?;
         d.set_item("lba_format", c.namespace.current)?;

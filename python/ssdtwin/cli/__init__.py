@@ -12,7 +12,7 @@ import sys
 import click
 
 from ..errors import SsdtwinError
-from . import fio, perftest, precondition, profiles, study
+from . import fio, nvme, perftest, precondition, profiles, smartctl, study
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -20,14 +20,17 @@ from . import fio, perftest, precondition, profiles, study
 @click.version_option(package_name="ssdtwin", prog_name="ssdtwin")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
-    """A digital twin of flash SSDs: run fio jobs on simulated drives."""
+    """A digital twin of flash SSDs: run fio jobs on simulated drives, and read them with nvme-cli
+    and smartctl."""
     ctx.obj = {"debug": debug}
 
 
 cli.add_command(fio.command)
+cli.add_command(nvme.command)
 cli.add_command(perftest.command)
 cli.add_command(precondition.command)
 cli.add_command(profiles.command)
+cli.add_command(smartctl.command)
 cli.add_command(study.command)
 
 

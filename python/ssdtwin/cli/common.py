@@ -8,8 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ..device import Device
-from ..errors import DeviceError
+from ..device import DEFAULT_PROFILE, Device
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,19 +43,18 @@ def parse_overrides(overrides: tuple[str, ...]) -> dict[str, str]:
 
 
 def load_device(profile: str | None, state: Path | None, overrides: tuple[str, ...]) -> Device:
-    """A device from a profile (with overrides) or from a state file."""
+    """A device from a profile (with overrides) or from a state file; with neither, a fresh
+    device of the default profile (what ``--profile`` promises)."""
     if state is not None:
         if profile is not None:
             raise click.UsageError("give --profile or --state, not both (a state carries its profile)")
         if overrides:
             raise click.UsageError("--set applies to profiles; a state keeps the profile it was saved with")
         return Device.load(state)
-    if profile is None:
-        raise DeviceError("no profile given")
     raw = parse_overrides(overrides)
     # Values stay as the user wrote them: the core parses them as TOML.
     dev = Device.__new__(Device)
     from .. import _ssdtwin
 
-    dev._dev = _ssdtwin.Device(profile, [f"{k}={v}" for k, v in raw.items()], False)
+    dev._dev = _ssdtwin.Device(profile or DEFAULT_PROFILE, [f"{k}={v}" for k, v in raw.items()], False)
     return dev

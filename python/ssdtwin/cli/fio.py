@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..device import DEFAULT_PROFILE, Device
+from ..device import Device
 from . import progress
 from .common import load_device, profile_options
 from .precondition import parse_fill
@@ -71,7 +71,7 @@ def command(
         raise click.UsageError("no job: give fio options (--name=... --rw=...) or job files")
     if save_state is not None and save_state.exists() and not force:
         raise click.UsageError(f"--save-state {save_state} exists; add --force to replace it")
-    device: Device = load_device(profile or (None if state else DEFAULT_PROFILE), state, overrides)
+    device: Device = load_device(profile, state, overrides)
     if hmb != "auto":
         device.set_hmb(hmb)
     grant = device.hmb()

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from ..device import DEFAULT_PROFILE
 from ..perftest import MAX_THREADS, MODES, perftest
 from .common import load_device, profile_options
 
@@ -70,7 +69,7 @@ def command(
     """
     if save_state is not None and save_state.exists() and not force:
         raise click.UsageError(f"--save-state {save_state} exists; add --force to replace it")
-    device = load_device(profile or (None if state else DEFAULT_PROFILE), state, overrides)
+    device = load_device(profile, state, overrides)
     result = perftest(device, threads=threads, operation=operation, size=size, seconds=seconds, mode=mode)
     click.echo(result.report(perthread), nl=False)
     if save_state is not None:

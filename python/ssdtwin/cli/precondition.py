@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from ..device import DEFAULT_PROFILE
 from .common import load_device, profile_options
 
 
@@ -53,7 +52,7 @@ def command(
     kind, percent = parse_fill(fill)
     if save.exists() and not force:
         raise click.UsageError(f"{save} exists; add --force to replace it")
-    device = load_device(profile or (None if state else DEFAULT_PROFILE), state, overrides)
+    device = load_device(profile, state, overrides)
     device.fill(kind, percent, seed=seed)
     device.save(save, overwrite=True)
     c = device.counters()

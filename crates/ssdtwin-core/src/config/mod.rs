@@ -142,6 +142,13 @@ pub struct Identity {
     pub mdts: u8,
     /// HMB request (hmpre, hmmin, hmminds, hmmaxd).
     pub hmb: HmbRequest,
+    /// Warning composite temperature threshold, kelvin, if the profile gives one.
+    pub wctemp_kelvin: Option<u16>,
+    /// Critical composite temperature threshold, kelvin, if the profile gives one.
+    pub cctemp_kelvin: Option<u16>,
+    /// Power state descriptors, state 0 first; empty if the profile gives none. Reported
+    /// only: nothing in the model depends on these three fields.
+    pub power_states: Vec<PowerStateSection>,
 }
 
 /// A validated device description. Everything the device needs, in model units.
@@ -272,6 +279,21 @@ fn build_identity(c: &Checker, s: &IdentitySection) -> Result<Identity, ProfileE
         return Err(c.bad("identity.ieee_oui", &s.ieee_oui, "a 24-bit value"));
     }
     c.range("identity.mdts", s.mdts, 0, 15)?;
+    if let (Some(w), Some(k)) = (s.wctemp_kelvin, s.cctemp_kelvin) {
+        if w > k {
+            return Err(c.bad("identity.wctemp_kelvin", &w, &format!("at most identity.cctemp_kelvin ({k})")));
+        }
+    }
+    if s.power_states.len() > 32 {
+        return Err(c.bad("identity.power_states", &s.power_states.len(), "at most 32 entries"));
+    }
+    for (i, ps) in s.power_states.iter().enumerate() {
+        let mw = ps.max_power_mw;
+        if mw > 655_350 || (mw > 6553 && mw % 10 != 0) {
+            let field = format!("identity.power_states[{i}].max_power_mw");
+            return Err(c.bad(&field, &mw, "up to 6553, or a multiple of 10 up to 655350"));
+        }
+    }
     Ok(Identity {
         model: text("identity.model", &s.model, 40)?,
         serial: text("identity.serial", &s.serial, 20)?,
@@ -282,6 +304,9 @@ fn build_identity(c: &Checker, s: &IdentitySection) -> Result<Identity, ProfileE
         nvme_version: version,
         mdts: s.mdts,
         hmb: HmbRequest { hmpre: s.hmpre, hmmin: s.hmmin, hmminds: s.hmminds, hmmaxd: s.hmmaxd },
+        wctemp_kelvin: s.wctemp_kelvin,
+        cctemp_kelvin: s.cctemp_kelvin,
+        power_states: s.power_states.clone(),
     })
 }
 
@@ -721,6 +746,45 @@ mod tests {
             let p = load_profile(name).unwrap();
             build(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
+    }
+
+    #[test]
+    fn reported_only_identity_fields_are_optional() {
+        let c = shipped_with(&[]).unwrap();
+        assert_eq!((c.identity.wctemp_kelvin, c.identity.cctemp_kelvin), (None, None));
+        assert!(c.identity.power_states.is_empty());
+        let c = shipped_with(&[
+            "identity.wctemp_kelvin=343",
+            "identity.cctemp_kelvin=358",
+            "identity.power_states=[{max_power_mw=8000}, {max_power_mw=5, non_operational=true, exit_latency_us=1200}]",
+        ])
+        .unwrap();
+        assert_eq!((c.identity.wctemp_kelvin, c.identity.cctemp_kelvin), (Some(343), Some(358)));
+        let ps = &c.identity.power_states;
+        assert_eq!(
+            ps[1],
+            PowerStateSection { max_power_mw: 5, non_operational: true, entry_latency_us: 0, exit_latency_us: 1200 }
+        );
+    }
+
+    #[test]
+    fn warning_temperature_above_critical_is_refused() {
+        let e = shipped_with(&["identity.wctemp_kelvin=360", "identity.cctemp_kelvin=358"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "shipped:generic-tlc-1tb: identity.wctemp_kelvin = 360: at most identity.cctemp_kelvin (358)"
+        );
+    }
+
+    #[test]
+    fn power_beyond_the_identify_field_is_refused() {
+        assert!(shipped_with(&["identity.power_states=[{max_power_mw=6553}, {max_power_mw=655350}]"]).is_ok());
+        let e = shipped_with(&["identity.power_states=[{max_power_mw=8001}]"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "shipped:generic-tlc-1tb: identity.power_states[0].max_power_mw = 8001: \
+             up to 6553, or a multiple of 10 up to 655350"
+        );
     }
 
     #[test]

@@ -70,6 +70,18 @@ pub struct IdentitySection {
     /// HMB maximum descriptor entries (`hmmaxd`); 0 = no limit.
     #[serde(default)]
     pub hmmaxd: u16,
+    /// Warning Composite Temperature Threshold (`wctemp`), kelvin. Optional: the model has no
+    /// thermals; it is only reported, and unset the nvme-cli/smartctl emulation reports the
+    /// default documented in `python/ssdtwin/nvme/constants.py`.
+    #[serde(default)]
+    pub wctemp_kelvin: Option<u16>,
+    /// Critical Composite Temperature Threshold (`cctemp`), kelvin; optional, as `wctemp_kelvin`.
+    #[serde(default)]
+    pub cctemp_kelvin: Option<u16>,
+    /// Power state descriptors (`psd`), state 0 first, at most 32. Optional and only reported
+    /// (the model has no power states); empty, the emulation reports one documented default.
+    #[serde(default)]
+    pub power_states: Vec<PowerStateSection>,
     /// Namespace size in bytes (what the host sees). Give this or
     /// `ftl.overprovisioning_pct`, not both.
     pub capacity_bytes: Option<u64>,
@@ -86,6 +98,24 @@ fn default_firmware() -> String {
 }
 fn default_nvme_version() -> String {
     "1.3".into()
+}
+
+/// One `[[identity.power_states]]` entry: an Identify Controller power state descriptor.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct PowerStateSection {
+    /// Maximum power (`mp`), milliwatts: up to 6553 in 1 mW steps, up to 655350 in 10 mW steps
+    /// (the two scales of the 16-bit field, 0.0001 W and 0.01 W).
+    pub max_power_mw: u32,
+    /// A non-operational state (`nops`): no I/O is processed in it.
+    #[serde(default)]
+    pub non_operational: bool,
+    /// Entry latency (`enlat`), microseconds.
+    #[serde(default)]
+    pub entry_latency_us: u32,
+    /// Exit latency (`exlat`), microseconds.
+    #[serde(default)]
+    pub exit_latency_us: u32,
 }
 
 /// `[host]`

@@ -7,6 +7,7 @@
 
 use crate::common::small_config;
 use proptest::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
 use ssdtwin_core::device::{Device, FillPattern};
 use ssdtwin_core::engine::{SimDuration, SimTime};
 use ssdtwin_core::ftl::{Ftl, RelocationJob};
@@ -108,20 +109,71 @@ fn check(dev: &Device, reference: &Reference) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-fn device() -> Device {
+fn device(extra: &[&str]) -> Device {
     // 4 KiB LBAs, so each LBA is one unit, and a namespace of exactly UNITS units.
     let capacity = format!("identity.capacity_bytes={}", u64::from(UNITS) * 4096);
-    let cfg = small_config(
-        32,
-        30.0,
-        &[
-            "nand.pages_per_block=3",
-            "controller.write_buffer_mib=0.125",
-            "namespace.lba_formats=[{data_bytes=4096}]",
-            &capacity,
-        ],
-    );
-    Device::with_verify(cfg, true)
+    let mut o = vec![
+        "nand.pages_per_block=3",
+        "controller.write_buffer_mib=0.125",
+        "namespace.lba_formats=[{data_bytes=4096}]",
+        &capacity,
+    ];
+    o.extend_from_slice(extra);
+    Device::with_verify(small_config(if extra.is_empty() { 32 } else { 48 }, 30.0, &o), true)
+}
+
+/// An SLC cache of 4 static superblocks (128 KiB each) and up to 8 dynamic ones, folding
+/// above 1 MiB down to 0.5 MiB, after 1 ms idle and on reads: folding, GC and host work
+/// all interleave.
+const SLC: &[&str] = &[
+    "slc_cache.static_gib=0.00048828125",
+    "slc_cache.dynamic_max_gib=0.0009765625",
+    "slc_cache.fold_high_gib=0.0009765625",
+    "slc_cache.fold_low_gib=0.00048828125",
+    "slc_cache.fold_idle_ms=1",
+    "slc_cache.fold_on_read=true",
+];
+
+/// Runs `steps` on `dev` (after a full sequential fill if `prefill`), checking it against
+/// the reference after every step and once quiet at the end.
+fn run_case(mut dev: Device, prefill: bool, steps: Vec<Step>) -> Result<Device, TestCaseError> {
+    let mut reference = Reference { versions: vec![0; UNITS as usize], next: 1 };
+    if prefill {
+        // A full device makes every case churn GC; the fill writes versions 1..=UNITS in order.
+        dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
+        reference.apply(&Op::Write(0, UNITS));
+    }
+    for step in steps {
+        match step {
+            Step::Batch(ops, idle_us) => {
+                let now = dev.now();
+                for (i, op) in without_overlapping_updates(ops).iter().enumerate() {
+                    dev.submit(now, command(op), i as u64).unwrap();
+                    reference.apply(op);
+                }
+                while dev.in_flight() > 0 {
+                    prop_assert!(dev.poll_at() != SimTime::NEVER, "commands stuck with no event pending");
+                    dev.poll();
+                }
+                let until = dev.now() + SimDuration::from_us(idle_us);
+                dev.advance_to(until);
+            }
+            Step::Snapshot => {
+                dev.quiesce();
+                static SAVES: AtomicU64 = AtomicU64::new(0);
+                let n = SAVES.fetch_add(1, Ordering::Relaxed);
+                let path = std::env::temp_dir().join(format!("ssdtwin-prop-{}-{n}.state", std::process::id()));
+                dev.save(&path).unwrap();
+                dev = Device::load(&path).unwrap();
+                std::fs::remove_file(&path).unwrap();
+            }
+        }
+        check(&dev, &reference)?;
+    }
+    dev.quiesce();
+    check(&dev, &reference)?;
+    prop_assert!(dev.is_quiet());
+    Ok(dev)
 }
 
 proptest! {
@@ -133,47 +185,27 @@ proptest! {
 
     #[test]
     fn device_matches_the_reference_map(prefill in any::<bool>(), steps in prop::collection::vec(step(), 1..60)) {
-        let mut dev = device();
-        let mut reference = Reference { versions: vec![0; UNITS as usize], next: 1 };
-        if prefill {
-            // A full device makes every case churn GC; the fill writes versions 1..=UNITS in order.
-            dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
-            reference.apply(&Op::Write(0, UNITS));
-        }
-        for step in steps {
-            match step {
-                Step::Batch(ops, idle_us) => {
-                    let now = dev.now();
-                    for (i, op) in without_overlapping_updates(ops).iter().enumerate() {
-                        dev.submit(now, command(op), i as u64).unwrap();
-                        reference.apply(op);
-                    }
-                    while dev.in_flight() > 0 {
-                        prop_assert!(dev.poll_at() != SimTime::NEVER, "commands stuck with no event pending");
-                        dev.poll();
-                    }
-                    let until = dev.now() + SimDuration::from_us(idle_us);
-                    dev.advance_to(until);
-                }
-                Step::Snapshot => {
-                    dev.quiesce();
-                    let path = std::env::temp_dir().join(format!("ssdtwin-prop-{}.state", std::process::id()));
-                    dev.save(&path).unwrap();
-                    dev = Device::load(&path).unwrap();
-                    std::fs::remove_file(&path).unwrap();
-                }
-            }
-            check(&dev, &reference)?;
-        }
+        run_case(device(&[]), prefill, steps)?;
+    }
+
+    /// The same with an SLC cache: data stays readable while folding moves it, and once
+    /// the drive has idled, no more than the low watermark and the open SLC superblocks
+    /// hold data in SLC mode.
+    #[test]
+    fn slc_device_matches_the_reference_map(prefill in any::<bool>(), steps in prop::collection::vec(step(), 1..60)) {
+        let mut dev = run_case(device(SLC), prefill, steps)?;
+        let until = dev.now() + SimDuration::from_ms(50);
+        dev.advance_to(until);
         dev.quiesce();
-        check(&dev, &reference)?;
-        prop_assert!(dev.is_quiet());
+        let (low, slc_sb) = (128, 32);
+        prop_assert!(dev.ftl().slc_valid_units() <= low + 2 * slc_sb, "{} units in SLC", dev.ftl().slc_valid_units());
+        dev.ftl().check_invariants().map_err(TestCaseError::fail)?;
     }
 
     /// The FTL alone, without timing: GC after every write.
     #[test]
     fn untimed_ftl_matches_the_reference_map(ops in prop::collection::vec(op(), 1..400)) {
-        let cfg = device().config().clone();
+        let cfg = device(&[]).config().clone();
         let mut ftl = Ftl::new(cfg.geometry.clone(), UNITS, cfg.gc, true);
         let mut reference = vec![0u32; UNITS as usize];
         let (mut next, mut scratch, mut job) = (1u32, Vec::new(), RelocationJob::default());

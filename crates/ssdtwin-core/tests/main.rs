@@ -8,5 +8,7 @@ mod ftl_model;
 mod agreement;
 // GC: steady state under random writes, write amplification against theory, blocking.
 mod gc;
+// The SLC cache: cell-mode timing, filling and running out, folding, bulk fills.
+mod slc;
 // Timing of single commands against figures hand-computed from the profile.
 mod timing;

@@ -14,9 +14,10 @@
 //!
 //! GC runs while free space is below its threshold. Folding runs in *sessions*: a session
 //! starts when SLC holds more than the high watermark, after the host has been idle for
-//! the idle delay, on a host read (if the profile says so), or when a write finds the cache
-//! full under fold-then-write; it folds the oldest SLC superblocks until no more than the
-//! low watermark is cached.
+//! the idle delay, on a host read (if the profile says so), or when a write waits for
+//! space (the cache full under fold-then-write, or no free superblock); it folds the oldest
+//! SLC superblocks until no more than the low watermark is cached and no write waits for
+//! space.
 
 use super::{Device, Event};
 use crate::ftl::Stream;
@@ -77,12 +78,27 @@ impl Device {
         }
     }
 
-    /// Continues a folding session: the next fold job, or the end of the session.
+    /// Writes waiting for space (the SLC cache full under fold-then-write, or no free
+    /// superblock GC could make) start folding whatever the watermarks say.
+    pub(super) fn maybe_fold_for_space(&mut self) {
+        if self.writes_wait_for_space() && self.ftl.slc_valid_units() > 0 {
+            self.folding = true;
+            self.maybe_start_fold();
+        }
+    }
+
+    /// True if the first waiting write could not be placed even with buffer room.
+    fn writes_wait_for_space(&self) -> bool {
+        self.buffer.front().is_some_and(|slot| !self.ftl.host_can_take(self.slots[slot as usize].units))
+    }
+
+    /// Continues a folding session: the next fold job, or the end of the session (below
+    /// the low watermark, unless writes still wait for space).
     pub(super) fn maybe_start_fold(&mut self) {
         if !self.folding || self.jobs_active[JobKind::Fold as usize] {
             return;
         }
-        if self.ftl.slc_valid_units() <= self.ftl.slc.fold_low_units {
+        if self.ftl.slc_valid_units() <= self.ftl.slc.fold_low_units && !self.writes_wait_for_space() {
             self.folding = false;
             return;
         }
@@ -147,7 +163,7 @@ impl Device {
         self.ftl.reloc_read_done(kind.stream(), &read, &mut ready);
         let victim = self.jobs[k].victim;
         for &pu in &ready {
-            self.enqueue_program_as(self.program_class(kind), pu, 0, Some((kind, victim)), in_memory);
+            self.enqueue_relocation(kind, pu, Some(victim), in_memory);
         }
         ready.clear();
         self.ready_scratch = ready;
@@ -158,27 +174,65 @@ impl Device {
         }
     }
 
+    /// Queues the program of destination unit `pu`, which holds data from `victim` (if the
+    /// current job has any in it) and from finished jobs' victims held for it.
+    fn enqueue_relocation(&mut self, kind: JobKind, pu: u32, victim: Option<u32>, ready: crate::engine::SimTime) {
+        let k = kind as usize;
+        let token = self.enqueue_program_as(self.program_class(kind), pu, 0, Some(kind), ready);
+        let list = &mut self.program_victims[token as usize];
+        if self.held[k].0 == Some(pu) {
+            self.held[k].0 = None;
+            list.append(&mut self.held[k].1);
+        }
+        if let Some(v) = victim {
+            list.push(v);
+            self.victim_programs[v as usize] += 1;
+        }
+    }
+
     /// Every read of a job is done. If another job of its kind follows, it fills the last
-    /// destination program unit; otherwise that unit is closed with padding so the victim's
-    /// erase (once its data is programmed) waits for nothing.
+    /// destination program unit, and the victim's erase waits for that unit too; otherwise
+    /// the unit is closed with padding.
     fn finish_job_reads(&mut self, kind: JobKind) {
-        let victim = self.jobs[kind as usize].victim;
-        self.jobs_active[kind as usize] = false;
+        let k = kind as usize;
+        let victim = self.jobs[k].victim;
+        self.jobs_active[k] = false;
         self.victim_reads_done[victim as usize] = true;
+        if !self.jobs[k].reads.is_empty()
+            && let Some(pu) = self.ftl.open_relocation_pu(kind.stream())
+        {
+            // Jobs with less data than a program unit leave several victims waiting on one.
+            let held = &mut self.held[k];
+            debug_assert!(held.0.is_none_or(|p| p == pu), "a held unit is filled before the next one opens");
+            held.0 = Some(pu);
+            held.1.push(victim);
+            self.victim_programs[victim as usize] += 1;
+        }
         match kind {
             JobKind::Gc => self.maybe_start_gc(),
             JobKind::Fold => self.maybe_start_fold(),
         }
-        if !self.jobs_active[kind as usize] {
+        if !self.jobs_active[k] {
             let mut ready = std::mem::take(&mut self.ready_scratch);
             self.ftl.pad(kind.stream(), &mut ready);
             let now = self.now;
             for &pu in &ready {
-                self.enqueue_program_as(self.program_class(kind), pu, 0, Some((kind, victim)), now);
+                self.enqueue_relocation(kind, pu, None, now);
             }
             ready.clear();
             self.ready_scratch = ready;
         }
+        self.release_victim_if_done(victim);
+    }
+
+    /// One program holding `victim`'s data finished.
+    pub(super) fn release_victim(&mut self, victim: u32) {
+        self.victim_programs[victim as usize] -= 1;
+        self.release_victim_if_done(victim);
+    }
+
+    /// Erases `victim` once its reads and every program of its data are done.
+    fn release_victim_if_done(&mut self, victim: u32) {
         if self.victim_reads_done[victim as usize] && self.victim_programs[victim as usize] == 0 {
             self.erase_victim(victim);
         }

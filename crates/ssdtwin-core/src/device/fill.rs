@@ -5,8 +5,10 @@
 //! pads the last program unit as the final flush would, so it leaves exactly the state the
 //! timed path leaves (a test compares the two). A random fill adds random 4 KiB overwrites
 //! with GC run untimed; its GC choices can differ from a timed run's, since those depend on
-//! when erases finish, but the process is the same. With an SLC cache, the fill ends as an
-//! idle drive would: with everything folded to the native mode.
+//! when erases finish, but the process is the same. With an SLC cache, writes fill the cache,
+//! then fold it as they run short of space (as writes waiting for space make a drive fold),
+//! and the fill ends as an idle drive would: every full SLC superblock folded to the native
+//! mode (the open one keeps its data).
 
 use super::Device;
 use crate::engine::SimRng;
@@ -52,7 +54,11 @@ impl Device {
         let unit_bytes = UNIT_BYTES;
         let mut scratch = Vec::new();
         let mut job = crate::ftl::RelocationJob::default();
+        let no_room = |lpn: u32| format!("fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect");
         for lpn in 0..span {
+            if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
+                return Err(no_room(lpn));
+            }
             let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
             self.ftl.write_untimed(lpn, version, &mut scratch);
             self.ftl.gc_untimed(&mut job, &mut scratch);
@@ -67,6 +73,9 @@ impl Device {
             let mut rng = SimRng::stream(seed, 0x46_49_4c_4c);
             for _ in 0..writes {
                 let lpn = rng.below(u64::from(span)) as u32;
+                if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
+                    return Err(no_room(lpn));
+                }
                 let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
                 self.ftl.write_untimed(lpn, version, &mut scratch);
                 self.ftl.gc_untimed(&mut job, &mut scratch);

@@ -75,14 +75,13 @@ struct Slot {
     data_end: SimTime,
 }
 
-/// A program in flight: which program unit, how much write-buffer space it frees, and, for
-/// relocated data, the job and victim it comes from (the victim must not be erased before
-/// it finishes).
+/// A program in flight: which program unit, how much write-buffer space it frees, and the
+/// kind of relocation job whose data it holds, if any.
 #[derive(Clone, Copy, Debug)]
 struct ProgramRec {
     pu: u32,
     buffer_units: u32,
-    relocated: Option<(background::JobKind, u32)>,
+    job: Option<background::JobKind>,
 }
 
 /// A simulated SSD.
@@ -108,6 +107,12 @@ pub struct Device {
     /// Relocation programs queued or running, by job kind: data read and not yet written,
     /// held in controller memory, which bounds how far a job's reads run ahead.
     reloc_programs: [u32; 2],
+    /// Per program (indexed like `programs`): the victims whose data it holds, which are
+    /// erased only after it.
+    program_victims: Vec<Vec<u32>>,
+    /// By job kind: the destination program unit that the next job fills, and the victims
+    /// of finished jobs whose data waits in it.
+    held: [(Option<u32>, Vec<u32>); 2],
     /// A folding session is under way.
     folding: bool,
     /// Bumped by every host command; the idle timer carries it.
@@ -162,6 +167,8 @@ impl Device {
             jobs: Default::default(),
             jobs_active: [false; 2],
             reloc_programs: [0; 2],
+            program_victims: Vec::new(),
+            held: Default::default(),
             folding: false,
             idle_generation: 0,
             victim_programs: vec![0; config.geometry.superblocks() as usize],

@@ -18,10 +18,7 @@ impl Device {
             self.counters.write_stalls += 1;
             self.buffer.wait(slot);
             self.maybe_start_gc();
-            if self.ftl.host_stream().is_none() {
-                // Fold-then-write: the SLC cache is full and writes wait for folding.
-                self.start_fold_session();
-            }
+            self.maybe_fold_for_space();
             self.keep_buffer_draining(ready);
         }
     }
@@ -59,6 +56,7 @@ impl Device {
                 break;
             };
             if !self.ftl.host_can_take(self.slots[slot as usize].units) {
+                self.maybe_fold_for_space();
                 break;
             }
             self.buffer.pop_waiting();
@@ -96,19 +94,18 @@ impl Device {
         self.enqueue_program_as(DieOpKind::Program, pu, buffer_units, None, ready);
     }
 
-    /// Queues a program of class `kind` (foreground or background), holding data that
-    /// `relocated` names (job kind and victim) or host data.
+    /// Queues a program of class `kind` (foreground or background) holding host data or
+    /// data relocated by a `job`; returns its token.
     pub(super) fn enqueue_program_as(
         &mut self,
         kind: DieOpKind,
         pu: u32,
         buffer_units: u32,
-        relocated: Option<(JobKind, u32)>,
+        job: Option<JobKind>,
         ready: SimTime,
-    ) {
-        let rec = ProgramRec { pu, buffer_units, relocated };
-        if let Some((job, victim)) = relocated {
-            self.victim_programs[victim as usize] += 1;
+    ) -> u32 {
+        let rec = ProgramRec { pu, buffer_units, job };
+        if let Some(job) = job {
             self.reloc_programs[job as usize] += 1;
         }
         if buffer_units > 0 {
@@ -119,11 +116,13 @@ impl Device {
             i
         } else {
             self.programs.push(rec);
+            self.program_victims.push(Vec::new());
             self.programs.len() as u32 - 1
         };
         let (die, mode) = self.ftl.pu_target(pu);
         let units = self.config.geometry.pu_units();
         self.submit_die_op(die, DieOp { kind, mode, token, units, ready });
+        token
     }
 
     /// A program finished: its buffer space is free, and waiting writes and flushes may go.
@@ -131,11 +130,14 @@ impl Device {
         let rec = self.programs[op.token as usize];
         self.free_programs.push(op.token);
         self.ftl.program_done(rec.pu);
-        if let Some((job, victim)) = rec.relocated {
-            self.victim_programs[victim as usize] -= 1;
-            if self.victim_programs[victim as usize] == 0 && self.victim_reads_done[victim as usize] {
-                self.erase_victim(victim);
+        if let Some(job) = rec.job {
+            let victims = std::mem::take(&mut self.program_victims[op.token as usize]);
+            for &victim in &victims {
+                self.release_victim(victim);
             }
+            // Keep the allocation for the token's next program.
+            self.program_victims[op.token as usize] = victims;
+            self.program_victims[op.token as usize].clear();
             self.reloc_program_done(job);
         }
         if rec.buffer_units > 0 {

@@ -165,6 +165,13 @@ impl Frontier {
         }
     }
 
+    /// Drops the flags of the previous superblock if it is `sb` (erased: all programmed).
+    pub(crate) fn forget_prev(&mut self, sb: u32) {
+        if self.prev.as_ref().is_some_and(|(p, _)| *p == sb) {
+            self.prev = None;
+        }
+    }
+
     fn state_mut(&mut self, sb: u32, pu_in_sb: u32) -> Option<&mut u32> {
         if self.sb == Some(sb) {
             return self.pu_state.get_mut(pu_in_sb as usize);

@@ -412,6 +412,12 @@ impl Ftl {
         pad
     }
 
+    /// The destination program unit of relocation stream `stream` that holds data but
+    /// waits for more to fill it, if any.
+    pub fn open_relocation_pu(&self, stream: Stream) -> Option<u32> {
+        self.frontiers[stream.index()].deps.back().filter(|d| !d.emitted).map(|d| d.pu)
+    }
+
     /// Records that program unit `pu` (global index) has been programmed.
     pub fn program_done(&mut self, pu: u32) {
         let pus_per_sb = self.geometry.sb_units() / self.geometry.pu_units();
@@ -452,9 +458,10 @@ impl Ftl {
                 last_write_seq: self.sbs.last_write_seq[sb as usize],
             });
         let victim = self.gc.policy.pick(candidates, self.write_seq)?;
-        // Collecting a superblock with no invalid unit frees nothing; GC may use the
-        // reserve, but must have room for what it moves.
-        let gains = self.sbs.valid(victim) < g.sb_units_in(self.sbs.mode(victim));
+        // Collecting frees space only if the victim's data fits in less than a superblock of
+        // the mode GC writes (a full native superblock frees nothing; an SLC one packs into
+        // a fraction of one). GC may use the reserve, but must have room for what it moves.
+        let gains = self.sbs.valid(victim) < g.sb_units_in(self.mode_for(Stream::Gc));
         (gains && self.can_take(Stream::Gc, self.sbs.valid(victim), 0)).then_some(victim)
     }
 
@@ -590,6 +597,11 @@ impl Ftl {
         }
         if self.sbs.mode(sb) == CellMode::Slc {
             self.slc_in_use -= 1;
+        }
+        // A frontier may still keep the program flags of its previous superblock; they
+        // must not outlive it, as the superblock may reopen in another mode.
+        for f in &mut self.frontiers {
+            f.forget_prev(sb);
         }
         self.sbs.release(sb, self.geometry.native);
         self.counters.superblock_erases += 1;
@@ -745,17 +757,7 @@ impl Ftl {
     /// Folds every full SLC superblock with no timing (the state an idle drive reaches).
     pub fn fold_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<u32>) {
         while let Some(victim) = self.pick_fold_victim() {
-            self.start_relocation(victim, Stream::Fold, job);
-            for read in &job.reads {
-                self.reloc_read_done(Stream::Fold, read, scratch);
-            }
-            for pu in scratch.drain(..) {
-                self.program_done(pu);
-            }
-            let dies = self.begin_erase(victim);
-            for _ in 0..dies {
-                self.erase_done(victim);
-            }
+            self.relocate_untimed(victim, Stream::Fold, job, scratch);
             self.gc_untimed(job, scratch);
         }
     }
@@ -767,17 +769,37 @@ impl Ftl {
             let Some(victim) = self.pick_gc_victim() else {
                 return;
             };
-            self.start_relocation(victim, Stream::Gc, job);
-            for read in &job.reads {
-                self.reloc_read_done(Stream::Gc, read, scratch);
+            self.relocate_untimed(victim, Stream::Gc, job, scratch);
+        }
+    }
+
+    /// Folds, or else collects, with no timing until a host unit can be placed, as a drive
+    /// does for writes that wait for space. False if nothing would free any.
+    pub fn make_room_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<u32>) -> bool {
+        while !self.host_can_take(1) {
+            if let Some(victim) = self.pick_fold_victim() {
+                self.relocate_untimed(victim, Stream::Fold, job, scratch);
+            } else if let Some(victim) = self.pick_gc_victim() {
+                self.relocate_untimed(victim, Stream::Gc, job, scratch);
+            } else {
+                return false;
             }
-            for pu in scratch.drain(..) {
-                self.program_done(pu);
-            }
-            let dies = self.begin_erase(victim);
-            for _ in 0..dies {
-                self.erase_done(victim);
-            }
+        }
+        true
+    }
+
+    /// Moves `victim`'s valid data to `stream` and erases it, with no timing.
+    fn relocate_untimed(&mut self, victim: u32, stream: Stream, job: &mut RelocationJob, scratch: &mut Vec<u32>) {
+        self.start_relocation(victim, stream, job);
+        for read in &job.reads {
+            self.reloc_read_done(stream, read, scratch);
+        }
+        for pu in scratch.drain(..) {
+            self.program_done(pu);
+        }
+        let dies = self.begin_erase(victim);
+        for _ in 0..dies {
+            self.erase_done(victim);
         }
     }
 }

@@ -15,9 +15,11 @@
 //! must be at or after the last event the device processed. Nothing here allocates per
 //! command once the slot tables have grown to the queue depth in use.
 //!
-//! Events are two: a die finished its operation, or a command's completion reaches the host.
-//! Everything else (cores, channels, link directions) is a busy-until resource booked when
-//! the work reaches it. See `docs/model.md` for each mechanism.
+//! Events are three: a die finished its operation, a command's completion reaches the host,
+//! or the idle timer of SLC folding fires. Everything else (cores, channels, link
+//! directions) is a busy-until resource, booked as soon as the work is known, often for a
+//! later start: a command's core time at submission, for its arrival after the SQE fetch.
+//! See `docs/model.md` for each mechanism.
 
 mod background;
 mod counters;

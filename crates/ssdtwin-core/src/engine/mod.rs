@@ -3,7 +3,7 @@
 //! Everything above this module is a state machine that takes `now` as an argument and says
 //! when it next needs attention; nothing reads a wall clock or sleeps. [`EventQueue`] orders
 //! pending events by (time, sequence), [`BusyResource`] and [`ServerPool`] model shared
-//! hardware as first-come-first-served servers, and [`SimRng`] gives each consumer its own
+//! hardware as servers that serve work in the order it is booked, and [`SimRng`] gives each consumer its own
 //! seeded stream. See `docs/model.md` § "Event engine".
 
 mod big_array;

@@ -1,15 +1,18 @@
 //! Shared hardware with a busy-until time: a channel, a link direction, a firmware core.
 //!
-//! A request that reaches the resource at `ready` starts at `max(ready, busy_until)` and holds
-//! it for its service time; requests are served in the order they are booked. Bookings are
-//! made when the request actually reaches the resource (from an event handler at that time),
-//! so the order is first-come-first-served in simulated time. `busy_ns` accumulates service
-//! time for utilisation figures.
+//! A request ready at `ready` starts at `max(ready, busy_until)` and holds the resource for
+//! its service time; requests are served in the order they are booked. Callers often book
+//! ahead of time, as soon as they know the work: a command's core time is booked at
+//! submission for its arrival after the SQE fetch (`device/mod.rs`), and a program's
+//! channel transfer when its die picks it, for a start that may lie in the future
+//! (`nand/mod.rs`). A booking never fills an idle gap left before an earlier one, so the
+//! order is booking order, which can differ from the order in which requests are ready.
+//! `busy_ns` accumulates service time for utilisation figures.
 
 use super::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
-/// One server with a first-come-first-served queue, represented by when it is next free.
+/// One server that serves bookings in order, represented by when it is next free.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub struct BusyResource {
     busy_until: SimTime,
@@ -35,12 +38,6 @@ impl BusyResource {
     /// Total service time booked so far, in nanoseconds.
     pub fn busy_ns(&self) -> u64 {
         self.busy_ns
-    }
-
-    /// Moves the free time back to `now` if it is in the past (after a state restore the
-    /// clock may start over).
-    pub fn reset_clock(&mut self) {
-        self.busy_until = SimTime::ZERO;
     }
 }
 
@@ -77,11 +74,6 @@ impl ServerPool {
     /// Total service time booked over all servers, in nanoseconds.
     pub fn busy_ns(&self) -> u64 {
         self.servers.iter().map(BusyResource::busy_ns).sum()
-    }
-
-    /// See [`BusyResource::reset_clock`].
-    pub fn reset_clock(&mut self) {
-        self.servers.iter_mut().for_each(BusyResource::reset_clock);
     }
 }
 

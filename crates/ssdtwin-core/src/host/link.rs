@@ -1,8 +1,8 @@
 //! The PCIe link between host and device, and the host-side costs of a command.
 //!
 //! Read the PCIe Base Specification § 2 (TLPs) and § 4.2 (encoding). Each direction is a
-//! separate first-come-first-served resource: reads move data device → host, writes host →
-//! device. Payload bandwidth per direction is
+//! separate busy-until resource that serves transfers in the order they are booked: reads
+//! move data device → host, writes host → device. Payload bandwidth per direction is
 //!
 //! ```text
 //! lanes × GT/s × encoding efficiency / 8 × MPS / (MPS + TLP overhead)

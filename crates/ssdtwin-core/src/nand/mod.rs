@@ -159,12 +159,6 @@ impl NandArray {
     pub fn is_quiet(&self) -> bool {
         self.dies.iter().all(Die::is_quiet)
     }
-
-    /// Restarts resource clocks at zero (after a state restore; the array must be quiet).
-    pub fn reset_clock(&mut self) {
-        debug_assert!(self.is_quiet());
-        self.channels.iter_mut().for_each(BusyResource::reset_clock);
-    }
 }
 
 fn wake(die: u32, started: Started) -> Option<DieWake> {

@@ -10,10 +10,13 @@
 //! ```
 //!
 //! Queues are by class, highest priority first: host and map reads, relocation (GC/fold)
-//! reads, programs (host, GC, map), erases, background (fold) programs. Under [`DieScheduler::ReadPriority`] the die takes the first
-//! non-empty class; under [`DieScheduler::Fifo`] every op goes to one queue. An op may carry a
-//! `ready` time in the future (it was issued by a firmware core that finishes later); the die
-//! then starts it no earlier than that.
+//! reads, programs (host, GC, map, and fold programs with `slc_cache.fold_priority = "host"`),
+//! erases, background programs (fold programs by default). Under
+//! [`DieScheduler::ReadPriority`] the die takes the first non-empty class, except that a
+//! parked (suspended) op resumes as soon as the host and map reads are drained, before the
+//! other classes; under [`DieScheduler::Fifo`] every op goes to one queue. An op may carry a
+//! `ready` time in the future (a firmware core or a data transfer finishes later); the die
+//! commits to it when it picks it and starts it no earlier than that.
 //!
 //! A suspended op is parked, not cancelled: the die's `generation` is bumped so its pending
 //! completion event is dropped as stale, and the op resumes with the array time it still had.
@@ -34,7 +37,8 @@ pub enum DieOpKind {
     RelocRead,
     /// Program a program unit of a write frontier.
     Program,
-    /// Program folded data: runs only when no read, program or erase waits.
+    /// Program folded data in the background (`slc_cache.fold_priority = "background"`):
+    /// starts only when no read, other program or erase waits on the die.
     BackgroundProgram,
     /// Program a map page (journal or translation page).
     MapWrite,
@@ -76,7 +80,8 @@ pub struct DieOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DieScheduler {
-    /// Reads before programs before erases; FIFO within a class.
+    /// Reads before programs before erases (background programs last); FIFO within a
+    /// class.
     ReadPriority,
     /// One FIFO for everything.
     Fifo,
@@ -103,7 +108,9 @@ pub struct SuspendTiming {
     pub t_suspend: SimDuration,
     /// Extra time to resume the suspended operation.
     pub t_resume: SimDuration,
-    /// Suspensions allowed per operation (bounds how long a program can be starved).
+    /// Suspensions allowed per operation. This bounds how often an operation is suspended,
+    /// not how long: a suspended operation resumes only once no host or map read is queued
+    /// on its die, so a steady stream of reads can hold it off indefinitely.
     pub max_per_op: u8,
 }
 
@@ -178,7 +185,7 @@ impl Die {
         self.running.map(|r| r.op)
     }
 
-    /// Whether a newly queued host read should suspend the running op now.
+    /// Whether a newly queued host or map read should suspend the running op now.
     pub(crate) fn should_suspend(&self, now: SimTime, suspend: &SuspendTiming) -> bool {
         let Some(r) = self.running else { return false };
         let allowed = match suspend.policy {

@@ -6,11 +6,13 @@
 //!
 //! [`NandArray`] owns one [`Die`] per die and one [`BusyResource`] per channel. It does not
 //! own the event queue: [`NandArray::submit`] and [`NandArray::complete`] return when a die
-//! next needs attention, and the device schedules that. Channel time is booked when data
-//! actually moves: before the array phase of a program, after the array phase of a read
-//! ([`NandArray::transfer_out`]). A die is busy only for its array time; the page register
-//! holds read data until the channel takes it (cache read), so dies keep reading while a
-//! channel is congested.
+//! next needs attention, and the device schedules that. A program's channel transfer is
+//! booked when its die picks it (for its ready time, which may lie ahead), and its array
+//! phase begins when the transfer ends; a read's transfer is booked when its array phase
+//! ends ([`NandArray::transfer_out`]). A program holds its die from the moment the die
+//! picks it, through the wait for its channel and its data transfer, to the end of tPROG.
+//! A read holds its die only for tR: the page register keeps the data until the channel
+//! takes it (cache read), so dies keep reading while a channel is congested.
 
 mod cell;
 mod die;

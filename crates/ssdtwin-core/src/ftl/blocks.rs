@@ -3,18 +3,20 @@
 //!
 //! ```text
 //!   Free ──open──▶ Open ──filled──▶ Full ──chosen by GC/fold──▶ Victim
-//!    ▲                                                            │ valid data relocated,
-//!    └───────────── all dies erased ◀── Erasing ◀── reads done ───┘ erases queued
+//!    ▲                                                            │ reads and programs of
+//!    └───────────── all dies erased ◀── Erasing ◀─────────────────┘ its data done
 //! ```
 //!
 //! * **Free**: erased, in the free pool (FIFO, so wear spreads over all superblocks).
 //! * **Open**: a write frontier is filling it in one cell mode.
 //! * **Full**: no room left; holds valid and invalid units.
-//! * **Victim**: its valid units have been remapped elsewhere; reads of the old copies are
-//!   still in flight.
+//! * **Victim**: its valid units have been remapped elsewhere; the relocation reads of the
+//!   old copies, or the programs of the new ones, are not all done (until a program is
+//!   done, host reads of its data go to the victim).
 //! * **Erasing**: one erase per die queued; free once the last finishes.
 //!
-//! Format returns every superblock to Free at once.
+//! Format returns every superblock to Free at once, without an erase: erase counts stay as
+//! they were and no time passes.
 
 use crate::nand::CellMode;
 use serde::{Deserialize, Serialize};
@@ -29,7 +31,7 @@ pub enum SbState {
     Open,
     /// Filled.
     Full,
-    /// Valid data moved out, relocation reads pending.
+    /// Valid data remapped elsewhere; its relocation reads or programs are pending.
     Victim,
     /// Erases queued.
     Erasing,

@@ -1,4 +1,5 @@
-//! The flash translation layer: page map, superblocks, write frontiers, GC and TRIM.
+//! The flash translation layer: page map, superblocks, write frontiers, GC, the SLC cache
+//! and TRIM.
 //!
 //! Read Gupta et al., "DFTL" (ASPLOS 2009) § 2 for page-level mapping and Agrawal et al.,
 //! "Design Tradeoffs for SSD Performance" (USENIX ATC 2008) for striping and cleaning;
@@ -579,7 +580,8 @@ impl Ftl {
         }
     }
 
-    /// The victim's reads are done: it moves to Erasing; returns the dies to erase.
+    /// The victim's reads and every program of its data are done: it moves to Erasing;
+    /// returns the dies to erase.
     pub fn begin_erase(&mut self, victim: u32) -> u32 {
         debug_assert_eq!(self.sbs.state(victim), SbState::Victim);
         self.sbs.state[victim as usize] = SbState::Erasing;
@@ -609,14 +611,15 @@ impl Ftl {
     }
 
     /// Unmaps everything and returns every superblock to the free pool (Format NVM). The
-    /// device must be quiet.
+    /// device must be quiet. No erase is issued, counted or timed.
     pub fn format(&mut self) {
         self.map.clear();
         let n = self.sbs.len();
         let native = self.geometry.native;
         let erase_count = std::mem::take(&mut self.sbs.erase_count);
         self.sbs = Superblocks::new(n, native);
-        // Every superblock that held data is erased by the format.
+        // A real drive erases what held data; the model keeps the erase counts as they were
+        // and counts no erase, so wear and the `erases` counter ignore formats.
         self.sbs.erase_count = erase_count;
         self.frontiers = std::array::from_fn(|_| Frontier::new(native));
         self.slc_in_use = 0;
@@ -754,7 +757,8 @@ impl Ftl {
         }
     }
 
-    /// Folds every full SLC superblock with no timing (the state an idle drive reaches).
+    /// Folds every full SLC superblock with no timing, whatever `fold_low_gib` says (the
+    /// superblock the SLC frontier is still filling keeps its data).
     pub fn fold_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<u32>) {
         while let Some(victim) = self.pick_fold_victim() {
             self.relocate_untimed(victim, Stream::Fold, job, scratch);

@@ -2,13 +2,14 @@
 //!
 //! A sequential fill of a fresh device places units in the same order a timed run of
 //! sequential writes does (writes are admitted in submission order), programs them, and
-//! pads the last program unit as the final flush would, so it leaves exactly the state the
-//! timed path leaves (a test compares the two). A random fill adds random 4 KiB overwrites
-//! with GC run untimed; its GC choices can differ from a timed run's, since those depend on
-//! when erases finish, but the process is the same. With an SLC cache, writes fill the cache,
-//! then fold it as they run short of space (as writes waiting for space make a drive fold),
-//! and the fill ends as an idle drive would: every full SLC superblock folded to the native
-//! mode (the open one keeps its data).
+//! pads the last program unit as the final quiesce would, so without an SLC cache it leaves
+//! exactly the state the timed path leaves (a test compares the two). A random fill adds
+//! random 4 KiB overwrites with GC run untimed; its GC choices can differ from a timed
+//! run's, since those depend on when erases finish, but the process is the same. With an
+//! SLC cache, writes fill the cache, then fold it (or collect garbage) when a unit has no
+//! room, as writes waiting for space make a drive fold; at the end every full SLC
+//! superblock is folded to the native mode, ignoring `fold_low_gib` (a timed idle session
+//! stops there), while the superblock the SLC frontier is still filling keeps its data.
 
 use super::Device;
 use crate::engine::SimRng;
@@ -86,7 +87,8 @@ impl Device {
             self.host_units_admitted += writes;
         }
         self.ftl.pad_untimed(&mut scratch);
-        // The state a drive reaches once idle: everything cached in SLC is folded.
+        // Fold every full SLC superblock: more than an idle session would, which stops at
+        // the low watermark.
         self.ftl.fold_untimed(&mut job, &mut scratch);
         self.map_cache.mark_mapped(0..span);
         Ok(())

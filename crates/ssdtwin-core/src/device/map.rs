@@ -147,7 +147,8 @@ impl Device {
         self.submit_die_op(die, DieOp { kind: DieOpKind::MapWrite, mode, token: updates, units, ready });
     }
 
-    /// Writes out a partly filled journal page (on flush or quiesce); true if one was queued.
+    /// Writes out a partly filled journal page; true if one was queued. Only
+    /// [`Device::quiesce`] calls it: a Flush command does not write the journal.
     pub(super) fn flush_journal(&mut self) -> bool {
         let updates = self.map_cache.take_journal();
         if updates == 0 {

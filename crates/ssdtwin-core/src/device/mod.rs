@@ -337,13 +337,14 @@ impl Device {
         done
     }
 
-    /// Programs every partly filled program unit and runs until nothing is pending: no
-    /// command, program, GC job or erase. Returns completions of commands still in flight.
+    /// Programs every partly filled program unit, writes out the map journal, and runs until
+    /// nothing is pending: no command, program, GC job, erase or timer. A pending idle timer
+    /// fires too, so a drive that folds when idle folds (and its clock moves on) before this
+    /// returns. Returns completions of commands still in flight.
     pub fn quiesce(&mut self) -> Vec<Completion> {
         let mut done = Vec::new();
         loop {
-            while let Some(t) = Some(self.poll_at()).filter(|&t| t != SimTime::NEVER) {
-                let _ = t;
+            while self.poll_at() != SimTime::NEVER {
                 if let Some(c) = self.poll() {
                     done.push(c);
                 }

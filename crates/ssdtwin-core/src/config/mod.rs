@@ -269,7 +269,7 @@ fn build_identity(c: &Checker, s: &IdentitySection) -> Result<Identity, ProfileE
         c.bad(
             "identity.nvme_version",
             &format!("\"{}\"", s.nvme_version),
-            "allowed \"1.0\" to \"2.1\" (major.minor[.tertiary])",
+            "\"major.minor[.tertiary]\" with major 1 or 2, minor and tertiary 0 to 9",
         )
     })?;
     if s.hmmin > s.hmpre {
@@ -471,7 +471,11 @@ fn build_map_cache(
         return Err(c.bad(
             "map_cache.map_cell",
             &format!("\"{}\"", s.map_cell),
-            &format!("slc or the native mode ({}), with its timings in [nand.{}]", native.name(), s.map_cell),
+            &format!(
+                "a mode with no more bits per cell than nand.cell ({}), with its timings in [nand.{}]",
+                native.name(),
+                s.map_cell
+            ),
         ));
     }
     if location == MapLocation::Sram && s.sram_kib == 0 {
@@ -785,6 +789,42 @@ mod tests {
             "shipped:generic-tlc-1tb: identity.power_states[0].max_power_mw = 8001: \
              up to 6553, or a multiple of 10 up to 655350"
         );
+    }
+
+    #[test]
+    fn nvme_versions_up_to_2_9_9_are_accepted() {
+        for (text, ver) in [("1.0", 0x1_00_00), ("2.1", 0x2_01_00), ("2.9.9", 0x2_09_09)] {
+            let c = shipped_with(&[&format!("identity.nvme_version=\"{text}\"")]).unwrap();
+            assert_eq!(c.identity.nvme_version, ver, "{text}");
+        }
+        for text in ["3.0", "0.9", "1.10", "2.0.10", "1"] {
+            let e = shipped_with(&[&format!("identity.nvme_version=\"{text}\"")]).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "shipped:generic-tlc-1tb: identity.nvme_version = \"{text}\": \
+                     \"major.minor[.tertiary]\" with major 1 or 2, minor and tertiary 0 to 9"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn map_cell_may_be_any_mode_up_to_the_native_one() {
+        let tables = "nand.mlc={t_read_us=40.0, t_prog_us=400.0, t_erase_us=3000.0}";
+        let c = shipped_with(&[tables, "map_cache.map_cell=mlc"]).unwrap();
+        assert_eq!(c.map_cache.map_mode, CellMode::Mlc);
+        let c = shipped_with(&["map_cache.map_cell=tlc"]).unwrap();
+        assert_eq!(c.map_cache.map_mode, CellMode::Tlc);
+        let allowed = "a mode with no more bits per cell than nand.cell (tlc)";
+        let e = shipped_with(&["map_cache.map_cell=qlc"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("shipped:generic-tlc-1tb: map_cache.map_cell = \"qlc\": {allowed}, with its timings in [nand.qlc]")
+        );
+        // MLC has no more bits than TLC, but the profile gives no MLC timings.
+        let e = shipped_with(&["map_cache.map_cell=mlc"]).unwrap_err();
+        assert!(e.to_string().ends_with(&format!("{allowed}, with its timings in [nand.mlc]")), "{e}");
     }
 
     #[test]

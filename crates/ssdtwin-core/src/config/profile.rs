@@ -52,7 +52,7 @@ pub struct IdentitySection {
     /// IEEE OUI (`ieee`), 24 bits.
     #[serde(default)]
     pub ieee_oui: u32,
-    /// NVMe version as "major.minor[.tertiary]".
+    /// NVMe version as "major.minor[.tertiary]": major 1 or 2, minor and tertiary 0 to 9.
     #[serde(default = "default_nvme_version")]
     pub nvme_version: String,
     /// Maximum data transfer size (`mdts`): log2 of 4 KiB pages; 0 = no limit.
@@ -219,7 +219,8 @@ pub struct MapCacheSection {
     /// Translation-page loads in flight at once.
     #[serde(default = "default_max_map_loads")]
     pub max_map_loads: u32,
-    /// Cell mode of map blocks: "slc" (usual), or the native mode.
+    /// Cell mode of map blocks: "slc" (usual) or any mode with no more bits per cell than
+    /// the native one, whose timing table is given.
     #[serde(default = "default_map_cell")]
     pub map_cell: String,
     /// Firmware time per map load: locate the page, issue the read, parse, insert, evict.
@@ -450,9 +451,10 @@ pub struct SlcCacheSection {
     #[serde(default = "default_when_full")]
     pub when_full: String,
     /// Start folding when this much data is cached, GiB (absent: only when idle, on reads,
-    /// or when the cache is full under "fold").
+    /// or when writes wait for space).
     pub fold_high_gib: Option<f64>,
-    /// Fold down to this much cached data, GiB.
+    /// A folding session stops at this much cached data, GiB, unless writes still wait for
+    /// space.
     #[serde(default)]
     pub fold_low_gib: f64,
     /// Fold after the host has been idle this long, ms (absent: never on idle).
@@ -460,8 +462,8 @@ pub struct SlcCacheSection {
     /// A host read starts folding while data is cached.
     #[serde(default)]
     pub fold_on_read: bool,
-    /// How fold programs share a die with host programs: "background" (they wait while
-    /// any host program or erase is queued) or "host" (they queue with host programs).
+    /// How fold programs share a die: "background" (they start only when no read, other
+    /// program or erase waits on the die) or "host" (they queue with host and GC programs).
     #[serde(default = "default_fold_priority")]
     pub fold_priority: String,
 }

@@ -7,11 +7,11 @@
 
 use crate::common::small_config;
 use proptest::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering};
 use ssdtwin_core::device::{Device, FillPattern};
 use ssdtwin_core::engine::{SimDuration, SimTime};
 use ssdtwin_core::ftl::{Ftl, RelocationJob};
 use ssdtwin_core::host::{Command, Opcode};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(Clone, Debug)]
 enum Op {

@@ -83,7 +83,8 @@ fn fold_then_write_waits_for_folding_and_passes_everything_through_slc() {
 #[test]
 fn the_high_watermark_folds_down_to_the_low_one() {
     // 1.5 MiB high, 0.5 MiB low; folding a superblock moves 0.5 MiB.
-    let mut dev = Device::new(slc_config(&["slc_cache.fold_high_gib=0.00146484375", "slc_cache.fold_low_gib=0.00048828125"]));
+    let mut dev =
+        Device::new(slc_config(&["slc_cache.fold_high_gib=0.00146484375", "slc_cache.fold_low_gib=0.00048828125"]));
     run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 1), Some(3 * MIB / 2), None);
     dev.quiesce();
     idle(&mut dev, 100);

@@ -55,7 +55,8 @@ impl Device {
         let unit_bytes = UNIT_BYTES;
         let mut scratch = Vec::new();
         let mut job = crate::ftl::RelocationJob::default();
-        let no_room = |lpn: u32| format!("fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect");
+        let no_room =
+            |lpn: u32| format!("fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect");
         for lpn in 0..span {
             if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
                 return Err(no_room(lpn));

@@ -57,7 +57,7 @@ pub struct CounterSnapshot {
     pub host_write_cmds: u64,
     /// Bytes read from NAND for the host.
     pub nand_host_read_bytes: u64,
-    /// Bytes read from NAND by GC.
+    /// Bytes read from NAND by relocation: GC and folding together.
     pub nand_gc_read_bytes: u64,
     /// Bytes programmed to NAND (all modes, padding included).
     pub nand_write_bytes: u64,
@@ -67,7 +67,7 @@ pub struct CounterSnapshot {
     pub nand_native_write_bytes: u64,
     /// Padding bytes programmed to close partial pages.
     pub nand_padding_bytes: u64,
-    /// Map units moved by GC.
+    /// Map units moved by GC (folding is counted in `folded_bytes`).
     pub gc_units_moved: u64,
     /// GC jobs started.
     pub gc_jobs: u64,
@@ -97,7 +97,8 @@ pub struct CounterSnapshot {
     pub map_misses: u64,
     /// Translation pages loaded from flash.
     pub map_loads: u64,
-    /// Bytes of translation pages read from flash.
+    /// Bytes moved from NAND by translation-page loads: one 4 KiB map unit per load, counted
+    /// when the load is requested (as `map_loads` is).
     pub nand_map_read_bytes: u64,
     /// Bytes of map journal pages and written-back segments programmed.
     pub nand_map_write_bytes: u64,

@@ -2,10 +2,11 @@
 //!
 //! ```text
 //!  submit(cmd) ─▶ host software (slat) ─▶ SQE fetch ─▶ firmware core ─┬─ read:  map lookup ─▶ die reads ─▶ channel ─▶ ECC ─▶ link ↑
-//!                                                                     ├─ write: buffer admission (waits when full) ─▶ link ↓ ─▶ ack
+//!                                                                     ├─ write: [partial units: read-modify-write reads] ─▶ buffer admission
+//!                                                                     │         (waits when full) ─▶ link ↓ ─▶ ack
 //!                                                                     │         program units filled ─▶ channel ─▶ tPROG (background)
 //!                                                                     └─ trim/flush
-//!  GC (background): victim chosen ─▶ remap now ─▶ relocation reads ─▶ programs ─▶ erases ─▶ free superblock
+//!  GC and folding (background): victim chosen ─▶ remap now ─▶ relocation reads ─▶ programs ─▶ erases ─▶ free superblock
 //! ```
 //!
 //! Call protocol, as in smoltcp's `poll`/`poll_at`: the driver calls [`Device::submit`] for
@@ -441,7 +442,8 @@ impl Device {
             map_hmb_hits: m.hmb_hits,
             map_misses: m.misses,
             map_loads: m.map_loads,
-            nand_map_read_bytes: m.map_loads * u64::from(self.config.map_cache.segment_entries) * 4,
+            // A load reads one map unit over the channel (device/map.rs), whatever the segment size.
+            nand_map_read_bytes: m.map_loads * unit,
             nand_map_write_bytes: map_write_bytes,
             map_updates_at_risk: m.updates_at_risk,
             map_updates_at_risk_peak: m.updates_at_risk_peak,

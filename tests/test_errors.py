@@ -101,8 +101,8 @@ def dev() -> Device:
     [
         (
             ["--name=a", "--fsync=1"],
-            "command line: fio option 'fsync' is not supported by ssdtwin; ssdtwin does not simulate flushes or sync "
-            "writes",
+            "command line: fio option 'fsync' is not supported by ssdtwin; the fio runner sends no flushes or sync "
+            "writes (the device models Flush, but no job can issue one)",
         ),
         (
             ["--name=a", "--iodepht=4"],

@@ -127,5 +127,6 @@ def test_job_text_errors_name_the_line(small_device: Device) -> None:
     with pytest.raises(JobError) as e:
         small_device.run("[a]\nrw=read\nfsync=1\n")
     assert str(e.value) == (
-        "<job text>:3: fio option 'fsync' is not supported by ssdtwin; ssdtwin does not simulate flushes or sync writes"
+        "<job text>:3: fio option 'fsync' is not supported by ssdtwin; the fio runner sends no flushes or sync writes "
+        "(the device models Flush, but no job can issue one)"
     )

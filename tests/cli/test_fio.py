@@ -224,8 +224,8 @@ def test_the_seed_changes_random_offsets_and_is_repeatable() -> None:
     [
         (
             ["--name=a", "--fsync=1"],
-            "ssdtwin: command line: fio option 'fsync' is not supported by ssdtwin; ssdtwin does not simulate flushes "
-            "or sync writes",
+            "ssdtwin: command line: fio option 'fsync' is not supported by ssdtwin; the fio runner sends no flushes or "
+            "sync writes (the device models Flush, but no job can issue one)",
         ),
         (
             ["--name=a", "--bs=4q"],

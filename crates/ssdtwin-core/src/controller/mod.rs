@@ -1,7 +1,10 @@
 //! The controller: firmware cores, the write buffer, and the L2P map cache.
 //!
 //! Firmware cores are a [`ServerPool`](crate::engine::ServerPool): each command occupies the
-//! core free soonest for `cmd + units × unit` ns. The write buffer acknowledges writes once
+//! core free soonest, for `read_cmd + units × unit` plus the map lookups' cost (reads),
+//! `write_cmd + units × unit` (writes), `write_cmd + units × trim_unit` (trims) or
+//! `write_cmd` (flushes); a translation-page load takes `map_load_fw` more once the page
+//! arrives. The write buffer acknowledges writes once
 //! their data is in controller memory and holds them until programmed; when it is full, new
 //! writes wait (back-pressure). The map cache decides what a lookup costs; with the whole map
 //! in DRAM it is free. See `docs/model.md` § "Controller".
@@ -21,9 +24,9 @@ pub struct ControllerConfig {
     pub cores: u32,
     /// Firmware time per read command.
     pub read_cmd: SimDuration,
-    /// Firmware time per write command.
+    /// Firmware time per write, trim or flush command.
     pub write_cmd: SimDuration,
-    /// Firmware time per map unit touched.
+    /// Firmware time per map unit a read or write touches.
     pub unit: SimDuration,
     /// Firmware time per map unit trimmed.
     pub trim_unit: SimDuration,

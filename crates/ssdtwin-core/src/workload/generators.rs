@@ -160,7 +160,9 @@ pub(crate) enum OffsetChooser {
 }
 
 impl OffsetChooser {
-    /// `blocks` units of alignment in the region; `region_bytes` resolves absolute zones.
+    /// `blocks` units of `align` bytes in the region; absolute zones (`zoned_abs`) are given
+    /// in bytes and converted with `align`; `random_map` enables fio's random map for
+    /// uniform offsets.
     pub(crate) fn new(dist: &Distribution, blocks: u64, align: u64, random_map: bool) -> Self {
         let blocks = blocks.max(1);
         let center_off = |c: Option<f64>| c.map(|c| (c * blocks as f64) as u64 % blocks);

@@ -71,17 +71,18 @@ pub struct GroupResult {
 pub struct DiskUtil {
     /// Device name.
     pub name: String,
-    /// Read commands completed.
+    /// Read fio I/Os completed inside their clone's measured window (after the ramp, by the
+    /// deadline); an I/O split at MDTS counts once.
     pub read_ios: u64,
-    /// Write commands completed.
+    /// Write fio I/Os completed inside the measured window, as `read_ios`.
     pub write_ios: u64,
-    /// Sum of read latencies, ms.
+    /// Sum of those reads' latencies, each truncated to whole ms.
     pub read_ticks_ms: u64,
-    /// Sum of write latencies, ms.
+    /// Sum of those writes' latencies, each truncated to whole ms.
     pub write_ticks_ms: u64,
-    /// Sum of all latencies, ms.
+    /// Sum of the latencies of all I/Os counted (trims included), each truncated to whole ms.
     pub in_queue_ms: u64,
-    /// Share of the run with at least one command outstanding, percent.
+    /// Share of the run with at least one fio I/O in flight, percent.
     pub util_pct: f64,
 }
 

@@ -561,7 +561,7 @@ mod tests {
         assert_eq!(err(&["--bs=4k"]), "command line: no jobs defined");
         assert_eq!(
             err(&["--name=a", "--fsync=1"]),
-            "command line: fio option 'fsync' is not supported by ssdtwin; ssdtwin does not simulate flushes or sync writes"
+            "command line: fio option 'fsync' is not supported by ssdtwin; the fio runner sends no flushes or sync writes (the device models Flush, but no job can issue one)"
         );
         assert_eq!(
             err(&["--output-format=json", "--name=a"]),

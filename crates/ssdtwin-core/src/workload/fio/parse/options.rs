@@ -449,7 +449,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
 const HINTS: &[(&[&str], &str)] = &[
     (
         &["fsync", "fdatasync", "end_fsync", "fsync_on_close", "sync", "write_barrier"],
-        "ssdtwin does not simulate flushes or sync writes",
+        "the fio runner sends no flushes or sync writes (the device models Flush, but no job can issue one)",
     ),
     (
         &["verify", "do_verify", "verify_pattern", "verify_fatal", "verify_backlog"],
@@ -479,7 +479,7 @@ const HINTS: &[(&[&str], &str)] = &[
             "iodepth_batch_complete_min",
             "iodepth_low",
         ],
-        "ssdtwin keeps iodepth I/Os in flight at all times",
+        "ssdtwin issues one I/O per completion, up to iodepth in flight; batching is not modelled",
     ),
     (
         &["nrfiles", "filesize", "directory", "opendir", "filename_format"],
@@ -741,7 +741,10 @@ mod tests {
 
     #[test]
     fn hints_for_unsupported_options() {
-        assert_eq!(unsupported_hint("fsync", false), "; ssdtwin does not simulate flushes or sync writes");
+        assert_eq!(
+            unsupported_hint("fsync", false),
+            "; the fio runner sends no flushes or sync writes (the device models Flush, but no job can issue one)"
+        );
         assert_eq!(unsupported_hint("bs_range", false), "; did you mean 'bsrange'?");
         assert_eq!(unsupported_hint("iodepht", false), "; did you mean 'iodepth'?");
         assert_eq!(

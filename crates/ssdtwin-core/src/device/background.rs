@@ -2,22 +2,26 @@
 //! I/O.
 //!
 //! Both are relocation jobs (one superblock each): the map changes at once, then the
-//! victim's reads are issued a window at a time (two per die), so background work
-//! interleaves with host work instead of flooding the die queues; each read's data becomes
-//! a program once every read feeding that destination program unit is done; until that
-//! program finishes, host reads of the data go to the victim. Data read and not yet
-//! programmed sits in controller memory, which holds two destination program units per die
-//! for each kind of job: reads wait while that is full, so a job moves data at the pace
-//! its programs allow. The victim is erased, die by
-//! die, once all its reads and all programs of its data are done. One GC job and one fold
-//! job may read at a time.
+//! victim's reads are issued a window at a time, so background work interleaves with host
+//! work instead of flooding the die queues. Each read's data becomes a program once every
+//! read feeding that destination program unit is done; until that program finishes, host
+//! reads of the data go to the victim. Data read and not yet programmed sits in controller
+//! memory, so a job of each kind has at most `2 × dies` reads outstanding and issues no
+//! read while `2 × dies` of its kind's programs are queued or running: it moves data at the
+//! pace its programs allow. One GC job and one fold job may read at a time.
 //!
-//! GC runs while free space is below its threshold. Folding runs in *sessions*: a session
-//! starts when SLC holds more than the high watermark, after the host has been idle for
-//! the idle delay, on a host read (if the profile says so), or when a write waits for
-//! space (the cache full under fold-then-write, or no free superblock); it folds the oldest
-//! SLC superblocks until no more than the low watermark is cached and no write waits for
-//! space.
+//! The victim is erased, die by die, once all its reads and all programs of its data are
+//! done. A job that ends with its last destination program unit partly filled leaves that
+//! unit to the next job of its kind (or pads it if none starts), and its victim's erase also
+//! waits for that unit's program (`held`, `program_victims`).
+//!
+//! GC runs while free space is below its threshold, or when the first waiting write needs
+//! more superblocks than are free or being reclaimed beyond GC's reserve. Folding runs in
+//! *sessions*: a session starts when at least the high watermark is cached, after the host
+//! has been idle for the idle delay, on a host read (if the profile says so), or when a
+//! write waits for space (the cache full under fold-then-write, or no free superblock
+//! beyond GC's reserve); it folds the oldest full SLC superblocks until no more than the
+//! low watermark is cached and no write waits for space.
 
 use super::{Device, Event};
 use crate::ftl::Stream;

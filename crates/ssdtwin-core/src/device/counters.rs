@@ -59,7 +59,7 @@ pub struct CounterSnapshot {
     pub nand_host_read_bytes: u64,
     /// Bytes read from NAND by relocation: GC and folding together.
     pub nand_gc_read_bytes: u64,
-    /// Bytes programmed to NAND (all modes, padding included).
+    /// Bytes programmed to NAND (all modes, padding and map pages included).
     pub nand_write_bytes: u64,
     /// Bytes programmed in SLC mode.
     pub nand_slc_write_bytes: u64,

@@ -8,8 +8,10 @@ use crate::ftl::Stream;
 use crate::nand::{DieOp, DieOpKind};
 
 impl Device {
-    /// Admits a write whose firmware processing ends at `ready`, or queues it until there is
-    /// buffer space and (when GC is blocking) a free superblock.
+    /// Admits a write whose firmware processing (and read-modify-write reads) end at
+    /// `ready`, or queues it until there is buffer space and the FTL can place it: room
+    /// beyond GC's reserve of free superblocks, or, under fold-then-write, room in the SLC
+    /// cache. A write that waits starts GC or folding if that is what it waits for.
     pub(super) fn try_admit(&mut self, slot: u32, ready: SimTime) {
         let units = self.slots[slot as usize].units;
         if self.buffer.has_room(units) && self.ftl.host_can_take(units) {

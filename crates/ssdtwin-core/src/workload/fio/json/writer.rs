@@ -3,7 +3,7 @@
 //! fio does not use a JSON library: `json_print_object` writes `"key" : value` pairs, one per
 //! line, indented two spaces per level, with integers as `%lld` and floats as `%f` (always six
 //! decimals, `0.000000`). Tools that diff or grep fio's output depend on that shape, so
-//! [`Object`] keeps pairs in insertion order and [`print`] reproduces it. Two departures keep
+//! [`Object`] keeps pairs in insertion order and [`print()`] reproduces it. Two departures keep
 //! the output valid JSON where fio's would not be: strings escape control characters, and a
 //! float that is not finite prints as `null` (fio would print `nan`). [`Value::Null`] exists
 //! for ssdtwin's own keys; fio never prints it.

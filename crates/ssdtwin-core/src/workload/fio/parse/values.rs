@@ -3,7 +3,7 @@
 //! comma-separated per-direction lists (`read,write,trim`) many options take.
 //!
 //! Every parser returns `Err(allowed)`, a short text saying what would have been accepted;
-//! the caller adds the place, option and value to make a [`JobError::BadValue`]
+//! the caller adds the place, option and value to make a [`JobError::BadValue`](crate::workload::JobError::BadValue)
 //! (`crate::workload::JobError`). Nothing here panics, whatever the input.
 //!
 //! ssdtwin is stricter than fio 3.33 where fio silently misreads a value: fio reads

@@ -68,9 +68,11 @@ struct Slot {
     bytes: u64,
     /// Link bytes not yet booked (reads hand them out per die op).
     bytes_left: u64,
-    /// When the firmware finished processing the command.
+    /// When the firmware finished processing the command (for a write that reads partial
+    /// units first, when the last of that data is in controller memory).
     ready: SimTime,
-    /// Die reads still outstanding.
+    /// Die reads still outstanding (a read's data reads, or a write's read-modify-write
+    /// reads).
     pending: u32,
     /// Map segments still loading before the die reads can be issued.
     pending_maps: u32,

@@ -443,11 +443,6 @@ impl Ftl {
         self.sbs.free_count() + self.sbs.reclaiming() < self.gc.bg_threshold_sb
     }
 
-    /// True if host writes are being held for GC.
-    pub fn gc_is_blocking(&self) -> bool {
-        self.sbs.free_count() <= self.gc.fg_threshold_sb
-    }
-
     /// Chooses a GC victim among full superblocks, if GC can make progress with it.
     pub fn pick_gc_victim(&self) -> Option<u32> {
         let g = &self.geometry;

@@ -54,6 +54,8 @@ fn peak_rss_bytes() -> u64 {
         .map_or(0, |kib| kib * 1024)
 }
 
+// A benchmark's whole output is the JSON line it prints.
+#[allow(clippy::print_stdout)]
 fn main() {
     let seconds: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(4);
     let phase = std::env::var("SPEED_PHASE").unwrap_or_default();

@@ -3,7 +3,7 @@
 //! 0.15 us per 4 KiB unit, TLC tR 50 us, channel 1600 MB/s plus 0.1 us per transfer, ECC
 //! 2 us, PCIe 4.0 x4 with 256-byte payloads (7.15 GB/s), completion 2 us.
 
-use crate::common::{job, run_one};
+use crate::common::{job, run_one, small_config};
 use ssdtwin_core::config::{build, load_profile};
 use ssdtwin_core::device::{Device, FillPattern};
 use ssdtwin_core::workload::RwPattern;
@@ -108,4 +108,20 @@ fn whole_unit_and_unmapped_writes_read_nothing() {
     // or that was never written.
     assert_eq!(c.partial_units_written, r.jobs[0].dirs[1].total_ios);
     assert_eq!(c.nand_rmw_read_bytes, 0);
+}
+
+#[test]
+fn metadata_crosses_the_link_with_its_data() {
+    // 512 B LBAs without and with 8 B of metadata. A 4 KiB write (8 LBAs) is acknowledged
+    // once its data is in; with metadata, 64 bytes more cross the link.
+    let formats = "namespace.lba_formats=[{data_bytes=512}, {data_bytes=512, metadata_bytes=8}]";
+    let mut qd1 = Vec::new();
+    for lbaf in [0, 1] {
+        let mut dev = Device::new(small_config(64, 25.0, &[formats]));
+        dev.format(Some(lbaf)).unwrap();
+        let r = run_one(&mut dev, job("w", RwPattern::RandWrite, 4096, 1), Some(1 << 20), Some(1));
+        qd1.push(r.jobs[0].dirs[1].latency.clat.min as f64);
+    }
+    let extra = link_ns(4096.0 + 64.0) - link_ns(4096.0);
+    assert!((qd1[1] - qd1[0] - extra).abs() < 2.0, "{qd1:?}, expected {extra} ns more");
 }

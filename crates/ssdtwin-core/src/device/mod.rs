@@ -476,6 +476,7 @@ impl Device {
             _ => self.config.namespace.units_of(command.slba, command.blocks),
         };
         let bytes = u64::from(command.blocks) * self.config.namespace.lba_bytes();
+        let transfer = self.config.namespace.transfer_bytes(command.blocks);
         let slot = self.alloc_slot(Slot {
             command,
             user,
@@ -483,8 +484,8 @@ impl Device {
             issued,
             first_unit,
             units,
-            bytes,
-            bytes_left: bytes,
+            bytes: transfer,
+            bytes_left: transfer,
             ready: arrive,
             pending: 0,
             pending_maps: 0,

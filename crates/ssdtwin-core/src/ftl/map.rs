@@ -94,8 +94,9 @@ impl PageMap {
 
     /// Unmaps everything.
     pub(crate) fn clear(&mut self) {
-        self.l2p.fill(encode(UNMAPPED));
-        self.p2l.fill(encode(UNMAPPED));
+        // Fresh arrays rather than a fill: untouched pages cost neither time nor memory.
+        self.l2p = BigArray::filled(self.l2p.len(), encode(UNMAPPED));
+        self.p2l = BigArray::filled(self.p2l.len(), encode(UNMAPPED));
     }
 
     /// Replaces the L2P with `stored` (stored form, as [`PageMap::stored_l2p`] gives) and

@@ -43,6 +43,13 @@ impl Namespace {
         u64::from(self.format().data_bytes)
     }
 
+    /// Bytes `blocks` LBAs move over the link: data and metadata (extended LBAs or a
+    /// separate metadata buffer move the same bytes).
+    pub fn transfer_bytes(&self, blocks: u32) -> u64 {
+        let f = self.format();
+        u64::from(blocks) * u64::from(f.data_bytes + f.metadata_bytes)
+    }
+
     /// Number of LBAs (`nsze`).
     pub fn lbas(&self) -> u64 {
         self.capacity_bytes / self.lba_bytes()

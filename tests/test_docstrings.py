@@ -52,6 +52,8 @@ def test_every_module_is_found() -> None:
         "ssdtwin.nvme.smartctl",
         "ssdtwin.studies",
         "ssdtwin.studies.base",
+        "ssdtwin.studies.cdm",
+        "ssdtwin.studies.lbaf",
         "ssdtwin.studies.qd_sweep",
         "ssdtwin.testing",
     }

@@ -132,6 +132,6 @@ def test_study_help_lists_every_study(run_main: RunMain) -> None:
     outcome = run_main("study", "--help")
     assert outcome.status == 0
     listed = outcome.out.split("Commands:")[1].split()
-    for name in ("hmb", "qd-sweep", "qlc-tr", "read-after-write", "slc-write"):
+    for name in ("cdm", "hmb", "lbaf", "qd-sweep", "qlc-tr", "read-after-write", "slc-write"):
         assert name in listed
     assert re.search(r"qd-sweep +IOPS and latency against queue depth", outcome.out)

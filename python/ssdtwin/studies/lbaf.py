@@ -1,0 +1,190 @@
+"""LBA-format study (reference R4): measure every LBA format a drive lists and say which
+Relative Performance (RP) each deserves, beside the RP the drive advertises.
+
+For each format the drive is built fresh in that format (as after ``nvme format --lbaf``),
+its first ``span`` is written sequentially, and the same fio jobs run: random 4 KiB and
+random one-LBA I/O (512 B on a 512 B format: the smallest I/O the format allows) at QD1
+and QD32, reads then writes, and sequential 128 KiB at QD32. Sub-4 KiB writes cost a
+read-modify-write of the 4 KiB map unit and small I/O pays per-command costs per fewer
+bytes, which is what the RP field warns of.
+
+Deserved RP: each format's MB/s on every test over the best format's, combined as a
+geometric mean (the score); a score of at least 0.9 deserves 0 (Best), 0.5 1 (Better),
+0.2 2 (Good), below that 3 (Degraded).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import click
+import pandas as pd
+
+from ..device import Device
+from .base import Advance, Study
+
+RP_NAMES = ("Best", "Better", "Good", "Degraded")
+#: Lowest score for RP 0, 1 and 2; anything lower deserves 3.
+RP_THRESHOLDS = (0.9, 0.5, 0.2)
+#: (test, rw, bytes per I/O or None for one LBA, iodepth)
+TESTS: tuple[tuple[str, str, int | None, int], ...] = (
+    ("RND4K Q1", "rand", 4096, 1),
+    ("RND4K Q32", "rand", 4096, 32),
+    ("RNDLBA Q1", "rand", None, 1),
+    ("RNDLBA Q32", "rand", None, 32),
+    ("SEQ128K Q32", "seq", 128 << 10, 32),
+)
+
+
+def deserved_rp(score: float) -> int:
+    """RP a format deserves for its score (its MB/s over the best format's).
+
+    >>> [deserved_rp(s) for s in (1.0, 0.9, 0.7, 0.3, 0.1)]
+    [0, 0, 1, 2, 3]
+    """
+    return next((rp for rp, floor in enumerate(RP_THRESHOLDS) if score >= floor), 3)
+
+
+def lbaf_sweep(
+    profile: str = "micron-9200max",
+    *,
+    span_gib: float = 8.0,
+    seconds: float = 1.0,
+    seed: int = 1,
+    overrides: Mapping[str, object] | None = None,
+    advance: Advance = None,
+) -> pd.DataFrame:
+    """One row per (format, test, op): ``lbaf``, ``data_bytes``, ``metadata_bytes``,
+    ``test``, ``op``, ``bs``, ``iodepth``, ``iops``, ``mbps`` (10^6 B/s), ``lat_us``, and
+    per format ``advertised_rp``, ``score`` and ``deserved_rp``. Each point runs
+    ``seconds`` after a ramp of as long (which fills the write buffer)."""
+    formats = Device(profile, overrides=overrides).identity()["lba_formats"]
+    rows = []
+    for lbaf, fmt in enumerate(formats):
+        dev = Device(profile, overrides={**(overrides or {}), "namespace.current_format": lbaf})
+        capacity = dev.info()["capacity_bytes"]
+        span = min(int(span_gib * 2**30), capacity)
+        dev.fill("seq", 100.0 * span / capacity)
+        for op in ("read", "write"):
+            for test, pattern, bs, depth in TESTS:
+                size = bs or fmt["data_bytes"]
+                rw = ("rand" if pattern == "rand" else "") + op
+                job = {
+                    "name": f"{test} {op}",
+                    "rw": rw,
+                    "bs": size,
+                    "iodepth": depth,
+                    "ioengine": "libaio",
+                    "direct": 1,
+                    "size": span // size * size,
+                    "time_based": True,
+                    "ramp_time": f"{round(seconds * 1e6)}us",
+                    "runtime": f"{round(seconds * 1e6)}us",
+                    "randseed": seed,
+                }
+                s = dev.run(job).summary.iloc[0]
+                rows.append(
+                    {
+                        "lbaf": lbaf,
+                        "data_bytes": fmt["data_bytes"],
+                        "metadata_bytes": fmt["metadata_bytes"],
+                        "test": test,
+                        "op": op,
+                        "bs": size,
+                        "iodepth": depth,
+                        "iops": float(s.iops),
+                        "mbps": float(s.iops) * size / 1e6,
+                        "lat_us": float(s.mean_lat_us),
+                        "advertised_rp": fmt["relative_performance"],
+                    }
+                )
+        if advance:
+            advance(f"LBA format {lbaf} ({fmt['data_bytes']}+{fmt['metadata_bytes']})")
+    table = pd.DataFrame(rows)
+    best = table.groupby(["test", "op"]).mbps.transform("max")
+    ratio = (table.mbps / best).clip(lower=1e-9)
+    scores = ratio.apply(math.log).groupby(table.lbaf).mean().apply(math.exp)
+    table["score"] = table.lbaf.map(scores)
+    table["deserved_rp"] = table.score.map(deserved_rp)
+    return table
+
+
+def verdicts(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per format: sizes, advertised and deserved RP, score, and whether they agree."""
+    per = table.groupby("lbaf").first()[["data_bytes", "metadata_bytes", "advertised_rp", "deserved_rp", "score"]]
+    per["agrees"] = per.advertised_rp == per.deserved_rp
+    return per.reset_index()
+
+
+def report(table: pd.DataFrame, profile: str) -> str:
+    v = verdicts(table)
+    lines = [f"{'lbaf':>4} {'format':>9} {'advertised':>13} {'deserved':>13} {'score':>6}"]
+    for r in v.itertuples():
+        fmt = f"{r.data_bytes}+{r.metadata_bytes}"
+        adv = f"{r.advertised_rp} {RP_NAMES[r.advertised_rp]}"
+        des = f"{r.deserved_rp} {RP_NAMES[r.deserved_rp]}"
+        lines.append(f"{r.lbaf:>4} {fmt:>9} {adv:>13} {des:>13} {r.score:6.3f}{'' if r.agrees else '  DISAGREES'}")
+    pivot = table.pivot_table(index=["test", "op"], columns="lbaf", values="mbps", sort=False).round(1)
+    lines += ["", "MB/s by test and LBA format:", pivot.to_string()]
+    wrong = v[~v.agrees]
+    if wrong.empty:
+        lines.append(f"\n{profile}: the advertised Relative Performance agrees with the measurements.")
+    else:
+        formats = ", ".join(str(x) for x in wrong.lbaf)
+        lines.append(f"\n{profile}: the advertised Relative Performance disagrees for LBA format(s) {formats}.")
+    return "\n".join(lines)
+
+
+def plot_lbaf(table: pd.DataFrame) -> Any:
+    """MB/s per test, one bar per LBA format, reads and writes side by side (log scale)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), squeeze=False)
+    formats = list(dict.fromkeys(table.lbaf))
+    width = 0.8 / len(formats)
+    for ax, op in zip(axes[0], ("read", "write"), strict=True):
+        part = table[table.op == op]
+        tests = list(dict.fromkeys(part.test))
+        for i, lbaf in enumerate(formats):
+            g = part[part.lbaf == lbaf].set_index("test").reindex(tests)
+            label = f"LBAF {lbaf}: {g.data_bytes.iloc[0]}+{g.metadata_bytes.iloc[0]} B, RP {g.advertised_rp.iloc[0]}"
+            ax.bar([t + i * width for t in range(len(tests))], g.mbps, width, label=label)
+        ax.set_xticks([t + 0.4 - width / 2 for t in range(len(tests))], tests, rotation=20)
+        ax.set(ylabel="MB/s", yscale="log", title=f"{op}s by LBA format")
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def _sweep(advance: Advance, profile: str, span_gib: float, seconds: float, seed: int) -> tuple[pd.DataFrame, str]:
+    table = lbaf_sweep(profile, span_gib=span_gib, seconds=seconds, seed=seed, advance=advance)
+    return table, report(table, profile)
+
+
+def _count(profile: str, **_: Any) -> int:
+    return len(Device(profile).identity()["lba_formats"])
+
+
+STUDY = Study(
+    name="lbaf",
+    help="Every LBA format measured, and the Relative Performance each deserves beside the advertised one (R4).",
+    options=[
+        click.Option(["--profile"], default="micron-9200max", show_default=True, help="Profile name or TOML file."),
+        click.Option(
+            ["--span-gib"], type=click.FloatRange(min=0.001), default=8.0, show_default=True, help="LBA span tested."
+        ),
+        click.Option(
+            ["--seconds"], type=click.FloatRange(min=0.001), default=1.0, show_default=True, help="Runtime per test."
+        ),
+        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+    ],
+    sweep=_sweep,
+    count=_count,
+    figure=plot_lbaf,
+)

@@ -15,6 +15,7 @@ capacity in 4 KiB units), plus phase timings.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -36,12 +37,10 @@ def machine() -> dict[str, object]:
     except (OSError, StopIteration):
         cpu = platform.processor()
     mem_kib = 0
-    try:
+    with contextlib.suppress(OSError, StopIteration, ValueError):
         mem_kib = int(
-            next(l.split()[1] for l in Path("/proc/meminfo").read_text().splitlines() if l.startswith("MemTotal"))
+            next(x.split()[1] for x in Path("/proc/meminfo").read_text().splitlines() if x.startswith("MemTotal"))
         )
-    except (OSError, StopIteration, ValueError):
-        pass
     return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem_kib / 2**20, 1)}
 
 

@@ -18,8 +18,8 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     "command",
     [
-        ("ruff", "check", "python", "tests"),
-        ("ruff", "format", "--check", "python", "tests"),
+        ("ruff", "check", "python", "tests", "examples", "bench", "validation"),
+        ("ruff", "format", "--check", "python", "tests", "examples", "bench", "validation"),
         ("mypy.stubtest", "ssdtwin._ssdtwin", "--allowlist", ".mypy-stubtest-allowlist"),
         ("mypy", "python/ssdtwin", "tests"),
     ],

@@ -82,7 +82,11 @@ class RunResult:
 
     @cached_property
     def summary(self) -> pd.DataFrame:
-        """One row per job clone and direction: ``iops``, ``bw_mbps``, latencies in µs."""
+        """One row per job clone and direction: ``iops``, ``bw_mbps``, latencies in µs.
+
+        Clones stay separate rows under ``group_reporting`` too (``groupid`` says which
+        group each belongs to): a group's IOPS are the sum of its rows, as in the merged
+        job fio's JSON (:attr:`json`) reports."""
         return pd.DataFrame(self._output.summary_columns())
 
     @cached_property

@@ -157,8 +157,9 @@ def plot_lbaf(table: pd.DataFrame) -> Any:
         ax.set_xticks([t + 0.4 - width / 2 for t in range(len(tests))], tests, rotation=20)
         ax.set(ylabel="MB/s", yscale="log", title=f"{op}s by LBA format")
         ax.grid(alpha=0.3, axis="y")
-        ax.legend(fontsize="small")
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(formats), fontsize="small")
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
 
 

@@ -34,3 +34,35 @@ R1_READ = [
     *[Point("HMB 128 MiB", r, 50_000 * 0.85, "<", note="collapse beyond 128 GiB") for r in (176, 208, 238)],
     *[Point("HMB 240 MiB", r, 73_000, note="~73 K flat to 238 GiB") for r in (1, 16, 64, 128, 192, 238)],
 ]
+
+#: R2 (Crucial P1 1 TB, QLC): mean QD1 4 KiB random-read latency (us) of the first GiB by
+#: GiB written; the step comes between 25 and 35 GiB.
+R2_LATENCY = [
+    *[Point("first GiB in SLC", w, 60, note="~60 us up to ~30 GiB") for w in (1, 5, 10, 15, 20, 25)],
+    *[Point("first GiB in QLC", w, 120, note="~120 us beyond ~30 GiB") for w in (35, 40)],
+]
+R2_STEP_GIB = (25, 35)
+#: R2's published decomposition: tR inferred by subtracting ~9.9 us of transfers.
+R2_INFERRED_TR = [Point("slc", 0, 50, note="SLC tR ~50 us"), Point("qlc", 0, 110, note="QLC tR ~110 us")]
+
+#: R3 (WD Black 256 GB): nvmecontrol perftest, 1 thread, 128 KiB, MB/s = 2^20 B/s.
+R3_WRITE = [
+    Point("write rate before the knee", 0, 690),
+    Point("write rate after the knee", 0, 210),
+    Point("GB written at the knee", 0, 2.85, note="~2.7 to 3 GB"),
+]
+R3_READ = [
+    Point("formatted drive, steady", 0, 1340),
+    *[Point("first second after writing", w, 490, note="1 s or 3 s of writing") for w in (1, 3)],
+    *[Point("last second (recovered)", w, 1340) for w in (1, 3, 5, 7, 9)],
+]
+
+#: R4 (Micron 9200 MAX 1.6 TB datasheet): fio at high queue depth after a full fill.
+R4_FIO = [
+    Point("seq 128 KiB read, MB/s", 0, 3500, tolerance=0.10),
+    Point("seq 128 KiB write, MB/s", 0, 1900, tolerance=0.10),
+    Point("4 KiB random read, IOPS", 0, 680_000, tolerance=0.10),
+    Point("4 KiB random write, IOPS", 0, 255_000, tolerance=0.10),
+    Point("4 KiB random read QD1, us", 0, 92, ">", note="datasheet 92 to 150 us"),
+    Point("4 KiB random read QD1, us", 1, 150, "<", note="datasheet 92 to 150 us"),
+]

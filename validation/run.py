@@ -2,7 +2,12 @@
 """Runs a study, draws it beside the published points, and prints its section of
 docs/validation.md (a table of reference, simulated and error per point).
 
-    python3 validation/run.py hmb        # reference R1
+    python3 validation/run.py hmb                 # reference R1
+    python3 validation/run.py qlc-tr              # reference R2
+    python3 validation/run.py slc-write           # reference R3, writes
+    python3 validation/run.py read-after-write    # reference R3, reads
+    python3 validation/run.py micron              # reference R4, datasheet figures
+    python3 validation/run.py lbaf cdm            # reference R4, formats and CrystalDiskMark
 
 Figures go to docs/validation/<study>.png. Each section names this command, so every
 figure and number in docs/validation.md can be regenerated.
@@ -11,8 +16,10 @@ figure and number in docs/validation.md can be regenerated.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -21,9 +28,25 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference import R1_READ, Point  # noqa: E402
+import itertools
 
-from ssdtwin.studies.hmb import hmb_sweep  # noqa: E402
+import ssdtwin
+from reference import (
+    R1_READ,
+    R2_INFERRED_TR,
+    R2_LATENCY,
+    R2_STEP_GIB,
+    R3_READ,
+    R3_WRITE,
+    R4_FIO,
+    Point,
+)
+from ssdtwin.studies.cdm import PRESETS, cdm_sweep, plot_cdm, text_export
+from ssdtwin.studies.hmb import hmb_sweep
+from ssdtwin.studies.lbaf import lbaf_sweep, plot_lbaf, verdicts
+from ssdtwin.studies.qlc_tr import decomposition, profile_tr_us, qlc_tr_sweep
+from ssdtwin.studies.read_after_write import read_after_write_sweep
+from ssdtwin.studies.slc_write import knee, slc_write_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "docs" / "validation"
@@ -37,24 +60,31 @@ def check(points: list[Point], simulated: Callable[[Point], float]) -> tuple[pd.
         if p.relation == "=":
             err = (sim - p.value) / p.value
             good = abs(err) <= p.tolerance
-            ref = f"≈ {p.value:,.0f}"
+            ref = f"≈ {number(p.value)}"
             shown = f"{err:+.1%}"
         else:
             good = sim < p.value if p.relation == "<" else sim > p.value
-            ref = f"{p.relation} {p.value:,.0f}"
+            ref = f"{p.relation} {number(p.value)}"
             shown = "within bound" if good else "OUT OF BOUND"
         ok &= good
         rows.append(
-            {"series": p.series, "x": p.x, "reference": ref, "simulated": f"{sim:,.0f}", "error": shown, "ok": good}
+            {"series": p.series, "x": p.x, "reference": ref, "simulated": number(sim), "error": shown, "ok": good}
         )
     return pd.DataFrame(rows), ok
 
 
-def markdown(table: pd.DataFrame, x_name: str) -> str:
-    lines = [f"| series | {x_name} | reference | simulated | error |", "|---|---|---|---|---|"]
+def number(value: float) -> str:
+    """Thousands separators for large values, three significant digits for small ones."""
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def markdown(table: pd.DataFrame, x_name: str | None = None) -> str:
+    """The comparison as a Markdown table; without ``x_name`` the points have no abscissa."""
+    x_head = f" {x_name} |" if x_name else ""
+    lines = [f"| quantity |{x_head} reference | simulated | error |", "|---|" + "---|" * (4 if x_name else 3)]
     for r in table.itertuples():
-        x = f"{r.x:g}"
-        lines.append(f"| {r.series} | {x} | {r.reference} | {r.simulated} | {r.error} |")
+        x = f" {r.x:g} |" if x_name else ""
+        lines.append(f"| {r.series} |{x} {r.reference} | {r.simulated} | {r.error} |")
     return "\n".join(lines)
 
 
@@ -68,7 +98,7 @@ def hmb() -> bool:
         return float(row.iops.iloc[0])
 
     result, ok = check(R1_READ, simulated)
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    ax = plt.figure(figsize=(7.5, 4.5)).subplots()
     colors = {"HMB off": "C0", "HMB 128 MiB": "C1", "HMB 240 MiB": "C2"}
     for series, g in table.groupby("series", sort=False):
         ax.plot(g.range_gib, g.iops / 1e3, marker="o", ms=3, color=colors[series], label=f"ssdtwin, {series}")
@@ -78,12 +108,7 @@ def hmb() -> bool:
     ax.scatter([], [], marker="*", color="grey", edgecolor="k", label="R1 (published): ≈ value")
     ax.scatter([], [], marker="v", color="grey", edgecolor="k", label="R1: upper bound")
     ax.set(xlabel="LBA range (GiB)", ylabel="K IOPS", title="R1: P32A80 4 KiB random read, QD 16 x 8 jobs")
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    FIGURES.mkdir(parents=True, exist_ok=True)
-    fig.savefig(FIGURES / "hmb.png", dpi=120)
+    finish(ax, "hmb")
     print(markdown(result, "range (GiB)"))
     # R1: HMB size makes no difference to random-write IOPS at any range (within 5 %).
     writes = hmb_sweep("p32a80", hmb=["off", "128", "240"], rws=["randwrite"], seconds=10.0)
@@ -96,7 +121,208 @@ def hmb() -> bool:
     return ok and worst <= 0.05
 
 
-STUDIES = {"hmb": hmb}
+def save(fig: plt.Figure, name: str) -> None:
+    FIGURES.mkdir(parents=True, exist_ok=True)
+    fig.savefig(FIGURES / f"{name}.png", dpi=120)
+    plt.close(fig)
+
+
+def finish(ax: plt.Axes, name: str, **legend: Any) -> None:
+    """A line plot's common finish (axis from zero, grid, legend), saved as ``name``."""
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(**{"fontsize": 8, **legend})
+    ax.figure.tight_layout()
+    save(ax.figure, name)
+
+
+def qlc_tr() -> bool:
+    table = qlc_tr_sweep("crucial-p1", max_written_gib=40)
+    by_gib = table.set_index("written_gib")
+    result, ok = check(R2_LATENCY, lambda p: float(by_gib.mean_lat_us[p.x]))
+    # The step: the first append after which the first GiB is no longer all in SLC.
+    step = int(table[table.slc_resident_fraction < 1].written_gib.iloc[0])
+    step_ok = R2_STEP_GIB[0] <= step <= R2_STEP_GIB[1]
+    tr = profile_tr_us(ssdtwin.profile_toml("crucial-p1"))
+    d = decomposition(table, tr).set_index("mode")
+    inferred, _ = check(R2_INFERRED_TR, lambda p: float(d.inferred_tr_us[p.series]))
+
+    ax = plt.figure(figsize=(7.5, 4.2)).subplots()
+    ax.plot(table.written_gib, table.mean_lat_us, marker="o", ms=3, label="ssdtwin, mean")
+    ax.plot(table.written_gib, table.p99_lat_us, lw=0.8, color="grey", label="ssdtwin, p99")
+    for p in R2_LATENCY:
+        ax.scatter(p.x, p.value, marker="*", s=90, color="C1", edgecolor="k", zorder=5)
+    ax.scatter([], [], marker="*", color="C1", edgecolor="k", label="R2 (published)")
+    ax.axvspan(*R2_STEP_GIB, color="C1", alpha=0.1, label="R2: step between 25 and 35 GiB")
+    ax.set(xlabel="GiB written", ylabel="QD1 4 KiB read latency (µs)", title="R2: Crucial P1, reads of the first GiB")
+    finish(ax, "qlc-tr")
+    print(markdown(result, "GiB written"))
+    print(
+        f"\nStep: the first GiB left SLC during append {step} (R2: between {R2_STEP_GIB[0]} and {R2_STEP_GIB[1]} GiB)."
+    )
+    print("\nR2's decomposition (latency less 9.9 µs of transfers) applied to the simulated latencies:\n")
+    print(markdown(inferred))
+    print(f"\nThe profile's true tR: SLC {tr['slc']:g} µs, QLC {tr['qlc']:g} µs.")
+    return ok and step_ok
+
+
+def slc_write() -> bool:
+    table = slc_write_sweep("wd-black-256", seconds=15)
+    k = knee(table)
+    assert k is not None, "no knee in the write rate"
+    values = {
+        "write rate before the knee": k["before_mbps"],
+        "write rate after the knee": k["after_mbps"],
+        "GB written at the knee": k["written_gb"],
+    }
+    result, ok = check(R3_WRITE, lambda p: values[p.series])
+    ax = plt.figure(figsize=(7.5, 4.2)).subplots()
+    ax.step(table.t_s, table.write_mbps, where="post", label="ssdtwin")
+    ax.axhline(690, color="C1", ls="--", lw=1, label="R3: ~690 MB/s into the cache")
+    ax.axhline(210, color="C2", ls="--", lw=1, label="R3: ~210 MB/s after it")
+    ax.axvline(k["t_s"], color="grey", lw=0.8, label=f"knee: {k['written_gb']:.2f} GB written")
+    ax.set(xlabel="s", ylabel="MB/s (2^20 B/s)", title="R3: WD Black 256 GB, 1 thread of 128 KiB writes")
+    finish(ax, "slc-write")
+    print(markdown(result))
+    return ok
+
+
+def read_after_write() -> bool:
+    table = read_after_write_sweep("wd-black-256", write_seconds=[0, 1, 3, 5, 7, 9], read_seconds=15)
+    fresh = float(table[table.write_s == 0].read_mbps.median())
+    steady = table.groupby("write_s").read_mbps
+
+    def simulated(p: Point) -> float:
+        if p.series == "formatted drive, steady":
+            return fresh
+        rates = table[table.write_s == p.x].read_mbps
+        return float(rates.iloc[0] if p.series.startswith("first") else rates.iloc[-1])
+
+    result, ok = check(R3_READ, simulated)
+    # Recovery: the first second within 5 % of the formatted drive's rate.
+    recovery = {
+        int(w): int(g[g.read_mbps >= 0.95 * fresh].t_s.iloc[0]) for w, g in table[table.write_s > 0].groupby("write_s")
+    }
+    times = list(recovery.values())
+    later = all(a <= b for a, b in itertools.pairwise(times)) and times[-1] > times[0]
+    ax = plt.figure(figsize=(7.5, 4.2)).subplots()
+    for w, g in table.groupby("write_s"):
+        ax.plot(g.t_s, g.read_mbps, marker="o", ms=3, label=f"ssdtwin, W = {w} s")
+    ax.axhline(1340, color="k", ls="--", lw=1, label="R3: ~1340 MB/s formatted")
+    ax.axhline(490, color="k", ls=":", lw=1, label="R3: ~490 MB/s right after 1 to 3 s of writing")
+    ax.set(xlabel="s of reading", ylabel="MB/s (2^20 B/s)", title="R3: reads after W seconds of writing")
+    finish(ax, "read-after-write", fontsize=7, ncol=2)
+    print(markdown(result, "W (s)"))
+    first = steady.first()
+    print(
+        "\nRecovered (within 5 % of the formatted rate) by second "
+        + ", ".join(f"{t} after W = {w} s" for w, t in recovery.items())
+        + f": {'later the more was written' if later else 'NOT later the more was written'}."
+        + " First second for W = 5, 7, 9 s: "
+        + ", ".join(f"{first[w]:.0f}" for w in (5, 7, 9))
+        + " MB/s (R3: lower than after 1 to 3 s)."
+    )
+    return ok and later
+
+
+def _fio(dev: ssdtwin.Device, name: str, **options: object) -> tuple[float, float, float | None]:
+    """IOPS summed over the job's clones, their mean latency (µs), and the write
+    amplification of the run (None without writes)."""
+    job = {"name": name, "ioengine": "libaio", "direct": 1, "time_based": True, **options}
+    result = dev.run(job)
+    s = result.summary
+    wa = result.json["jobs"][0]["ssdtwin"]["write_amplification"]
+    return float(s.iops.sum()), float((s.mean_lat_us * s.ios).sum() / s.ios.sum()), wa
+
+
+def micron() -> bool:
+    dev = ssdtwin.Device("micron-9200max")
+    dev.fill("seq", 100)
+    values = {}
+    iops, _, _ = _fio(dev, "seqread", rw="read", bs="128k", iodepth=32, ramp_time=1, runtime=2)
+    values["seq 128 KiB read, MB/s"] = iops * (128 << 10) / 1e6
+    iops, _, _ = _fio(dev, "randread", rw="randread", bs="4k", iodepth=64, numjobs=4, ramp_time=1, runtime=2)
+    values["4 KiB random read, IOPS"] = iops
+    _, lat, _ = _fio(dev, "qd1", rw="randread", bs="4k", iodepth=1, ramp_time=1, runtime=2)
+    values["4 KiB random read QD1, us"] = lat
+    iops, _, _ = _fio(dev, "seqwrite", rw="write", bs="128k", iodepth=32, ramp_time=1, runtime=2)
+    values["seq 128 KiB write, MB/s"] = iops * (128 << 10) / 1e6
+    # Random writes at steady state: a random fill with GC (two passes), then 80 s in 10 s
+    # windows, long against a GC cycle (a 2.25 GiB superblock), each with a fresh seed (the
+    # same seed would replay the same offsets, as fio's randrepeat does). The untimed fill
+    # leaves victims emptier than timed GC does: the first 20 s run faster.
+    dev.fill("random", 100)
+    windows = [
+        _fio(dev, f"randwrite-{i}", rw="randwrite", bs="4k", iodepth=32, numjobs=4, runtime=10, randseed=100 + i)
+        for i in range(8)
+    ]
+    # Each window holds a few GC cycles whose victims differ: steady state is the mean of
+    # the last 60 s.
+    steady = windows[2:]
+    values["4 KiB random write, IOPS"] = sum(w[0] for w in steady) / len(steady)
+    result, ok = check(R4_FIO, lambda p: values[p.series])
+
+    shown = [p for p in R4_FIO if p.relation == "="]
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    ratios = [100 * values[p.series] / p.value for p in shown]
+    bars = ax.barh([p.series for p in shown], ratios, color="C0", label="ssdtwin")
+    ax.bar_label(bars, labels=[number(values[p.series]) for p in shown], fontsize="small", padding=3)
+    ax.axvspan(90, 110, color="C1", alpha=0.15, label="datasheet ±10 %")
+    ax.axvline(100, color="C1")
+    ax.set(xlabel="% of the datasheet figure", xlim=(0, 130), title="R4: Micron 9200 MAX 1.6 TB under fio")
+    ax.invert_yaxis()
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    save(fig, "micron")
+    print(markdown(result))
+    per_window = ", ".join(f"{w[0]:,.0f} IOPS (WA {w[2]:.2f})" for w in windows)
+    print(f"\nRandom-write windows of 10 s after the random fill: {per_window}.")
+    return ok
+
+
+def lbaf() -> bool:
+    table = lbaf_sweep("micron-9200max")
+    save(plot_lbaf(table), "lbaf")
+    v = verdicts(table)
+    print("| lbaf | format | advertised RP | deserved RP | score |")
+    print("|---|---|---|---|---|")
+    for r in v.itertuples():
+        print(
+            f"| {r.lbaf} | {r.data_bytes}+{r.metadata_bytes} B | {r.advertised_rp} | {r.deserved_rp} | {r.score:.3f} |"
+        )
+    per_byte = table.set_index(["lbaf", "test", "op"]).mbps
+    small, big = per_byte[(0, "RNDLBA Q32", "write")], per_byte[(2, "RND4K Q32", "write")]
+    print(f"\n512 B random writes at QD32 on LBA format 0: {small:,.1f} MB/s; 4 KiB on format 2: {big:,.1f} MB/s.")
+    return bool(v.agrees.all()) and small < big
+
+
+def cdm() -> bool:
+    ok = True
+    for preset in PRESETS:
+        for size in (1 << 30, 32 << 30):
+            start = time.perf_counter()
+            table = cdm_sweep("micron-9200max", preset=preset, size=size)
+            wall = time.perf_counter() - start
+            drive = f"{size >> 30} GiB test file"
+            text = text_export(table, preset=preset, size=size, count=5, measure=5, interval=5, drive=drive)
+            body = text.split("[Read]")[1].split("Profile:")[0]
+            print(f"CrystalDiskMark {preset} preset, {size >> 30} GiB: {wall:.1f} s wall\n")
+            print(f"```\n[Read]{body.rstrip()}\n```\n")
+            ok &= wall < 60
+            if preset == "nvme" and size == 32 << 30:
+                save(plot_cdm(table), "cdm")
+    return ok
+
+
+STUDIES = {
+    "hmb": hmb,
+    "qlc-tr": qlc_tr,
+    "slc-write": slc_write,
+    "read-after-write": read_after_write,
+    "micron": micron,
+    "lbaf": lbaf,
+    "cdm": cdm,
+}
 
 
 def main() -> int:

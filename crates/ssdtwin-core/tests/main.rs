@@ -1,5 +1,8 @@
 //! Integration tests of ssdtwin-core. One module per concern:
 
+// The tests compare simulated times and ratios with exactly computed ones on purpose.
+#![allow(clippy::float_cmp)]
+
 mod common;
 
 // FTL and device against a reference map under random operations (proptest).

@@ -42,8 +42,7 @@ fn simulate<T: Send>(
                 match &progress {
                     Some(cb) => cb
                         .call1(py, (p.elapsed_ns, p.expected_ns, p.bytes_done, p.bytes_expected))
-                        .map(|r| r.extract::<bool>(py).unwrap_or(true))
-                        .unwrap_or(false),
+                        .is_ok_and(|r| r.extract::<bool>(py).unwrap_or(true)),
                     None => true,
                 }
             })
@@ -90,7 +89,7 @@ impl Device {
     }
 
     /// Fills without simulating time: `pattern` "seq" or "random".
-    #[pyo3(signature = (pattern, percent = 100.0, command_bytes = 131072, overwrite_passes = 2.0, seed = 1))]
+    #[pyo3(signature = (pattern, percent = 100.0, command_bytes = 131_072, overwrite_passes = 2.0, seed = 1))]
     fn fill(
         &mut self,
         py: Python<'_>,

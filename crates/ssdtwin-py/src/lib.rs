@@ -3,6 +3,9 @@
 //! classes declared once in `python/ssdtwin/errors.py`. No model logic or defaults live
 //! here; the Python package is the public face.
 
+// PyO3 hands arguments over as owned values.
+#![allow(clippy::needless_pass_by_value)]
+
 mod device;
 mod errors;
 mod output;

@@ -202,7 +202,7 @@ impl Checker<'_> {
         }
     }
     fn us(&self, field: &str, v: f64) -> Result<SimDuration, ProfileError> {
-        if !v.is_finite() || v < 0.0 || v > 1e9 {
+        if !v.is_finite() || !(0.0..=1e9).contains(&v) {
             return Err(self.bad(field, &v, "allowed 0 to 1e9 microseconds"));
         }
         Ok(SimDuration((v * 1000.0).round() as u64))
@@ -522,7 +522,7 @@ fn build_slc(
 ) -> Result<SlcCacheConfig, ProfileError> {
     let Some(s) = s else { return Ok(SlcCacheConfig::NONE) };
     let gib = |field: &str, v: f64| -> Result<f64, ProfileError> {
-        if !v.is_finite() || v < 0.0 || v > 1e6 {
+        if !v.is_finite() || !(0.0..=1e6).contains(&v) {
             return Err(c.bad(field, &v, "allowed 0 to 1e6 GiB"));
         }
         Ok(v * f64::from(1 << 30))

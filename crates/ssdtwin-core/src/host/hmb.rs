@@ -9,7 +9,7 @@
 //! accepts the first chunk size whose total reaches `hmmin`. See `docs/model.md` § "Map
 //! cache" and domain-facts.md § 1.3.
 
-/// The driver's page size and largest single chunk (PAGE_SIZE × MAX_ORDER_NR_PAGES).
+/// The driver's page size and largest single chunk (`PAGE_SIZE` × `MAX_ORDER_NR_PAGES`).
 const PAGE_BYTES: u64 = 4096;
 const MAX_CHUNK_BYTES: u64 = 4 << 20;
 

@@ -243,7 +243,7 @@ pub struct JobSpec {
     pub stonewall: bool,
     /// `new_group`: start a new reporting group without waiting.
     pub new_group: bool,
-    /// `direct=`: must be 1 (O_DIRECT); ssdtwin has no page cache, so buffered I/O is refused.
+    /// `direct=`: must be 1 (`O_DIRECT`); ssdtwin has no page cache, so buffered I/O is refused.
     pub direct: bool,
     /// `ioengine=`: accepted and echoed; every engine is simulated as an asynchronous one
     /// (libaio-like). Synchronous engines (`psync`, `sync`, `pvsync`, `pvsync2`) cap

@@ -604,15 +604,12 @@ impl Runner {
             // deallocate has no such limit).
             let chunk = if dir == Direction::Trim { bytes } else { bytes.min(self.max_command_bytes) };
             let io = InFlightIo { clone: i as u32, dir, offset, bytes, commands_left: bytes.div_ceil(chunk) as u32 };
-            let user = match self.free_ios.pop() {
-                Some(k) => {
-                    self.ios[k as usize] = io;
-                    k
-                }
-                None => {
-                    self.ios.push(io);
-                    self.ios.len() as u32 - 1
-                }
+            let user = if let Some(k) = self.free_ios.pop() {
+                self.ios[k as usize] = io;
+                k
+            } else {
+                self.ios.push(io);
+                self.ios.len() as u32 - 1
             };
             let mut at = offset;
             while at < offset + bytes {
@@ -805,24 +802,21 @@ impl JobClone {
             return (at, bytes);
         }
         let bytes = self.bs[d].next(&mut self.rng);
-        let offset = match self.offsets[d].as_mut() {
-            Some(chooser) => {
-                while self.drawn[d].len() <= LOOKAHEAD {
-                    let raw = chooser.draw(&mut self.rng);
-                    chooser.touch(raw);
-                    self.drawn[d].push_back(raw);
-                }
-                let raw = self.drawn[d].pop_front().expect("filled above");
-                self.region_start + chooser.settle(raw) * self.align[d]
+        let offset = if let Some(chooser) = self.offsets[d].as_mut() {
+            while self.drawn[d].len() <= LOOKAHEAD {
+                let raw = chooser.draw(&mut self.rng);
+                chooser.touch(raw);
+                self.drawn[d].push_back(raw);
             }
-            None => {
-                if self.seq_pos[d] + bytes > self.region_bytes {
-                    self.seq_pos[d] = 0;
-                }
-                let off = self.region_start + self.seq_pos[d];
-                self.seq_pos[d] += bytes;
-                off
+            let raw = self.drawn[d].pop_front().expect("filled above");
+            self.region_start + chooser.settle(raw) * self.align[d]
+        } else {
+            if self.seq_pos[d] + bytes > self.region_bytes {
+                self.seq_pos[d] = 0;
             }
+            let off = self.region_start + self.seq_pos[d];
+            self.seq_pos[d] += bytes;
+            off
         };
         // A random block near the end may not fit a larger size: clip at the region end.
         let bytes = bytes.min(self.region_start + self.region_bytes - offset);

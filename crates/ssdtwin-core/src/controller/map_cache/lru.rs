@@ -31,14 +31,14 @@ impl Lru {
     fn unlink(&mut self, s: u32) {
         let (p, n) = (self.prev[s as usize], self.next[s as usize]);
         if p == NONE {
-            self.head = n
+            self.head = n;
         } else {
-            self.next[p as usize] = n
+            self.next[p as usize] = n;
         }
         if n == NONE {
-            self.tail = p
+            self.tail = p;
         } else {
-            self.prev[n as usize] = p
+            self.prev[n as usize] = p;
         }
         self.len -= 1;
     }
@@ -47,9 +47,9 @@ impl Lru {
         self.prev[s as usize] = NONE;
         self.next[s as usize] = self.head;
         if self.head == NONE {
-            self.tail = s
+            self.tail = s;
         } else {
-            self.prev[self.head as usize] = s
+            self.prev[self.head as usize] = s;
         }
         self.head = s;
         self.len += 1;

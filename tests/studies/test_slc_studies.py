@@ -94,6 +94,27 @@ def test_read_after_write_slows_reads_of_the_folding_data() -> None:
     assert "by t = 3 s" in text or "by t = 2 s" in text
 
 
+def test_reads_after_the_cache_overflowed_meet_urgent_folding_first() -> None:
+    # A 0.5 GiB static cache that 1 s of writing (~0.6 GB) overflows; reads start folding.
+    # Urgent above 0.3 GiB cached, fold programs are never suspended: reads wait out whole
+    # TLC programs. With the watermark above the cache, reads suspend background folds.
+    small = {"slc_cache.static_gib": 0.5}
+    rates: dict[float, list[float]] = {}
+    for watermark in (0.3, 1.0):
+        t = read_after_write_sweep(
+            "wd-black-256",
+            write_seconds=[1],
+            read_seconds=4,
+            overrides={**small, "slc_cache.fold_urgent_gib": watermark},
+        )
+        assert t.written_gb.iloc[0] > 0.5 * 2**30 / 1e9
+        rates[watermark] = list(t.read_mbps)
+    urgent, background = rates[0.3], rates[1.0]
+    assert urgent[0] < 0.5 * background[0]
+    assert urgent[0] < urgent[1] < urgent[2]
+    assert urgent[-1] == pytest.approx(background[-1], rel=0.01)
+
+
 def test_the_studies_are_registered() -> None:
     names = [s.name for s in REGISTRY]
     assert {"qlc-tr", "slc-write", "read-after-write"} <= set(names)

@@ -109,6 +109,38 @@ fn a_host_read_starts_folding_when_the_profile_says_so() {
 }
 
 #[test]
+fn reads_never_suspend_an_urgent_fold() {
+    // The cache is full (2 MiB); host reads start folding. Urgent below 2 MiB cached, the
+    // fold programs queue with host programs and are never suspended: a read meeting one
+    // waits out its whole tPROG. Without the watermark, reads suspend them. (Only programs
+    // are suspendable here, so the victims' erases do not count.)
+    let mut slowest = Vec::new();
+    for urgent in [None, Some("slc_cache.fold_urgent_gib=0.0")] {
+        let mut extra = vec!["slc_cache.fold_on_read=true", "nand.suspend=\"program\""];
+        extra.extend(urgent);
+        let mut dev = Device::new(slc_config(&extra));
+        run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 4), Some(2 * MIB), None);
+        dev.quiesce();
+        let before = dev.counters().suspensions;
+        let r = run_one(&mut dev, job("r", RwPattern::RandRead, 4096, 1), Some(2 * MIB), Some(20));
+        let c = dev.counters();
+        assert!(c.folded_bytes > 0, "reads started folding");
+        slowest.push((c.suspensions - before, r.jobs[0].dirs[0].latency.clat.max as f64 / 1e3));
+    }
+    let t_prog_us = dev_t_prog_us();
+    let (suspended, _) = slowest[0];
+    let (urgent_suspended, urgent_max_us) = slowest[1];
+    assert!(suspended > 0, "background folds are suspended by reads");
+    assert_eq!(urgent_suspended, 0, "urgent folds never are");
+    assert!(urgent_max_us > t_prog_us, "a read waited out a program: {urgent_max_us} us, tPROG {t_prog_us} us");
+}
+
+fn dev_t_prog_us() -> f64 {
+    let cfg = slc_config(&[]);
+    cfg.nand.cell[CellMode::Tlc.index()].t_prog.0 as f64 / 1e3
+}
+
+#[test]
 fn writes_short_of_space_fold_whatever_the_watermarks() {
     // A dynamic cache that may take most of the drive, watermarks it never reaches and no
     // idle trigger: writing the whole namespace twice must fold to make room.

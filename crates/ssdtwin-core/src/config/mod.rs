@@ -571,6 +571,10 @@ fn build_slc(
             &format!("must exceed fold_low_gib ({})", s.fold_low_gib),
         ));
     }
+    let fold_urgent_units = match s.fold_urgent_gib {
+        Some(u) => units(gib("slc_cache.fold_urgent_gib", u)?),
+        None => u64::MAX,
+    };
     let fold_idle = match s.fold_idle_ms {
         Some(ms) if ms.is_finite() && (0.0..=1e9).contains(&ms) => Some(SimDuration((ms * 1e6) as u64)),
         Some(ms) => return Err(c.bad("slc_cache.fold_idle_ms", &ms, "allowed 0 to 1e9 ms")),
@@ -586,6 +590,7 @@ fn build_slc(
         fold_idle,
         fold_on_read: s.fold_on_read,
         fold_in_background,
+        fold_urgent_units,
     })
 }
 
@@ -825,6 +830,19 @@ mod tests {
         // MLC has no more bits than TLC, but the profile gives no MLC timings.
         let e = shipped_with(&["map_cache.map_cell=mlc"]).unwrap_err();
         assert!(e.to_string().ends_with(&format!("{allowed}, with its timings in [nand.mlc]")), "{e}");
+    }
+
+    #[test]
+    fn urgent_fold_watermark_is_gib_of_cached_data() {
+        let p = load_profile("wd-black-256").unwrap();
+        let with = |v: &str| {
+            let mut p = p.clone();
+            apply_overrides(&mut p, &[format!("slc_cache.fold_urgent_gib={v}")])?;
+            build(&p)
+        };
+        assert_eq!(with("1.0").unwrap().slc.fold_urgent_units, (1 << 30) / 4096);
+        let e = with("-1.0").unwrap_err();
+        assert_eq!(e.to_string(), "shipped:wd-black-256: slc_cache.fold_urgent_gib = -1: allowed 0 to 1e6 GiB");
     }
 
     #[test]

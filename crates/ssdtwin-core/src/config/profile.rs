@@ -466,6 +466,9 @@ pub struct SlcCacheSection {
     /// program or erase waits on the die) or "host" (they queue with host and GC programs).
     #[serde(default = "default_fold_priority")]
     pub fold_priority: String,
+    /// While at least this much data is cached, GiB, fold programs are urgent: they queue
+    /// with host programs and reads never suspend them (absent: never urgent).
+    pub fold_urgent_gib: Option<f64>,
 }
 
 fn default_when_full() -> String {

@@ -22,6 +22,9 @@
 //! write waits for space (the cache full under fold-then-write, or no free superblock
 //! beyond GC's reserve); it folds the oldest full SLC superblocks until no more than the
 //! low watermark is cached and no write waits for space.
+//!
+//! Fold programs queued while at least `slc_cache.fold_urgent_gib` is cached are urgent:
+//! they queue with host programs and no read suspends them.
 
 use super::{Device, Event};
 use crate::ftl::Stream;
@@ -48,10 +51,13 @@ impl JobKind {
 
 impl Device {
     /// The die-queue class of a job's programs: GC cannot yield to host work, or free space
-    /// would run out; folding yields if the profile says so.
+    /// would run out; folding is urgent while the cache is above its urgent watermark, and
+    /// otherwise yields if the profile says so.
     fn program_class(&self, kind: JobKind) -> DieOpKind {
+        let slc = &self.ftl.slc;
         match kind {
-            JobKind::Fold if self.ftl.slc.fold_in_background => DieOpKind::BackgroundProgram,
+            JobKind::Fold if self.ftl.slc_valid_units() >= slc.fold_urgent_units => DieOpKind::UrgentProgram,
+            JobKind::Fold if slc.fold_in_background => DieOpKind::BackgroundProgram,
             JobKind::Gc | JobKind::Fold => DieOpKind::Program,
         }
     }

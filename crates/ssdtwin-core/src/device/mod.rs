@@ -595,7 +595,7 @@ impl Device {
             DieOpKind::MapRead => self.map_read_done(die, op),
             DieOpKind::MapWrite => self.map_cache.persisted(op.token),
             DieOpKind::RelocRead => self.reloc_read_done(die, op),
-            DieOpKind::Program | DieOpKind::BackgroundProgram => self.program_done(op),
+            DieOpKind::Program | DieOpKind::BackgroundProgram | DieOpKind::UrgentProgram => self.program_done(op),
             DieOpKind::Erase => self.erase_done(op),
         }
     }

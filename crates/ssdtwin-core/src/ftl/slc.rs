@@ -49,6 +49,9 @@ pub struct SlcCacheConfig {
     pub fold_on_read: bool,
     /// Fold programs yield to host programs and erases (else they queue with them).
     pub fold_in_background: bool,
+    /// While at least this many map units are cached, fold programs are urgent: they queue
+    /// with host programs and reads never suspend them (`u64::MAX`: never).
+    pub fold_urgent_units: u64,
 }
 
 impl SlcCacheConfig {
@@ -63,6 +66,7 @@ impl SlcCacheConfig {
         fold_idle: None,
         fold_on_read: false,
         fold_in_background: true,
+        fold_urgent_units: u64::MAX,
     };
 
     /// True if host writes may go to SLC at all.

@@ -10,8 +10,9 @@
 //! ```
 //!
 //! Queues are by class, highest priority first: host and map reads, relocation (GC/fold)
-//! reads, programs (host, GC, map, and fold programs with `slc_cache.fold_priority = "host"`),
-//! erases, background programs (fold programs by default). Under
+//! reads, programs (host, GC, map, urgent fold programs, and fold programs with
+//! `slc_cache.fold_priority = "host"`), erases, background programs (fold programs by
+//! default). Urgent fold programs are the only programs a read never suspends. Under
 //! [`DieScheduler::ReadPriority`] the die takes the first non-empty class, except that a
 //! parked (suspended) op resumes as soon as the host and map reads are drained, before the
 //! other classes; under [`DieScheduler::Fifo`] every op goes to one queue. An op may carry a
@@ -44,6 +45,9 @@ pub enum DieOpKind {
     MapWrite,
     /// Erase this die's blocks of a superblock.
     Erase,
+    /// Program folded data urgently (`slc_cache.fold_urgent_gib`): queues with host
+    /// programs and is never suspended.
+    UrgentProgram,
 }
 
 impl DieOpKind {
@@ -51,7 +55,7 @@ impl DieOpKind {
         match self {
             DieOpKind::HostRead | DieOpKind::MapRead => 0,
             DieOpKind::RelocRead => 1,
-            DieOpKind::Program | DieOpKind::MapWrite => 2,
+            DieOpKind::Program | DieOpKind::MapWrite | DieOpKind::UrgentProgram => 2,
             DieOpKind::Erase => 3,
             DieOpKind::BackgroundProgram => 4,
         }

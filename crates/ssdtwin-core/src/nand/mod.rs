@@ -50,7 +50,9 @@ impl NandTiming {
         let t = &self.cell[mode.index()];
         match kind {
             DieOpKind::HostRead | DieOpKind::MapRead | DieOpKind::RelocRead => t.t_read,
-            DieOpKind::Program | DieOpKind::BackgroundProgram | DieOpKind::MapWrite => t.t_prog,
+            DieOpKind::Program | DieOpKind::BackgroundProgram | DieOpKind::UrgentProgram | DieOpKind::MapWrite => {
+                t.t_prog
+            }
             DieOpKind::Erase => t.t_erase,
         }
     }
@@ -126,7 +128,7 @@ impl NandArray {
             |kind, mode| timing.array_time(kind, mode),
             |op, start| match op.kind {
                 // Data moves into the page registers before the array programs it.
-                DieOpKind::Program | DieOpKind::BackgroundProgram | DieOpKind::MapWrite => {
+                DieOpKind::Program | DieOpKind::BackgroundProgram | DieOpKind::UrgentProgram | DieOpKind::MapWrite => {
                     channel.book(start, timing.transfer_time(op.units)).1
                 }
                 _ => start,

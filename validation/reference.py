@@ -55,6 +55,8 @@ R3_READ = [
     Point("formatted drive, steady", 0, 1340),
     *[Point("first second after writing", w, 490, note="1 s or 3 s of writing") for w in (1, 3)],
     *[Point("last second (recovered)", w, 1340) for w in (1, 3, 5, 7, 9)],
+    *[Point("first second, cache overflowed", w, 490, "<", note="starts even lower") for w in (5, 7, 9)],
+    *[Point("plateau it rises to, overflowed", w, 490, note="rises to ~490") for w in (5, 7, 9)],
 ]
 
 #: R4 (Micron 9200 MAX 1.6 TB datasheet): fio at high queue depth after a full fill.

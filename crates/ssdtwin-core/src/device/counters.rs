@@ -87,7 +87,8 @@ pub struct CounterSnapshot {
     pub write_buffer_bytes: u64,
     /// Verify mismatches (verify mode only).
     pub verify_errors: u64,
-    /// Map segment lookups by reads (0 with the map in DRAM).
+    /// Map segment lookups by reads and by writes merging a partial unit (0 with the map
+    /// in DRAM).
     pub map_lookups: u64,
     /// Lookups served from controller SRAM.
     pub map_sram_hits: u64,

@@ -1,7 +1,8 @@
 //! The map cache at work: lookups for reads, translation-page loads through the dies, and
 //! map updates written to flash (journal pages or evicted segments).
 //!
-//! A read whose segment misses waits for the load; at most `max_map_loads` loads are in
+//! A read whose segment misses waits for the load, as does a write that must merge a
+//! partial map unit (it needs the unit's old location); at most `max_map_loads` loads are in
 //! flight and the rest queue in order, so a controller that serialises loads (one at a
 //! time) is limited to one miss per load time. A load is a die read of the translation
 //! page in the map blocks' cell mode, a channel transfer of one map unit, ECC, then
@@ -10,6 +11,7 @@
 use super::Device;
 use crate::controller::map_cache::{Lookup, MapLocation};
 use crate::engine::{SimDuration, SimTime};
+use crate::host::Opcode;
 use crate::nand::{DieOp, DieOpKind};
 
 impl Device {
@@ -96,7 +98,10 @@ impl Device {
             sl.pending_maps -= 1;
             if sl.pending_maps == 0 {
                 let ready = sl.ready.max(inserted);
-                self.start_read(slot, ready);
+                match sl.command.opcode {
+                    Opcode::Write => self.continue_write(slot, ready),
+                    _ => self.start_read(slot, ready),
+                }
             }
         }
         woken.clear();

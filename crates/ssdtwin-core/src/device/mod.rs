@@ -517,11 +517,28 @@ impl Device {
             Opcode::Write => {
                 self.counters.write_cmds += 1;
                 self.counters.bytes_written += bytes;
-                let (_, ready) = self.cores.book(arrive, ctrl.write_cmd + ctrl.unit.times(u64::from(units)));
+                // Merging a partial unit needs its old location: look up its segment.
+                let mut misses = std::mem::take(&mut self.miss_scratch);
+                let lookups = match self.partial_units(slot) {
+                    [Some(head), Some(tail)] if self.map_cache.segment_of(head) != self.map_cache.segment_of(tail) => {
+                        self.map_lookups(head, 1, arrive, &mut misses) + self.map_lookups(tail, 1, arrive, &mut misses)
+                    }
+                    [Some(head), Some(tail)] => self.map_lookups(head, tail - head + 1, arrive, &mut misses),
+                    [Some(lpn), None] | [None, Some(lpn)] => self.map_lookups(lpn, 1, arrive, &mut misses),
+                    [None, None] => SimDuration::ZERO,
+                };
+                let ctrl = &self.config.controller;
+                let (_, ready) = self.cores.book(arrive, ctrl.write_cmd + ctrl.unit.times(u64::from(units)) + lookups);
                 self.slots[slot as usize].ready = ready;
-                if !self.start_rmw_reads(slot, ready) {
-                    self.try_admit(slot, ready);
+                if misses.is_empty() {
+                    self.continue_write(slot, ready);
+                } else {
+                    for &s in &misses {
+                        self.request_map(s, Some(slot), ready);
+                    }
                 }
+                misses.clear();
+                self.miss_scratch = misses;
             }
             Opcode::Trim => {
                 self.counters.trim_cmds += 1;

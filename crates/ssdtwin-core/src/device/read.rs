@@ -95,24 +95,25 @@ impl Device {
         bytes
     }
 
-    /// A write covering only part of a map unit must merge with the unit's old data: unless
-    /// the unit is unmapped (zeros) or still in the write buffer, read it from NAND first.
-    /// Issues those reads (the head and tail unit of the command) and returns true if the
-    /// write must wait for them.
-    pub(super) fn start_rmw_reads(&mut self, slot: u32, ready: SimTime) -> bool {
-        let s = self.slots[slot as usize];
+    /// The map units a write covers only in part: its head and its tail unit (one unit if
+    /// the write lies inside a single one).
+    pub(super) fn partial_units(&self, slot: u32) -> [Option<u32>; 2] {
+        let s = &self.slots[slot as usize];
         let lba = self.config.namespace.lba_bytes();
         let start = s.command.slba * lba;
         let end = start + u64::from(s.command.blocks) * lba;
-        let mut partial = [None, None];
-        if start % UNIT_BYTES != 0 {
-            partial[0] = Some(s.first_unit);
-        }
-        if end % UNIT_BYTES != 0 && !(s.units == 1 && partial[0].is_some()) {
-            partial[1] = Some(s.first_unit + s.units - 1);
-        }
+        let head = (start % UNIT_BYTES != 0).then_some(s.first_unit);
+        let tail = (end % UNIT_BYTES != 0 && !(s.units == 1 && head.is_some())).then(|| s.first_unit + s.units - 1);
+        [head, tail]
+    }
+
+    /// A write covering only part of a map unit must merge with the unit's old data: unless
+    /// the unit is unmapped (zeros) or still in the write buffer, read it from NAND first.
+    /// Issues those reads (the head and tail unit of the command; their map segments are
+    /// resident by now) and returns true if the write must wait for them.
+    pub(super) fn start_rmw_reads(&mut self, slot: u32, ready: SimTime) -> bool {
         let mut unit_reads = 0;
-        for lpn in partial.into_iter().flatten() {
+        for lpn in self.partial_units(slot).into_iter().flatten() {
             self.counters.partial_units_written += 1;
             let (die, mode) = match self.ftl.locate(lpn) {
                 Location::Nand { ppa, mode } => (self.config.geometry.die_of(ppa), mode),

@@ -8,6 +8,14 @@ use crate::ftl::Stream;
 use crate::nand::{DieOp, DieOpKind};
 
 impl Device {
+    /// A write's firmware work and map lookups are done: read the old data of its partial
+    /// units if it must, else ask for buffer room.
+    pub(super) fn continue_write(&mut self, slot: u32, ready: SimTime) {
+        if !self.start_rmw_reads(slot, ready) {
+            self.try_admit(slot, ready);
+        }
+    }
+
     /// Admits a write whose firmware processing (and read-modify-write reads) end at
     /// `ready`, or queues it until there is buffer space and the FTL can place it: room
     /// beyond GC's reserve of free superblocks, or, under fold-then-write, room in the SLC

@@ -10,18 +10,18 @@
 //! default 4). `SPEED_PHASE=read` or `SPEED_PHASE=write` runs one phase only, for profiling.
 
 use ssdtwin_core::config::{apply_overrides, build, load_profile};
-use ssdtwin_core::device::{Device, FillPattern};
+use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{BlockSize, JobSet, JobSpec, RunOptions, RwPattern, SizeSpec, run};
 use std::time::Instant;
 
 const CAPACITY_BYTES: u64 = 256 << 30;
 
-fn device() -> Device {
+fn device() -> Ssd {
     let mut p = load_profile("generic-tlc-1tb").unwrap();
     // The generic drive cut to 240 blocks per plane: 270 GiB raw for a 256 GiB namespace.
     let o = ["nand.blocks_per_plane=240".to_string(), format!("identity.capacity_bytes={CAPACITY_BYTES}")];
     apply_overrides(&mut p, &o).unwrap();
-    Device::new(build(&p).unwrap())
+    Ssd::new(build(&p).unwrap())
 }
 
 fn job(rw: RwPattern, seconds: u64, size: Option<u64>) -> JobSet {
@@ -37,7 +37,7 @@ fn job(rw: RwPattern, seconds: u64, size: Option<u64>) -> JobSet {
 }
 
 /// Runs `set` and returns (simulated I/Os, wall seconds).
-fn timed(dev: &mut Device, set: &JobSet) -> (u64, f64) {
+fn timed(dev: &mut Ssd, set: &JobSet) -> (u64, f64) {
     let t = Instant::now();
     let r = run(dev, set, &RunOptions::default(), &mut |_| true).unwrap();
     let wall = t.elapsed().as_secs_f64();
@@ -84,7 +84,9 @@ fn main() {
         out.insert("randwrite_ios".into(), writes.into());
         out.insert("randwrite_wall_s".into(), wall.into());
         out.insert("randwrite_gc_jobs".into(), (after.gc_jobs - before.gc_jobs).into());
-        out.insert("randwrite_write_amplification".into(), after.write_amplification_since(&before).into());
+        let nand = after.nand_write_bytes - before.nand_write_bytes;
+        let host = after.host_write_bytes - before.host_write_bytes;
+        out.insert("randwrite_write_amplification".into(), (nand as f64 / host.max(1) as f64).into());
     }
     let rss = peak_rss_bytes();
     out.insert("bytes_per_4k".into(), ((rss as f64 / (CAPACITY_BYTES / 4096) as f64 * 100.0).round() / 100.0).into());

@@ -1,9 +1,12 @@
-//! ssdtwin-core: a fast, deterministic discrete-event model of a flash SSD.
+//! ssdtwin-core: a fast, deterministic discrete-event model of flash SSDs and the storage
+//! stack above them.
 //!
 //! The layers follow the data path, each talking only to the one below:
 //!
 //! * [`workload`] turns fio-style jobs into commands and collects fio-style statistics;
-//! * [`device`] composes the drive: [`host`] (PCIe link, NVMe commands, namespace),
+//! * [`block`] is the seam below it: the [`block::BlockDevice`] trait every block target
+//!   implements, with its commands, completions and counters;
+//! * [`ssd`] composes the drive: [`nvme`] (PCIe link, namespace, HMB request),
 //!   [`controller`] (firmware cores, write buffer), [`ftl`] (page map, superblocks, GC,
 //!   TRIM) and [`nand`] (dies, channels, cell-mode timings);
 //! * [`engine`] (time, event queue, resources, random streams) and [`stats`] (histograms,
@@ -16,12 +19,12 @@
 //! mechanism and its parameters.
 //!
 //! ```
+//! use ssdtwin_core::block::{BlockDevice, Command, Opcode};
 //! use ssdtwin_core::config::{build, load_profile};
-//! use ssdtwin_core::device::Device;
 //! use ssdtwin_core::engine::SimTime;
-//! use ssdtwin_core::host::{Command, Opcode};
+//! use ssdtwin_core::ssd::Ssd;
 //!
-//! let mut dev = Device::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
+//! let mut dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
 //! dev.submit(SimTime::ZERO, Command { opcode: Opcode::Write, slba: 0, blocks: 8 }, 1).unwrap();
 //! let done = loop {
 //!     if let Some(c) = dev.poll() { break c; }
@@ -32,12 +35,13 @@
 
 #![deny(missing_docs)]
 
+pub mod block;
 pub mod config;
 pub mod controller;
-pub mod device;
 pub mod engine;
 pub mod ftl;
-pub mod host;
 pub mod nand;
+pub mod nvme;
+pub mod ssd;
 pub mod stats;
 pub mod workload;

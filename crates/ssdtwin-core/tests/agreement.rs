@@ -2,10 +2,10 @@
 //! device and the original, and two runs with the same seed.
 
 use crate::common::{job, run_one, small_config};
-use ssdtwin_core::device::{Device, FillPattern};
+use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{JobSet, RunOptions, RwPattern, run};
 
-fn assert_same_state(a: &Device, b: &Device) {
+fn assert_same_state(a: &Ssd, b: &Ssd) {
     assert_eq!(a.ftl().l2p(), b.ftl().l2p(), "maps differ");
     assert_eq!(a.ftl().export_state(), b.ftl().export_state(), "FTL state differs");
     let (ha, hb) = (a.host_counters(), b.host_counters());
@@ -25,10 +25,10 @@ fn assert_same_state(a: &Device, b: &Device) {
 fn bulk_sequential_fill_equals_the_timed_path() {
     let cfg = small_config(40, 25.0, &[]);
     let ns = cfg.namespace.capacity_bytes;
-    let mut timed = Device::with_verify(cfg.clone(), true);
+    let mut timed = Ssd::with_verify(cfg.clone(), true);
     run_one(&mut timed, job("fill", RwPattern::Write, 1 << 17, 32), Some(ns), None);
     timed.quiesce();
-    let mut bulk = Device::with_verify(cfg, true);
+    let mut bulk = Ssd::with_verify(cfg, true);
     bulk.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
     assert_same_state(&timed, &bulk);
     assert_eq!(timed.ftl().tags(), bulk.ftl().tags());
@@ -39,10 +39,10 @@ fn a_partial_fill_ending_mid_page_agrees_too() {
     let cfg = small_config(40, 25.0, &[]);
     // 37 % of the namespace in 4 KiB commands leaves the last program unit partly filled.
     let units = (f64::from(cfg.logical_units) * 0.37).round() as u64;
-    let mut timed = Device::new(cfg.clone());
+    let mut timed = Ssd::new(cfg.clone());
     run_one(&mut timed, job("fill", RwPattern::Write, 4096, 8), Some(units * 4096), None);
     timed.quiesce();
-    let mut bulk = Device::new(cfg);
+    let mut bulk = Ssd::new(cfg);
     bulk.fill(FillPattern::Sequential { percent: 37.0, command_bytes: 4096 }).unwrap();
     assert_same_state(&timed, &bulk);
     assert!(timed.counters().nand_padding_bytes > 0);
@@ -52,7 +52,7 @@ fn a_partial_fill_ending_mid_page_agrees_too() {
 fn snapshot_round_trip_restores_everything() {
     let cfg = small_config(48, 25.0, &["nand.pages_per_block=3"]);
     let logical = u64::from(cfg.logical_units);
-    let mut dev = Device::with_verify(cfg, true);
+    let mut dev = Ssd::with_verify(cfg, true);
     dev.fill(FillPattern::Random { percent: 100.0, overwrite_passes: 1.5, seed: 9 }).unwrap();
     let mut w = job("w", RwPattern::RandWrite, 4096, 16);
     w.io_size = Some(ssdtwin_core::workload::SizeSpec::Bytes(logical / 2 * 4096));
@@ -60,7 +60,7 @@ fn snapshot_round_trip_restores_everything() {
     dev.quiesce();
     let path = std::env::temp_dir().join(format!("ssdtwin-snap-{}.state", std::process::id()));
     dev.save(&path).unwrap();
-    let mut back = Device::load(&path).unwrap();
+    let mut back = Ssd::load(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
     assert_same_state(&dev, &back);
     assert_eq!(dev.ftl().tags(), back.ftl().tags());
@@ -75,7 +75,7 @@ fn snapshot_round_trip_restores_everything() {
 fn loading_garbage_is_an_error_not_a_panic() {
     let path = std::env::temp_dir().join(format!("ssdtwin-garbage-{}.state", std::process::id()));
     std::fs::write(&path, b"definitely not a state file").unwrap();
-    let e = Device::load(&path).err().unwrap();
+    let e = Ssd::load(&path).err().unwrap();
     std::fs::remove_file(&path).unwrap();
     assert!(e.to_string().contains("bad magic"), "{e}");
 }
@@ -84,7 +84,7 @@ fn loading_garbage_is_an_error_not_a_panic() {
 fn same_seed_same_result_different_seed_different_result() {
     let go = |seed: u64| {
         let cfg = small_config(48, 25.0, &["nand.pages_per_block=3"]);
-        let mut dev = Device::new(cfg);
+        let mut dev = Ssd::new(cfg);
         dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
         let mut j = job("mix", RwPattern::RandRw, 4096, 16);
         j.runtime_ns = Some(200_000_000);

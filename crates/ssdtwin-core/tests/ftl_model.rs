@@ -7,10 +7,10 @@
 
 use crate::common::small_config;
 use proptest::prelude::*;
-use ssdtwin_core::device::{Device, FillPattern};
+use ssdtwin_core::block::{BlockDevice, Command, Opcode};
 use ssdtwin_core::engine::{SimDuration, SimTime};
 use ssdtwin_core::ftl::{Ftl, RelocationJob};
-use ssdtwin_core::host::{Command, Opcode};
+use ssdtwin_core::ssd::{FillPattern, Ssd};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(Clone, Debug)]
@@ -96,7 +96,7 @@ fn command(op: &Op) -> Command {
     }
 }
 
-fn check(dev: &Device, reference: &Reference) -> Result<(), TestCaseError> {
+fn check(dev: &Ssd, reference: &Reference) -> Result<(), TestCaseError> {
     if let Err(e) = dev.ftl().check_invariants() {
         return Err(TestCaseError::fail(e));
     }
@@ -109,7 +109,7 @@ fn check(dev: &Device, reference: &Reference) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-fn device(extra: &[&str]) -> Device {
+fn device(extra: &[&str]) -> Ssd {
     // 4 KiB LBAs, so each LBA is one unit, and a namespace of exactly UNITS units.
     let capacity = format!("identity.capacity_bytes={}", u64::from(UNITS) * 4096);
     let mut o = vec![
@@ -119,7 +119,7 @@ fn device(extra: &[&str]) -> Device {
         &capacity,
     ];
     o.extend_from_slice(extra);
-    Device::with_verify(small_config(if extra.is_empty() { 32 } else { 48 }, 30.0, &o), true)
+    Ssd::with_verify(small_config(if extra.is_empty() { 32 } else { 48 }, 30.0, &o), true)
 }
 
 /// An SLC cache of 4 static superblocks (128 KiB each) and up to 8 dynamic ones, folding
@@ -136,7 +136,7 @@ const SLC: &[&str] = &[
 
 /// Runs `steps` on `dev` (after a full sequential fill if `prefill`), checking it against
 /// the reference after every step and once quiet at the end.
-fn run_case(mut dev: Device, prefill: bool, steps: Vec<Step>) -> Result<Device, TestCaseError> {
+fn run_case(mut dev: Ssd, prefill: bool, steps: Vec<Step>) -> Result<Ssd, TestCaseError> {
     let mut reference = Reference { versions: vec![0; UNITS as usize], next: 1 };
     if prefill {
         // A full device makes every case churn GC; the fill writes versions 1..=UNITS in order.
@@ -164,7 +164,7 @@ fn run_case(mut dev: Device, prefill: bool, steps: Vec<Step>) -> Result<Device, 
                 let n = SAVES.fetch_add(1, Ordering::Relaxed);
                 let path = std::env::temp_dir().join(format!("ssdtwin-prop-{}-{n}.state", std::process::id()));
                 dev.save(&path).unwrap();
-                dev = Device::load(&path).unwrap();
+                dev = Ssd::load(&path).unwrap();
                 std::fs::remove_file(&path).unwrap();
             }
         }

@@ -1,8 +1,8 @@
 //! GC under random writes: steady state, write amplification against the analytic bound,
 //! back-pressure, and TRIM.
 
-use crate::common::{job, run_one, small_config};
-use ssdtwin_core::device::{Device, FillPattern};
+use crate::common::{counter_row, job, run_one, small_config};
+use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{RwPattern, SizeSpec};
 
 /// Victim utilisation `u` of FIFO cleaning under uniform random writes solves
@@ -17,14 +17,14 @@ fn fifo_wa(alpha: f64) -> f64 {
     1.0 / (1.0 - u)
 }
 
-fn steady_state_wa(policy: &str) -> (f64, f64, Device) {
+fn steady_state_wa(policy: &str) -> (f64, f64, Ssd) {
     let cfg = small_config(64, 25.0, &["nand.pages_per_block=3", &format!("ftl.gc_policy={policy}")]);
     let logical = cfg.logical_units as f64;
     // Space GC can use: everything but the free superblocks GC keeps in reserve and the two
     // open frontiers.
     let sb_units = cfg.geometry.sb_units() as f64;
     let usable = (cfg.geometry.superblocks() as f64 - f64::from(cfg.gc.bg_threshold_sb) - 2.0) * sb_units;
-    let mut dev = Device::with_verify(cfg, true);
+    let mut dev = Ssd::with_verify(cfg, true);
     dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
     let ns = dev.config().namespace.capacity_bytes;
     // Two device-fulls of random writes reach steady state; measure the next two.
@@ -34,13 +34,13 @@ fn steady_state_wa(policy: &str) -> (f64, f64, Device) {
     warm.norandommap = true;
     warm.io_size = Some(SizeSpec::Bytes(2 * logical as u64 * 4096));
     run_one(&mut dev, warm, Some(ns), None);
-    let before = dev.counters();
+    let before = counter_row(&dev);
     let mut measure = job("measure", RwPattern::RandWrite, 4096, 32);
     measure.norandommap = true;
     measure.io_size = Some(SizeSpec::Bytes(2 * logical as u64 * 4096));
     run_one(&mut dev, measure, Some(ns), None);
     dev.quiesce();
-    let wa = dev.counters().write_amplification_since(&before).unwrap();
+    let wa = counter_row(&dev).write_amplification_since(&before).unwrap();
     (wa, fifo_wa(usable / logical), dev)
 }
 
@@ -66,7 +66,7 @@ fn cost_benefit_runs_to_steady_state_with_a_sane_write_amplification() {
 fn host_writes_wait_for_gc_and_reads_still_return_the_last_version() {
     let cfg = small_config(64, 25.0, &["nand.pages_per_block=3"]);
     let logical = u64::from(cfg.logical_units);
-    let mut dev = Device::with_verify(cfg, true);
+    let mut dev = Ssd::with_verify(cfg, true);
     dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
     let ns = dev.config().namespace.capacity_bytes;
     let mut mix = job("mix", RwPattern::RandRw, 4096, 64);
@@ -85,7 +85,7 @@ fn trimmed_space_lowers_write_amplification() {
     let run = |trim_half: bool| {
         let cfg = small_config(64, 25.0, &["nand.pages_per_block=3"]);
         let logical = u64::from(cfg.logical_units);
-        let mut dev = Device::new(cfg);
+        let mut dev = Ssd::new(cfg);
         dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
         let ns = dev.config().namespace.capacity_bytes;
         if trim_half {
@@ -93,14 +93,14 @@ fn trimmed_space_lowers_write_amplification() {
             t.offset = SizeSpec::Bytes(ns / 2);
             run_one(&mut dev, t, Some(ns / 2), None);
         }
-        let before = dev.counters();
+        let before = counter_row(&dev);
         let mut w = job("w", RwPattern::RandWrite, 4096, 32);
         w.norandommap = true;
         w.io_size = Some(SizeSpec::Bytes(2 * logical * 4096));
         run_one(&mut dev, w, Some(ns / 2), None);
         dev.quiesce();
         dev.ftl().check_invariants().unwrap();
-        dev.counters().write_amplification_since(&before).unwrap()
+        counter_row(&dev).write_amplification_since(&before).unwrap()
     };
     let (full, half) = (run(false), run(true));
     assert!(half < full * 0.8, "trimmed {half} vs untrimmed {full}");

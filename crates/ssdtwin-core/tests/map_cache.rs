@@ -2,8 +2,8 @@
 //! traffic.
 
 use crate::common::{job, run_one, small_config};
-use ssdtwin_core::device::{Device, FillPattern};
 use ssdtwin_core::nand::{CellMode, UNIT_BYTES};
+use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::RwPattern;
 
 #[test]
@@ -12,7 +12,7 @@ fn a_translation_page_load_reads_one_map_unit_whatever_the_segment_size() {
     // namespace miss on most commands. Each load moves one 4 KiB unit over the channel.
     let cfg =
         small_config(64, 20.0, &["map_cache.location=sram", "map_cache.segment_bytes=16384", "map_cache.sram_kib=16"]);
-    let mut dev = Device::new(cfg);
+    let mut dev = Ssd::new(cfg);
     dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
     let ns = dev.config().namespace.capacity_bytes;
     run_one(&mut dev, job("r", RwPattern::RandRead, 4096, 4), Some(ns), Some(20));
@@ -35,7 +35,7 @@ fn a_write_merging_a_partial_unit_looks_up_its_old_location() {
     ];
     let mut latency_us = Vec::new();
     for bs in [4096, 512] {
-        let mut dev = Device::new(small_config(64, 20.0, &overrides));
+        let mut dev = Ssd::new(small_config(64, 20.0, &overrides));
         dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
         let ns = dev.config().namespace.capacity_bytes;
         let r = run_one(&mut dev, job("w", RwPattern::RandWrite, bs, 1), Some(ns), Some(20));

@@ -5,10 +5,11 @@
 //! mode) with an SLC cache of 4 static superblocks (2 MiB) unless a test says otherwise.
 
 use crate::common::{job, run_one, small_config};
+use ssdtwin_core::block::BlockDevice;
 use ssdtwin_core::config::DeviceConfig;
-use ssdtwin_core::device::{Device, FillPattern};
 use ssdtwin_core::engine::SimDuration;
 use ssdtwin_core::nand::CellMode;
+use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::RwPattern;
 
 const MIB: u64 = 1 << 20;
@@ -22,13 +23,13 @@ fn slc_config(extra: &[&str]) -> DeviceConfig {
     small_config(64, 25.0, &o)
 }
 
-fn idle(dev: &mut Device, ms: u64) {
+fn idle(dev: &mut Ssd, ms: u64) {
     let until = dev.now() + SimDuration::from_ms(ms);
     dev.advance_to(until);
 }
 
 /// The fastest of 20 ms of QD1 random 4 KiB reads over `span`: a read that met idle dies.
-fn fastest_read_us(dev: &mut Device, span: u64) -> f64 {
+fn fastest_read_us(dev: &mut Ssd, span: u64) -> f64 {
     let r = run_one(dev, job("r", RwPattern::RandRead, 4096, 1), Some(span), Some(20));
     r.jobs[0].dirs[0].latency.clat.min as f64 / 1e3
 }
@@ -37,7 +38,7 @@ fn fastest_read_us(dev: &mut Device, span: u64) -> f64 {
 fn reads_take_the_tr_of_their_blocks_mode() {
     // Fold after 10 ms idle: data written, then read at once, is in SLC; after idling, TLC.
     // Folding takes full SLC superblocks: write two and a half, read the first two.
-    let mut dev = Device::new(slc_config(&["slc_cache.fold_idle_ms=10"]));
+    let mut dev = Ssd::new(slc_config(&["slc_cache.fold_idle_ms=10"]));
     run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 4), Some(5 * MIB / 4), None);
     // Long enough for the buffer to drain to NAND, too short to start folding.
     idle(&mut dev, 5);
@@ -54,7 +55,7 @@ fn reads_take_the_tr_of_their_blocks_mode() {
 
 #[test]
 fn writes_fill_the_cache_then_go_native() {
-    let mut dev = Device::new(slc_config(&[]));
+    let mut dev = Ssd::new(slc_config(&[]));
     run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 8), Some(8 * MIB), None);
     dev.quiesce();
     let c = dev.counters();
@@ -70,7 +71,7 @@ fn writes_fill_the_cache_then_go_native() {
 
 #[test]
 fn fold_then_write_waits_for_folding_and_passes_everything_through_slc() {
-    let mut dev = Device::new(slc_config(&["slc_cache.when_full=\"fold\""]));
+    let mut dev = Ssd::new(slc_config(&["slc_cache.when_full=\"fold\""]));
     run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 8), Some(8 * MIB), None);
     dev.quiesce();
     let c = dev.counters();
@@ -84,7 +85,7 @@ fn fold_then_write_waits_for_folding_and_passes_everything_through_slc() {
 fn the_high_watermark_folds_down_to_the_low_one() {
     // 1.5 MiB high, 0.5 MiB low; folding a superblock moves 0.5 MiB.
     let mut dev =
-        Device::new(slc_config(&["slc_cache.fold_high_gib=0.00146484375", "slc_cache.fold_low_gib=0.00048828125"]));
+        Ssd::new(slc_config(&["slc_cache.fold_high_gib=0.00146484375", "slc_cache.fold_low_gib=0.00048828125"]));
     run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 1), Some(3 * MIB / 2), None);
     dev.quiesce();
     idle(&mut dev, 100);
@@ -99,7 +100,7 @@ fn the_high_watermark_folds_down_to_the_low_one() {
 #[test]
 fn a_host_read_starts_folding_when_the_profile_says_so() {
     for on_read in [false, true] {
-        let mut dev = Device::new(slc_config(&[&format!("slc_cache.fold_on_read={on_read}")]));
+        let mut dev = Ssd::new(slc_config(&[&format!("slc_cache.fold_on_read={on_read}")]));
         run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 4), Some(MIB), None);
         dev.quiesce();
         run_one(&mut dev, job("r", RwPattern::Read, 128 << 10, 1), Some(MIB), Some(5));
@@ -118,7 +119,7 @@ fn reads_never_suspend_an_urgent_fold() {
     for urgent in [None, Some("slc_cache.fold_urgent_gib=0.0")] {
         let mut extra = vec!["slc_cache.fold_on_read=true", "nand.suspend=\"program\""];
         extra.extend(urgent);
-        let mut dev = Device::new(slc_config(&extra));
+        let mut dev = Ssd::new(slc_config(&extra));
         run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 4), Some(2 * MIB), None);
         dev.quiesce();
         let before = dev.counters().suspensions;
@@ -146,7 +147,7 @@ fn writes_short_of_space_fold_whatever_the_watermarks() {
     // idle trigger: writing the whole namespace twice must fold to make room.
     let cfg = slc_config(&["slc_cache.dynamic_max_gib=0.0625", "slc_cache.fold_high_gib=0.06"]);
     let capacity = u64::from(cfg.logical_units) * 4096;
-    let mut dev = Device::new(cfg);
+    let mut dev = Ssd::new(cfg);
     let mut w = job("w", RwPattern::Write, 128 << 10, 8);
     w.loops = 2;
     let r = run_one(&mut dev, w, Some(capacity), None);
@@ -161,7 +162,7 @@ fn a_bulk_fill_folds_when_the_cache_crowds_out_native_space() {
     for when_full in ["direct", "fold"] {
         let cfg = slc_config(&["slc_cache.dynamic_max_gib=0.0625", &format!("slc_cache.when_full=\"{when_full}\"")]);
         let units = cfg.logical_units;
-        let mut dev = Device::with_verify(cfg, true);
+        let mut dev = Ssd::with_verify(cfg, true);
         dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 128 << 10 }).unwrap();
         dev.ftl().check_invariants().unwrap();
         // Every unit holds the version the fill wrote, and the full SLC superblocks are folded.
@@ -177,7 +178,7 @@ fn a_bulk_fill_folds_when_the_cache_crowds_out_native_space() {
 fn gc_collects_a_full_slc_superblock_when_nothing_else_gains() {
     // Data in SLC packs three to one into TLC: collecting a fully valid SLC superblock frees
     // space where collecting a fully valid TLC one would not.
-    let mut dev = Device::new(slc_config(&["slc_cache.dynamic_max_gib=0.0625", "slc_cache.fold_high_gib=0.06"]));
+    let mut dev = Ssd::new(slc_config(&["slc_cache.dynamic_max_gib=0.0625", "slc_cache.fold_high_gib=0.06"]));
     dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 128 << 10 }).unwrap();
     let before = dev.counters();
     let capacity = u64::from(dev.config().logical_units) * 4096;

@@ -5,11 +5,11 @@
 
 use crate::common::{job, run_one, small_config};
 use ssdtwin_core::config::{build, load_profile};
-use ssdtwin_core::device::{Device, FillPattern};
+use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::RwPattern;
 
-fn filled_generic() -> Device {
-    let mut dev = Device::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
+fn filled_generic() -> Ssd {
+    let mut dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
     dev.fill(FillPattern::Sequential { percent: 2.0, command_bytes: 1 << 17 }).unwrap();
     dev
 }
@@ -43,7 +43,7 @@ fn qd1_write_is_acknowledged_from_the_buffer() {
 
 #[test]
 fn reads_of_unwritten_lbas_never_touch_nand() {
-    let mut dev = Device::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
+    let mut dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
     let r = run_one(&mut dev, job("r", RwPattern::RandRead, 4096, 1), Some(1 << 30), Some(20));
     let d = &r.jobs[0].dirs[0];
     let expected = 700.0 + 1500.0 + 150.0 + link_ns(4096.0) + 2000.0;
@@ -101,7 +101,7 @@ fn whole_unit_and_unmapped_writes_read_nothing() {
     run_one(&mut dev, job("w", RwPattern::RandWrite, 4096, 4), Some(1 << 30), Some(10));
     assert_eq!((dev.counters().partial_units_written, dev.counters().nand_rmw_read_bytes), (0, 0));
     // Past the filled 2 %, partial writes merge with zeros: counted, but no NAND read.
-    let mut fresh = Device::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
+    let mut fresh = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
     let r = run_one(&mut fresh, job("w", RwPattern::Write, 512, 1), Some(1 << 20), None);
     let c = fresh.counters();
     // Sequential 512 B writes: each lands in a unit that the previous write left in the buffer
@@ -117,7 +117,7 @@ fn metadata_crosses_the_link_with_its_data() {
     let formats = "namespace.lba_formats=[{data_bytes=512}, {data_bytes=512, metadata_bytes=8}]";
     let mut qd1 = Vec::new();
     for lbaf in [0, 1] {
-        let mut dev = Device::new(small_config(64, 25.0, &[formats]));
+        let mut dev = Ssd::new(small_config(64, 25.0, &[formats]));
         dev.format(Some(lbaf)).unwrap();
         let r = run_one(&mut dev, job("w", RwPattern::RandWrite, 4096, 1), Some(1 << 20), Some(1));
         qd1.push(r.jobs[0].dirs[1].latency.clat.min as f64);

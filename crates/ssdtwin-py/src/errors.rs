@@ -5,7 +5,7 @@
 use pyo3::exceptions::{PyFileNotFoundError, PyKeyboardInterrupt, PyPermissionError};
 use pyo3::prelude::*;
 use ssdtwin_core::config::ProfileError;
-use ssdtwin_core::device::SnapshotError;
+use ssdtwin_core::ssd::SnapshotError;
 use ssdtwin_core::workload::{JobError, RunError};
 
 /// An instance of `ssdtwin.errors.<class>` carrying `message`.

@@ -133,12 +133,14 @@ impl RunOutput {
     /// Device counters sampled over time: one column per counter, `time_ns` first.
     fn series_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        let rows: Vec<serde_json::Value> =
-            self.result.series.iter().map(|s| serde_json::to_value(s).expect("counters serialise")).collect();
-        if let Some(serde_json::Value::Object(first)) = rows.first() {
-            for key in first.keys() {
-                let col: Vec<serde_json::Value> = rows.iter().map(|r| r[key].clone()).collect();
-                d.set_item(key, json_to_py(py, &serde_json::Value::Array(col))?)?;
+        let series = &self.result.series;
+        if let Some(first) = series.first() {
+            let times: Vec<u64> = series.iter().map(|r| r.time_ns).collect();
+            d.set_item("time_ns", times)?;
+            for (i, counter) in first.entries.iter().enumerate() {
+                // Every row of one run lists the same counters in the same order.
+                let col: Vec<u64> = series.iter().map(|r| r.entries[i].value).collect();
+                d.set_item(&counter.name, col)?;
             }
         }
         Ok(d)
@@ -150,6 +152,7 @@ impl RunOutput {
         for g in &self.result.groups {
             let mut delta = serde_json::Map::new();
             delta.insert("groupid".into(), g.groupid.into());
+            delta.insert("time_ns".into(), g.counters_end.time_ns.saturating_sub(g.counters_start.time_ns).into());
             for (key, value) in g.counters_end.delta_since(&g.counters_start) {
                 delta.insert(key, value.into());
             }

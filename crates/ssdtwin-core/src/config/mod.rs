@@ -24,8 +24,8 @@ use crate::controller::ControllerConfig;
 use crate::controller::map_cache::{DirtyPolicy, MapCacheConfig, MapLocation, Replacement};
 use crate::engine::SimDuration;
 use crate::ftl::{GcConfig, SlcCacheConfig, Stream, VictimPolicy, WhenFull};
-use crate::host::{HmbRequest, LbaFormat, LinkConfig, Namespace};
 use crate::nand::{CellMode, CellTiming, DieScheduler, Geometry, NandTiming, SuspendPolicy, SuspendTiming, UNIT_BYTES};
+use crate::nvme::{HmbRequest, LbaFormat, LinkConfig, Namespace};
 
 /// A profile as loaded: its parsed TOML table and where it came from.
 #[derive(Clone, Debug)]

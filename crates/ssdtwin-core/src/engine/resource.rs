@@ -3,7 +3,7 @@
 //! A request ready at `ready` starts at `max(ready, busy_until)` and holds the resource for
 //! its service time; requests are served in the order they are booked. Callers often book
 //! ahead of time, as soon as they know the work: a command's core time is booked at
-//! submission for its arrival after the SQE fetch (`device/mod.rs`), and a program's
+//! submission for its arrival after the SQE fetch (`ssd/mod.rs`), and a program's
 //! channel transfer when its die picks it, for a start that may lie in the future
 //! (`nand/mod.rs`). A booking never fills an idle gap left before an earlier one, so the
 //! order is booking order, which can differ from the order in which requests are ready.

@@ -5,7 +5,7 @@
 //! work follows in time: one read per victim program unit that held valid data, issued a
 //! window at a time by the device; each destination program unit is programmed once the
 //! reads that supplied it have finished (`Frontier::deps`); the victim is erased once all its
-//! reads are done and every program holding its data has finished (`device/background.rs`),
+//! reads are done and every program holding its data has finished (`ssd/background.rs`),
 //! since until then host reads of that data are served from the victim.
 
 use crate::nand::CellMode;

@@ -2,7 +2,7 @@
 //!
 //! [`JobSpec`] is one fio job in typed form; [`fio`] reads job files and command lines into
 //! a [`JobSet`] and writes fio's reports; the runner executes a job set on a
-//! [`Device`](crate::device::Device) as fio would (closed loop per clone with `iodepth` in
+//! [`Ssd`](crate::ssd::Ssd) as fio would (closed loop per clone with `iodepth` in
 //! flight, groups separated by `stonewall`, ramp excluded from statistics) and returns a
 //! [`RunResult`].
 

@@ -1,7 +1,7 @@
 //! What a run produces: per-clone statistics in fio's terms, per-group device counters, and
 //! a time series of device counters.
 
-use crate::device::CounterSnapshot;
+use crate::block::CounterRow;
 use crate::stats::DirLatency;
 
 /// One direction of one job clone.
@@ -61,9 +61,9 @@ pub struct GroupResult {
     /// Last clone end.
     pub end_ns: u64,
     /// Device counters when the group started measuring (after ramps).
-    pub counters_start: CounterSnapshot,
+    pub counters_start: CounterRow,
     /// Device counters when it ended.
-    pub counters_end: CounterSnapshot,
+    pub counters_end: CounterRow,
 }
 
 /// fio's `disk_util` entry, from the device's point of view.
@@ -96,7 +96,7 @@ pub struct RunResult {
     /// Disk statistics.
     pub disk: DiskUtil,
     /// Device counters sampled every `series_window_ns` (first sample at the run's start).
-    pub series: Vec<CounterSnapshot>,
+    pub series: Vec<CounterRow>,
     /// Simulated time when the run started (device clock), ns.
     pub start_ns: u64,
     /// Simulated time when it ended.

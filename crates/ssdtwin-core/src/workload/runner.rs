@@ -1,4 +1,4 @@
-//! The runner: executes a [`JobSet`] on a [`Device`] with fio's semantics.
+//! The runner: executes a [`JobSet`] on any [`BlockDevice`] with fio's semantics.
 //!
 //! Jobs are split into *phases* at every `stonewall`: the jobs of a phase (and their
 //! `numjobs` clones) run concurrently, and the next phase starts when the last clone of the
@@ -17,10 +17,8 @@
 use super::generators::{BsChooser, OffsetChooser};
 use super::logs::JobLogs;
 use super::{DirResult, Direction, DiskUtil, GroupResult, JobError, JobResult, JobSet, JobSpec, RunResult, RwPattern};
-use crate::device::{CounterSnapshot, Device};
+use crate::block::{BlockDevice, Command, Completion, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimRng, SimTime};
-use crate::host::{Command, Completion, Opcode};
-use crate::nand::UNIT_BYTES;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use thiserror::Error;
@@ -166,14 +164,14 @@ struct JobClone {
 struct Group {
     clones_left: usize,
     start: Option<SimTime>,
-    counters_start: Option<CounterSnapshot>,
+    counters_start: Option<CounterRow>,
     result: Option<GroupResult>,
 }
 
 /// Runs `set` on `device`; `observe` is called with progress now and then and may return
 /// false to stop the run ([`RunError::Cancelled`]).
-pub fn run(
-    device: &mut Device,
+pub fn run<D: BlockDevice>(
+    device: &mut D,
     set: &JobSet,
     opts: &RunOptions,
     observe: &mut dyn FnMut(&Progress) -> bool,
@@ -183,12 +181,11 @@ pub fn run(
     drain_commands(device);
     let run_start = device.now();
     let groupids = group_ids(set);
-    let mdts = device.config().identity.mdts;
     let mut runner = Runner {
         timers: EventQueue::with_capacity(256),
         ios: Vec::new(),
         free_ios: Vec::new(),
-        max_command_bytes: if mdts == 0 { u64::MAX } else { UNIT_BYTES << mdts },
+        max_command_bytes: device.geometry().max_transfer_bytes,
         clones: Vec::new(),
         groups: Vec::new(),
         series: Vec::new(),
@@ -239,10 +236,17 @@ pub fn run(
 }
 
 /// Runs the device until no host command is in flight, discarding completions.
-fn drain_commands(device: &mut Device) {
+fn drain_commands<D: BlockDevice>(device: &mut D) {
     while device.in_flight() > 0 && device.poll_at() != SimTime::NEVER {
         device.poll();
     }
+}
+
+/// The device's counters, taken at `time_ns` since the run started.
+fn counter_row<D: BlockDevice>(device: &D, time_ns: u64) -> CounterRow {
+    let mut row = CounterRow::at(time_ns);
+    device.counters("", &mut row);
+    row
 }
 
 /// Group id of every job: a new group at each `stonewall` or `new_group` after the first.
@@ -261,13 +265,13 @@ fn group_ids(set: &JobSet) -> Vec<u32> {
 }
 
 /// Checks every job against the device before anything runs.
-fn validate(device: &Device, set: &JobSet) -> Result<(), JobError> {
+fn validate<D: BlockDevice>(device: &D, set: &JobSet) -> Result<(), JobError> {
     if set.jobs.is_empty() {
         return Err(JobError::NoJobs { place: "job set".into() });
     }
-    let ns = &device.config().namespace;
-    let lba = ns.lba_bytes();
-    let ns_bytes = ns.capacity_bytes;
+    let geometry = device.geometry();
+    let lba = geometry.lba_bytes;
+    let ns_bytes = geometry.capacity_bytes();
     let invalid = |job: &JobSpec, problem: String| JobError::Invalid { job: job.name.clone(), problem };
     for job in &set.jobs {
         for dir in Direction::ALL.into_iter().filter(|&d| job.rw.uses(d)) {
@@ -326,8 +330,8 @@ fn validate(device: &Device, set: &JobSet) -> Result<(), JobError> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn new_clone(
-    device: &Device,
+fn new_clone<D: BlockDevice>(
+    device: &D,
     spec: &JobSpec,
     job: usize,
     k: u32,
@@ -336,7 +340,7 @@ fn new_clone(
     opts: &RunOptions,
     now: SimTime,
 ) -> Result<JobClone, RunError> {
-    let ns_bytes = device.config().namespace.capacity_bytes;
+    let ns_bytes = device.geometry().capacity_bytes();
     let offset = spec.offset.resolve(ns_bytes) + spec.offset_increment.resolve(ns_bytes) * u64::from(k);
     let region_bytes = spec.size.map_or(ns_bytes - spec.offset.resolve(ns_bytes), |s| s.resolve(ns_bytes));
     let per_pass = spec.io_size.map_or(region_bytes, |s| s.resolve(ns_bytes));
@@ -429,7 +433,7 @@ struct Runner {
     max_command_bytes: u64,
     clones: Vec<JobClone>,
     groups: Vec<Group>,
-    series: Vec<CounterSnapshot>,
+    series: Vec<CounterRow>,
     next_sample: SimTime,
     series_window: SimDuration,
     sample_window: SimDuration,
@@ -445,7 +449,11 @@ struct Runner {
 }
 
 impl Runner {
-    fn run_phase(&mut self, device: &mut Device, observe: &mut dyn FnMut(&Progress) -> bool) -> Result<(), RunError> {
+    fn run_phase<D: BlockDevice>(
+        &mut self,
+        device: &mut D,
+        observe: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<(), RunError> {
         loop {
             let t_dev = device.poll_at();
             let t_run = self.timers.peek_time();
@@ -480,7 +488,7 @@ impl Runner {
         Ok(())
     }
 
-    fn progress(&self, device: &Device) -> Progress {
+    fn progress<D: BlockDevice>(&self, device: &D) -> Progress {
         let deadlines: Option<Vec<SimTime>> =
             self.clones.iter().map(|c| (c.deadline != SimTime::NEVER).then_some(c.deadline)).collect();
         let budgets: Option<u64> = self.clones.iter().map(|c| c.budget_bytes).sum();
@@ -492,21 +500,19 @@ impl Runner {
         }
     }
 
-    fn sample_series_until(&mut self, device: &Device, t: SimTime, include_end: bool) {
+    fn sample_series_until<D: BlockDevice>(&mut self, device: &D, t: SimTime, include_end: bool) {
         while self.next_sample <= t {
-            let mut s = device.counters();
-            s.time_ns = self.next_sample.since(self.run_start).as_ns();
+            let s = counter_row(device, self.next_sample.since(self.run_start).as_ns());
             self.series.push(s);
             self.next_sample += self.series_window;
         }
         if include_end && self.series.last().is_none_or(|s| s.time_ns < t.since(self.run_start).as_ns()) {
-            let mut s = device.counters();
-            s.time_ns = t.since(self.run_start).as_ns();
+            let s = counter_row(device, t.since(self.run_start).as_ns());
             self.series.push(s);
         }
     }
 
-    fn on_timer(&mut self, device: &mut Device, now: SimTime, timer: Timer) -> Result<(), RunError> {
+    fn on_timer<D: BlockDevice>(&mut self, device: &mut D, now: SimTime, timer: Timer) -> Result<(), RunError> {
         match timer {
             Timer::Start(i) => {
                 let c = &mut self.clones[i as usize];
@@ -545,17 +551,16 @@ impl Runner {
     }
 
     /// Records the device counters a group's statistics start from (its first ramp end).
-    fn snapshot_group_start(&mut self, device: &Device, g: usize, now: SimTime) {
+    fn snapshot_group_start<D: BlockDevice>(&mut self, device: &D, g: usize, now: SimTime) {
         if self.groups[g].counters_start.is_none() {
-            let mut s = device.counters();
-            s.time_ns = now.since(self.run_start).as_ns();
+            let s = counter_row(device, now.since(self.run_start).as_ns());
             self.groups[g].counters_start = Some(s);
         }
     }
 
     /// Issues commands until the clone's depth is full or it must wait.
-    fn issue(&mut self, device: &mut Device, i: usize, now: SimTime) {
-        let lba = device.config().namespace.lba_bytes();
+    fn issue<D: BlockDevice>(&mut self, device: &mut D, i: usize, now: SimTime) {
+        let lba = device.geometry().lba_bytes;
         loop {
             let c = &mut self.clones[i];
             if c.stopped || c.in_flight + c.timers_pending >= c.depth {
@@ -623,7 +628,7 @@ impl Runner {
             // overlaps the work until they are issued instead of stalling the submit.
             while c.ahead.len() < LOOKAHEAD {
                 let next = c.decide();
-                device.touch(next.1 / lba);
+                device.prefetch(next.1 / lba);
                 c.ahead.push_back(next);
             }
             if self.in_flight == 0 {
@@ -633,7 +638,7 @@ impl Runner {
         }
     }
 
-    fn on_completion(&mut self, device: &mut Device, done: Completion) -> Result<(), RunError> {
+    fn on_completion<D: BlockDevice>(&mut self, device: &mut D, done: Completion) -> Result<(), RunError> {
         let now = done.completed;
         let io = &mut self.ios[done.user as usize];
         io.commands_left -= 1;
@@ -703,7 +708,7 @@ impl Runner {
     }
 
     /// Marks a clone finished once it has stopped issuing and nothing of it is in flight.
-    fn maybe_finish(&mut self, device: &Device, i: usize, now: SimTime) -> Result<(), RunError> {
+    fn maybe_finish<D: BlockDevice>(&mut self, device: &D, i: usize, now: SimTime) -> Result<(), RunError> {
         let c = &mut self.clones[i];
         if c.finished || !c.stopped || c.in_flight > 0 {
             return Ok(());
@@ -726,21 +731,20 @@ impl Runner {
         let group = &mut self.groups[g];
         group.clones_left -= 1;
         if group.clones_left == 0 {
-            let mut end_counters = device.counters();
-            end_counters.time_ns = end.since(self.run_start).as_ns();
+            let end_counters = counter_row(device, end.since(self.run_start).as_ns());
             let start = group.start.unwrap_or(now);
             group.result = Some(GroupResult {
                 groupid: g as u32,
                 start_ns: start.since(self.run_start).as_ns(),
                 end_ns: end.since(self.run_start).as_ns(),
-                counters_start: group.counters_start.unwrap_or(end_counters),
+                counters_start: group.counters_start.take().unwrap_or_else(|| end_counters.clone()),
                 counters_end: end_counters,
             });
         }
         Ok(())
     }
 
-    fn finish(self, device: &Device, _opts: &RunOptions) -> RunResult {
+    fn finish<D: BlockDevice>(self, device: &D, _opts: &RunOptions) -> RunResult {
         let end = device.now();
         let total = end.since(self.run_start).as_ns().max(1);
         let mut disk = self.disk;
@@ -752,7 +756,7 @@ impl Runner {
             series: self.series,
             start_ns: self.run_start.as_ns(),
             end_ns: end.as_ns(),
-            profile: device.config().name.clone(),
+            profile: device.profile().to_string(),
         }
     }
 }

@@ -2,8 +2,9 @@
 
 #![allow(dead_code)]
 
+use ssdtwin_core::block::{BlockDevice, CounterRow};
 use ssdtwin_core::config::{DeviceConfig, apply_overrides, build, load_profile};
-use ssdtwin_core::device::Device;
+use ssdtwin_core::ssd::Ssd;
 use ssdtwin_core::workload::{BlockSize, JobSet, JobSpec, RunOptions, RunResult, RwPattern, SizeSpec, run};
 
 /// The generic profile shrunk so GC runs after a few thousand writes: 2 channels x 2 dies x
@@ -46,7 +47,7 @@ pub fn job(name: &str, rw: RwPattern, bs: u64, iodepth: u32) -> JobSpec {
 
 /// Runs one job on `dev` over `size` bytes (None: whole namespace), time-based if
 /// `runtime_ms` is given.
-pub fn run_one(dev: &mut Device, mut j: JobSpec, size: Option<u64>, runtime_ms: Option<u64>) -> RunResult {
+pub fn run_one(dev: &mut Ssd, mut j: JobSpec, size: Option<u64>, runtime_ms: Option<u64>) -> RunResult {
     j.size = size.map(SizeSpec::Bytes);
     if let Some(ms) = runtime_ms {
         j.runtime_ns = Some(ms * 1_000_000);
@@ -55,4 +56,11 @@ pub fn run_one(dev: &mut Device, mut j: JobSpec, size: Option<u64>, runtime_ms: 
     let set = JobSet { global_options: vec![], jobs: vec![j] };
     let opts = RunOptions { log_dir: std::env::temp_dir(), ..RunOptions::default() };
     run(dev, &set, &opts, &mut |_| true).unwrap()
+}
+
+/// Every counter of `dev` now, as a run reports them.
+pub fn counter_row(dev: &Ssd) -> CounterRow {
+    let mut row = CounterRow::at(dev.now().as_ns());
+    BlockDevice::counters(dev, "", &mut row);
+    row
 }

@@ -26,8 +26,8 @@ mod clock;
 mod lru;
 
 use crate::engine::SimDuration;
-use crate::host::HmbRequest;
 use crate::nand::CellMode;
+use crate::nvme::HmbRequest;
 use clock::Clock;
 use lru::Lru;
 use serde::{Deserialize, Serialize};

@@ -6,7 +6,7 @@
 use super::json::testutil::{assert_same_shape, reference_json};
 use super::{OutputOptions, WallClock, fio_json, parse_command_line, parse_job_file};
 use crate::config::{build, load_profile};
-use crate::device::{Device, FillPattern};
+use crate::ssd::{FillPattern, Ssd};
 use crate::workload::{JobSet, RunOptions, RunResult, run};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -14,7 +14,7 @@ use std::path::PathBuf;
 const REFERENCE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/fio-3.33/");
 
 fn simulate(set: &JobSet, log_dir: &std::path::Path) -> RunResult {
-    let mut dev = Device::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
+    let mut dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
     dev.fill(FillPattern::Sequential { percent: 1.0, command_bytes: 1 << 17 }).unwrap();
     let opts = RunOptions { log_dir: log_dir.to_path_buf(), ..RunOptions::default() };
     run(&mut dev, set, &opts, &mut |_| true).unwrap()

@@ -422,10 +422,13 @@ impl<'a> Report<'a> {
     }
 }
 
-/// One device counter over a group's span: the difference for running totals, the end value
-/// for levels.
+/// The device counters over a group's span: `time_ns` (the span) first, then each counter,
+/// the difference for running totals and the end value for levels.
 pub(crate) fn counter_deltas(group: &GroupResult) -> Vec<(String, u64)> {
-    group.counters_end.delta_since(&group.counters_start)
+    let span = group.counters_end.time_ns.saturating_sub(group.counters_start.time_ns);
+    std::iter::once(("time_ns".to_string(), span))
+        .chain(group.counters_end.delta_since(&group.counters_start))
+        .collect()
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! JSON shapes (keys, order and value types).
 
 use super::{OutputOptions, WallClock};
-use crate::device::CounterSnapshot;
+use crate::block::CounterRow;
+use crate::ssd::CounterSnapshot;
 use crate::stats::DirLatency;
 use crate::workload::{DirResult, DiskUtil, GroupResult, JobResult, JobSet, JobSpec, RunResult, RwPattern};
 use serde_json::Value;
@@ -90,7 +91,14 @@ pub(crate) fn group(groupid: u32, start_ns: u64, end_ns: u64) -> GroupResult {
         erases: 10,
         ..Default::default()
     };
-    GroupResult { groupid, start_ns, end_ns, counters_start, counters_end }
+    GroupResult { groupid, start_ns, end_ns, counters_start: row(&counters_start), counters_end: row(&counters_end) }
+}
+
+/// The row the device gives for `snapshot`.
+pub(crate) fn row(snapshot: &CounterSnapshot) -> CounterRow {
+    let mut r = CounterRow::at(snapshot.time_ns);
+    snapshot.append_to("", &mut r);
+    r
 }
 
 /// A run with these clones and one group per distinct groupid.

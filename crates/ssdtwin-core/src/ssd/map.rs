@@ -8,13 +8,13 @@
 //! page in the map blocks' cell mode, a channel transfer of one map unit, ECC, then
 //! `map_load_fw` of firmware on a core; two reads missing the same segment share one load.
 
-use super::Device;
+use super::Ssd;
+use crate::block::Opcode;
 use crate::controller::map_cache::{Lookup, MapLocation};
 use crate::engine::{SimDuration, SimTime};
-use crate::host::Opcode;
 use crate::nand::{DieOp, DieOpKind};
 
-impl Device {
+impl Ssd {
     /// Looks up every segment a read of `units` from `first_unit` touches; returns the core
     /// time the lookups cost and pushes missed segments to `misses`.
     pub(super) fn map_lookups(
@@ -153,7 +153,7 @@ impl Device {
     }
 
     /// Writes out a partly filled journal page; true if one was queued. Only
-    /// [`Device::quiesce`] calls it: a Flush command does not write the journal.
+    /// [`Ssd::quiesce`] calls it: a Flush command does not write the journal.
     pub(super) fn flush_journal(&mut self) -> bool {
         let updates = self.map_cache.take_journal();
         if updates == 0 {

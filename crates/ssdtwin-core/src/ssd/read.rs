@@ -1,9 +1,9 @@
 //! The read path: map lookup, die reads grouped by program unit, channel, ECC, link.
 
-use super::{Device, Slot};
+use super::{Slot, Ssd};
+use crate::block::Opcode;
 use crate::engine::SimTime;
 use crate::ftl::Location;
-use crate::host::Opcode;
 use crate::nand::{CellMode, DieOp, DieOpKind, UNIT_BYTES};
 
 /// Consecutive units of one command that live in the same program unit: one die read.
@@ -14,7 +14,7 @@ struct Group {
     units: u32,
 }
 
-impl Device {
+impl Ssd {
     /// Looks up every unit of a read whose firmware processing ends at `ready`, and issues
     /// one die read per program unit touched. Unmapped and buffered units go straight to
     /// the link.

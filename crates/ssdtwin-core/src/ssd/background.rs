@@ -26,7 +26,7 @@
 //! Fold programs queued while at least `slc_cache.fold_urgent_gib` is cached are urgent:
 //! they queue with host programs and no read suspends them.
 
-use super::{Device, Event};
+use super::{Event, Ssd};
 use crate::ftl::Stream;
 use crate::nand::{DieOp, DieOpKind};
 
@@ -49,7 +49,7 @@ impl JobKind {
     }
 }
 
-impl Device {
+impl Ssd {
     /// The die-queue class of a job's programs: GC cannot yield to host work, or free space
     /// would run out; folding is urgent while the cache is above its urgent watermark, and
     /// otherwise yields if the profile says so.

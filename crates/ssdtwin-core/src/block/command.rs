@@ -1,4 +1,5 @@
-//! NVMe I/O commands as the device sees them.
+//! Block commands and their completions: what crosses the seam between the host stack and a
+//! block target. The opcodes are NVMe's I/O command set, which every target here speaks.
 
 use crate::engine::SimTime;
 use thiserror::Error;
@@ -27,7 +28,7 @@ pub struct Command {
     pub blocks: u32,
 }
 
-/// A finished command, handed back by `Device::poll`.
+/// A finished command, handed back by [`BlockDevice::poll`](super::BlockDevice::poll).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Completion {
     /// The caller's identifier given at submission.

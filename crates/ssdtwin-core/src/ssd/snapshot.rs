@@ -18,7 +18,7 @@
 //! nothing about time is stored: a restored device starts at time zero with idle resources.
 //! The profile travels inside the file, so a state can be loaded without naming it.
 
-use super::{Device, HostCounters, Verifier};
+use super::{HostCounters, Ssd, Verifier};
 use crate::config::{LoadedProfile, ProfileError, build};
 use crate::ftl::FtlState;
 use serde::{Deserialize, Serialize};
@@ -76,8 +76,8 @@ struct Header {
     verify_next_version: u32,
 }
 
-impl Device {
-    /// Writes the state to `path`. The device must be quiet ([`Device::quiesce`]).
+impl Ssd {
+    /// Writes the state to `path`. The device must be quiet ([`Ssd::quiesce`]).
     pub fn save(&self, path: &Path) -> Result<(), SnapshotError> {
         if !self.is_quiet() {
             return Err(SnapshotError::Busy);
@@ -109,8 +109,8 @@ impl Device {
         out.flush().map_err(io)
     }
 
-    /// Reads a state written by [`Device::save`].
-    pub fn load(path: &Path) -> Result<Device, SnapshotError> {
+    /// Reads a state written by [`Ssd::save`].
+    pub fn load(path: &Path) -> Result<Ssd, SnapshotError> {
         let name = path.display().to_string();
         let io = |source| SnapshotError::Io { path: name.clone(), source };
         let corrupt = |problem: &str| SnapshotError::Corrupt { path: name.clone(), problem: problem.to_string() };
@@ -139,7 +139,7 @@ impl Device {
             LoadedProfile::from_str(&header.profile_toml, &format!("{name} (stored profile)"), &header.profile_name)
                 .map_err(|source| SnapshotError::Profile { path: name.clone(), source })?;
         let config = build(&loaded).map_err(|source| SnapshotError::Profile { path: name.clone(), source })?;
-        let mut device = Device::with_verify(config, header.verify);
+        let mut device = Ssd::with_verify(config, header.verify);
         if header.lba_format >= device.config.namespace.formats.len() {
             return Err(corrupt("LBA format index out of range"));
         }

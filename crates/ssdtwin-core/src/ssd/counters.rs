@@ -1,6 +1,7 @@
 //! Device counters: what the host asked for and what the NAND did, so write amplification,
 //! GC activity and where reads were served from can be read off any run.
 
+use crate::block::CounterRow;
 use serde::{Deserialize, Serialize};
 
 /// Counters a device keeps beside the FTL's. All are monotonic; a run reports differences.
@@ -135,33 +136,22 @@ pub const LEVEL_COUNTERS: [&str; 6] = [
 ];
 
 impl CounterSnapshot {
-    /// Every counter over the span from `earlier` to `self`, by name, in declaration order:
-    /// the difference for running totals, the value now for [`LEVEL_COUNTERS`].
-    pub fn delta_since(&self, earlier: &CounterSnapshot) -> Vec<(String, u64)> {
-        let as_map = |s: &CounterSnapshot| match serde_json::to_value(s) {
-            Ok(serde_json::Value::Object(map)) => map,
-            _ => serde_json::Map::new(),
+    /// Appends every counter but `time_ns` to `out` under `prefix`, in declaration order,
+    /// [`LEVEL_COUNTERS`] as levels.
+    pub fn append_to(&self, prefix: &str, out: &mut CounterRow) {
+        let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(self) else {
+            unreachable!("a struct of integers serialises to an object")
         };
-        let start = as_map(earlier);
-        as_map(self)
-            .into_iter()
-            .filter_map(|(key, end)| {
-                let end = end.as_u64()?;
-                let value = if LEVEL_COUNTERS.contains(&key.as_str()) {
-                    end
-                } else {
-                    end.saturating_sub(start.get(&key).and_then(serde_json::Value::as_u64).unwrap_or(0))
-                };
-                Some((key, value))
-            })
-            .collect()
-    }
-
-    /// NAND bytes written per host byte written, over the span from `earlier` to `self`
-    /// (`None` if the host wrote nothing).
-    pub fn write_amplification_since(&self, earlier: &CounterSnapshot) -> Option<f64> {
-        let host = self.host_write_bytes.saturating_sub(earlier.host_write_bytes);
-        let nand = self.nand_write_bytes.saturating_sub(earlier.nand_write_bytes);
-        (host > 0).then(|| nand as f64 / host as f64)
+        for (name, value) in fields {
+            let value = value.as_u64().expect("every counter is an unsigned integer");
+            if name == "time_ns" {
+                continue;
+            }
+            if LEVEL_COUNTERS.contains(&name.as_str()) {
+                out.level(prefix, &name, value);
+            } else {
+                out.total(prefix, &name, value);
+            }
+        }
     }
 }

@@ -9,9 +9,9 @@
 //!  GC and folding (background): victim chosen ─▶ remap now ─▶ relocation reads ─▶ programs ─▶ erases ─▶ free superblock
 //! ```
 //!
-//! Call protocol, as in smoltcp's `poll`/`poll_at`: the driver calls [`Device::submit`] for
-//! each command at the time it is issued, and repeatedly [`Device::poll_at`] to learn when the
-//! device next needs attention and [`Device::poll`] to advance to it; `poll` returns a
+//! Call protocol, as in smoltcp's `poll`/`poll_at`: the driver calls [`Ssd::submit`] for
+//! each command at the time it is issued, and repeatedly [`Ssd::poll_at`] to learn when the
+//! device next needs attention and [`Ssd::poll`] to advance to it; `poll` returns a
 //! [`Completion`] when a command finishes. Time only moves forward: every `now` passed in
 //! must be at or after the last event the device processed. Nothing here allocates per
 //! command once the slot tables have grown to the queue depth in use.
@@ -36,13 +36,14 @@ pub use fill::FillPattern;
 pub use snapshot::SnapshotError;
 pub use verify::Verifier;
 
+use crate::block::{BlockDevice, BlockGeometry, Command, Completion, CounterRow, Opcode, SubmitError};
 use crate::config::DeviceConfig;
 use crate::controller::map_cache::MapCacheCounters;
 use crate::controller::{MapCache, WriteBuffer};
 use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimTime};
 use crate::ftl::{Ftl, RelocationJob, Stream};
-use crate::host::{Command, Completion, HmbGrant, HmbSetting, Opcode, SubmitError, negotiate};
 use crate::nand::{CellMode, DieOp, DieOpKind, DieWake, NandArray, UNIT_BYTES};
+use crate::nvme::{HmbGrant, HmbSetting, negotiate};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
@@ -90,7 +91,7 @@ struct ProgramRec {
 }
 
 /// A simulated SSD.
-pub struct Device {
+pub struct Ssd {
     config: DeviceConfig,
     now: SimTime,
     queue: EventQueue<Event>,
@@ -143,7 +144,7 @@ pub struct Device {
     verifier: Option<Verifier>,
 }
 
-impl Device {
+impl Ssd {
     /// A fresh device (everything unmapped, every block erased).
     pub fn new(config: DeviceConfig) -> Self {
         Self::with_verify(config, false)
@@ -156,7 +157,7 @@ impl Device {
         let nand = NandArray::new(geometry, config.nand.clone());
         let hmb = negotiate(config.identity.hmb, HmbSetting::Auto);
         let map_cache = MapCache::new(config.map_cache.clone(), config.logical_units, hmb.bytes);
-        Device {
+        Ssd {
             now: SimTime::ZERO,
             queue: EventQueue::with_capacity(1024),
             cores: ServerPool::new(config.controller.cores as usize),
@@ -201,11 +202,6 @@ impl Device {
     /// The validated configuration.
     pub fn config(&self) -> &DeviceConfig {
         &self.config
-    }
-
-    /// Time of the last event processed.
-    pub fn now(&self) -> SimTime {
-        self.now
     }
 
     /// The FTL (for reports and invariant checks).
@@ -253,24 +249,6 @@ impl Device {
         self.verifier.as_ref()
     }
 
-    /// Commands submitted and not yet completed.
-    pub fn in_flight(&self) -> u32 {
-        self.in_flight + self.host_waiting.len() as u32
-    }
-
-    /// Submits `command` at `now`; `user` comes back in its [`Completion`].
-    pub fn submit(&mut self, now: SimTime, command: Command, user: u64) -> Result<(), SubmitError> {
-        self.check_command(&command)?;
-        debug_assert!(now >= self.now, "time moved backwards: {now} < {}", self.now);
-        self.now = self.now.max(now);
-        if self.in_flight >= self.config.link.max_outstanding() {
-            self.host_waiting.push_back((command, user, now));
-            return Ok(());
-        }
-        self.start_command(command, user, now);
-        Ok(())
-    }
-
     fn check_command(&self, c: &Command) -> Result<(), SubmitError> {
         if c.opcode == Opcode::Flush {
             return Ok(());
@@ -291,40 +269,6 @@ impl Device {
             }
         }
         Ok(())
-    }
-
-    /// Loads the map entry of `slba` so a command to it soon finds it in cache. A driver
-    /// that knows its next command calls this early; it changes nothing in the model.
-    #[inline]
-    pub fn touch(&self, slba: u64) {
-        let lpn = slba * self.config.namespace.lba_bytes() / UNIT_BYTES;
-        if lpn < u64::from(self.config.logical_units) {
-            self.ftl.map.touch(lpn as u32);
-        }
-    }
-
-    /// When the device next needs [`Device::poll`], or [`SimTime::NEVER`].
-    #[inline]
-    pub fn poll_at(&self) -> SimTime {
-        self.queue.peek_time()
-    }
-
-    /// Processes the next event; returns a completion if a command finished.
-    #[inline]
-    pub fn poll(&mut self) -> Option<Completion> {
-        let (time, event) = self.queue.pop()?;
-        self.now = time;
-        match event {
-            Event::Die { die, generation } => {
-                self.on_die(die, generation);
-                None
-            }
-            Event::Complete { slot } => Some(self.on_complete(slot)),
-            Event::Idle { generation } => {
-                self.idle_timer(generation);
-                None
-            }
-        }
     }
 
     /// Processes every event up to and including `until`, then sets the clock to `until`.
@@ -444,7 +388,7 @@ impl Device {
             map_hmb_hits: m.hmb_hits,
             map_misses: m.misses,
             map_loads: m.map_loads,
-            // A load reads one map unit over the channel (device/map.rs), whatever the segment size.
+            // A load reads one map unit over the channel (ssd/map.rs), whatever the segment size.
             nand_map_read_bytes: m.map_loads * unit,
             nand_map_write_bytes: map_write_bytes,
             map_updates_at_risk: m.updates_at_risk,
@@ -621,5 +565,77 @@ impl Device {
     #[inline]
     fn link_time(&self, bytes: u64) -> SimDuration {
         SimDuration::for_bytes(bytes, self.config.link.bytes_per_sec)
+    }
+}
+
+impl BlockDevice for Ssd {
+    fn geometry(&self) -> BlockGeometry {
+        let ns = &self.config.namespace;
+        let mdts = self.config.identity.mdts;
+        BlockGeometry {
+            lba_bytes: ns.lba_bytes(),
+            lbas: ns.lbas(),
+            max_transfer_bytes: if mdts == 0 { u64::MAX } else { UNIT_BYTES << mdts },
+        }
+    }
+
+    fn profile(&self) -> &str {
+        &self.config.name
+    }
+
+    #[inline]
+    fn now(&self) -> SimTime {
+        self.now
+    }
+
+    fn submit(&mut self, now: SimTime, command: Command, user: u64) -> Result<(), SubmitError> {
+        self.check_command(&command)?;
+        debug_assert!(now >= self.now, "time moved backwards: {now} < {}", self.now);
+        self.now = self.now.max(now);
+        if self.in_flight >= self.config.link.max_outstanding() {
+            self.host_waiting.push_back((command, user, now));
+            return Ok(());
+        }
+        self.start_command(command, user, now);
+        Ok(())
+    }
+
+    #[inline]
+    fn poll_at(&self) -> SimTime {
+        self.queue.peek_time()
+    }
+
+    #[inline]
+    fn poll(&mut self) -> Option<Completion> {
+        let (time, event) = self.queue.pop()?;
+        self.now = time;
+        match event {
+            Event::Die { die, generation } => {
+                self.on_die(die, generation);
+                None
+            }
+            Event::Complete { slot } => Some(self.on_complete(slot)),
+            Event::Idle { generation } => {
+                self.idle_timer(generation);
+                None
+            }
+        }
+    }
+
+    fn in_flight(&self) -> u32 {
+        self.in_flight + self.host_waiting.len() as u32
+    }
+
+    fn counters(&self, prefix: &str, out: &mut CounterRow) {
+        self.counters().append_to(prefix, out);
+    }
+
+    /// Loads the map entry of `lba` so a command to it soon finds it in cache.
+    #[inline]
+    fn prefetch(&self, lba: u64) {
+        let lpn = lba * self.config.namespace.lba_bytes() / UNIT_BYTES;
+        if lpn < u64::from(self.config.logical_units) {
+            self.ftl.map.touch(lpn as u32);
+        }
     }
 }

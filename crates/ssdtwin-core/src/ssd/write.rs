@@ -2,12 +2,12 @@
 //! flush.
 
 use super::background::JobKind;
-use super::{Device, ProgramRec};
+use super::{ProgramRec, Ssd};
 use crate::engine::SimTime;
 use crate::ftl::Stream;
 use crate::nand::{DieOp, DieOpKind};
 
-impl Device {
+impl Ssd {
     /// A write's firmware work and map lookups are done: read the old data of its partial
     /// units if it must, else ask for buffer room.
     pub(super) fn continue_write(&mut self, slot: u32, ready: SimTime) {

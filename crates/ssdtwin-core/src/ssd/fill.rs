@@ -11,7 +11,7 @@
 //! superblock is folded to the native mode, ignoring `fold_low_gib` (a timed idle session
 //! stops there), while the superblock the SLC frontier is still filling keeps its data.
 
-use super::Device;
+use super::Ssd;
 use crate::engine::SimRng;
 use crate::nand::UNIT_BYTES;
 
@@ -37,7 +37,7 @@ pub enum FillPattern {
     },
 }
 
-impl Device {
+impl Ssd {
     /// Fills the device as `pattern` says, with no simulated time passing. The device must
     /// be quiet; it is quiet afterwards.
     pub fn fill(&mut self, pattern: FillPattern) -> Result<(), String> {

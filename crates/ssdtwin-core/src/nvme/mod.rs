@@ -1,0 +1,14 @@
+//! The drive's NVMe front end: the PCIe link, the namespace and its LBA formats, and the
+//! Host Memory Buffer the controller asks for.
+//!
+//! Read the NVMe Base Specification § 3.3 (queues), § 5.2.13 (Identify) and § 7 (I/O
+//! commands) before editing; `docs/model.md` § "Host link" lists what is simplified. The
+//! commands themselves are [`crate::block`]'s: every block target speaks them.
+
+mod hmb;
+mod link;
+mod namespace;
+
+pub use hmb::{HmbGrant, HmbRequest, HmbSetting, negotiate};
+pub use link::LinkConfig;
+pub use namespace::{LbaFormat, Namespace};

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-#: The repository (this worktree) and fio 3.33's real outputs beside it, in /work/shared.
+#: The repository and the real fio 3.33 outputs the compatibility tests compare with.
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE_DIR = (REPO / ".." / "shared" / "reference" / "fio-3.33").resolve()
+REFERENCE_DIR = REPO / "tests" / "data" / "fio-3.33"
 
 
 @dataclass

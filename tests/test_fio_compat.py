@@ -2,8 +2,7 @@
 file and command line give JSON with fio's keys and value types at every level, fio's
 percentile keys and option echoes, fio's normal report layout, and fio's log files.
 
-The reference outputs are real fio 3.33 runs, in /work/shared/reference/fio-3.33 beside the
-repository (see interfaces.md there).
+The reference outputs are real fio 3.33 runs, kept in tests/data/fio-3.33.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ use crate::workload::{JobSet, RunOptions, RunResult, run};
 use serde_json::Value;
 use std::path::PathBuf;
 
-const REFERENCE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/fio-3.33/");
+const REFERENCE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/fio-3.33/");
 
 fn simulate(set: &JobSet, log_dir: &std::path::Path) -> RunResult {
     let mut dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());

@@ -3,8 +3,7 @@
 //!
 //! Read first: fio's `stat.c` (`__show_run_stats`, `show_thread_status_json`,
 //! `add_ddir_status_json`, `add_ddir_lat_json`, `sum_thread_stats`), `json.c` (the printer)
-//! and §2 of the project's interface notes (`shared/reference/interfaces.md`, beside the
-//! repository). Real outputs of fio 3.33 are in `shared/reference/fio-3.33/`; the tests
+//! and the fio HOWTO's output section. Real outputs of fio 3.33 are in `tests/data/fio-3.33/`; the tests
 //! compare our key sets, key order and value types with them.
 //!
 //! [`fio_json`] builds a [`report::Report`] (clones merged under `group_reporting` as fio

@@ -8,8 +8,8 @@ use crate::stats::DirLatency;
 use crate::workload::{DirResult, DiskUtil, GroupResult, JobResult, JobSet, JobSpec, RunResult, RwPattern};
 use serde_json::Value;
 
-/// `shared/reference/fio-3.33/` beside the repository.
-const REFERENCE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/fio-3.33/");
+/// `tests/data/fio-3.33/` (recorded outputs of real fio 3.33).
+const REFERENCE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/fio-3.33/");
 
 /// A reference file's text.
 pub(crate) fn reference_text(name: &str) -> String {

@@ -4,7 +4,7 @@
 //! Read first: fio's `stat.c` (`show_thread_status_normal`, `show_ddir_status`,
 //! `display_lat`, `show_clat_percentiles`, `show_lat`, `show_group_stats`,
 //! `print_disk_util`), `init.c` (the job header lines) and `lib/num2str.c` ([`num2str()`]).
-//! `shared/reference/fio-3.33/randread-normal.txt` is a real report; the tests compare our
+//! `tests/data/fio-3.33/randread-normal.txt` is a real report; the tests compare our
 //! line structure with it.
 //!
 //! Layout, top to bottom: one header line per job (`name: (g=0): rw=..., bs=(R) ...,

@@ -66,7 +66,7 @@ def test_bad_arguments_are_refused(args: tuple[int, str, int, int, str], message
 
 
 def test_intr_writes_keep_rewriting_the_same_units() -> None:
-    dev = ssdtwin.Device("wd-black-256")
+    dev = ssdtwin.Device("wd-black-256", host="freebsd-11")
     r = perftest(dev, threads=2, operation="write", size=KIB128, seconds=1)
     c = dev.counters()
     # Every completion wrote its bytes, yet only two 128 KiB extents hold data.
@@ -77,7 +77,7 @@ def test_intr_writes_keep_rewriting_the_same_units() -> None:
 
 
 def test_wait_writes_fill_the_cache_sequentially_and_rates_add_up() -> None:
-    dev = ssdtwin.Device("wd-black-256")
+    dev = ssdtwin.Device("wd-black-256", host="freebsd-11")
     r = perftest(dev, threads=1, operation="write", size=KIB128, seconds=2, mode="wait")
     c = dev.counters()
     written = sum(r.thread_ios) * KIB128
@@ -91,7 +91,7 @@ def test_wait_writes_fill_the_cache_sequentially_and_rates_add_up() -> None:
 
 
 def test_reads_of_a_formatted_drive_never_touch_nand() -> None:
-    dev = ssdtwin.Device("wd-black-256")
+    dev = ssdtwin.Device("wd-black-256", host="freebsd-11")
     dev.format()
     r = perftest(dev, threads=1, operation="read", size=KIB128, seconds=1, mode="wait")
     assert dev.counters()["nand_host_read_bytes"] == 0

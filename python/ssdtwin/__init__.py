@@ -13,10 +13,11 @@ True
 """
 
 from ._ssdtwin import __version__
-from .device import DEFAULT_PROFILE, Device, RunResult, profile_toml, profiles
+from .device import DEFAULT_HOST, DEFAULT_PROFILE, Device, RunResult, host_toml, hosts, profile_toml, profiles
 from .errors import DeviceError, JobError, ProfileError, SsdtwinError, StateError, TraceError
 
 __all__ = [
+    "DEFAULT_HOST",
     "DEFAULT_PROFILE",
     "Device",
     "DeviceError",
@@ -27,6 +28,8 @@ __all__ = [
     "StateError",
     "TraceError",
     "__version__",
+    "host_toml",
+    "hosts",
     "profile_toml",
     "profiles",
 ]

@@ -4,16 +4,26 @@ from collections.abc import Callable
 from typing import Any, final
 
 __all__ = [
+    "DEFAULT_HOST",
     "Device",
     "RunOutput",
     "__version__",
     "check_fio_args",
+    "host_names",
+    "host_toml",
     "max_namespace_bytes",
     "profile_names",
     "profile_toml",
 ]
 
 __version__: str
+DEFAULT_HOST: str
+
+def host_names() -> list[str]:
+    """Names of the shipped host profiles."""
+
+def host_toml(host: str, overrides: list[str] = ...) -> str:
+    """Resolved, validated TOML of a host profile after overrides; raises ProfileError."""
 
 def profile_names() -> list[str]:
     """Names of the shipped profiles."""
@@ -75,6 +85,8 @@ class Device:
         """Lets simulated time pass with no host I/O."""
     def run(
         self,
+        host: str,
+        host_overrides: list[str],
         args: list[str],
         job_text: str | None = None,
         source: str = "job",
@@ -88,8 +100,9 @@ class Device:
         progress: Callable[[int, int | None, int, int | None], bool | None] | None = None,
     ) -> RunOutput:
         """Runs fio-style arguments or job-file text."""
-    def set_hmb(self, setting: str) -> dict[str, Any]:
-        """Renegotiates the Host Memory Buffer ("off", "auto" or a cap in MiB)."""
+    def set_hmb(self, setting: str, host: str, host_overrides: list[str] = ...) -> dict[str, Any]:
+        """Renegotiates the Host Memory Buffer as ``host``'s driver does ("off", "auto" or a
+        cap in MiB)."""
     def hmb(self) -> dict[str, Any]:
         """The current Host Memory Buffer grant."""
     def identity(self) -> dict[str, Any]:

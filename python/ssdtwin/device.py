@@ -17,7 +17,20 @@ from .jobs import job_input
 #: The profile used when none is named.
 DEFAULT_PROFILE = "generic-tlc-1tb"
 
+#: The host jobs run on when none is named (the core's default).
+DEFAULT_HOST: str = _ssdtwin.DEFAULT_HOST
+
 ProgressCallback = Callable[[int, int | None, int, int | None], bool | None]
+
+
+class RawToml(str):
+    """A value already written as TOML (as a user typed it after ``--set``): passed on as is.
+
+    >>> toml_literal(RawToml("[1, 2]")), toml_literal("[1, 2]")
+    ('[1, 2]', '"[1, 2]"')
+    """
+
+    __slots__ = ()
 
 
 def toml_literal(value: object) -> str:
@@ -30,6 +43,8 @@ def toml_literal(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value)
+    if isinstance(value, RawToml):
+        return str(value)
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, Mapping):
@@ -111,7 +126,11 @@ class Device:
     """A simulated SSD that keeps its state (maps, blocks, counters, clock) between runs.
 
     ``profile`` is a shipped profile name or a TOML file; ``overrides`` and keywords change
-    fields (``nand__channels=4`` means ``nand.channels = 4``).
+    fields (``nand__channels=4`` means ``nand.channels = 4``). ``host`` is the machine the
+    drive is attached to (a shipped host profile or a TOML file, ``host_overrides``
+    changing its fields): jobs run on its CPU with its engines' costs, and its NVMe driver
+    grants the Host Memory Buffer (``hmb``: ``"auto"`` for the host's default, ``"off"``,
+    or a cap in MiB). ``host="none"`` is the drive alone, at its NVMe interface.
 
     >>> dev = Device("generic-tlc-1tb")
     >>> dev.fill("seq", percent=1)
@@ -124,21 +143,42 @@ class Device:
         self,
         profile: str | Path = DEFAULT_PROFILE,
         *,
+        host: str | Path = DEFAULT_HOST,
+        host_overrides: Mapping[str, object] | None = None,
         verify: bool = False,
         hmb: str | int = "auto",
         overrides: Mapping[str, object] | None = None,
         **keyword_overrides: object,
     ) -> None:
         self._dev = _ssdtwin.Device(str(profile), override_strings(overrides, keyword_overrides), verify)
-        if str(hmb) != "auto":
-            self.set_hmb(hmb)
+        self._attach(host, host_overrides, hmb)
+
+    def _attach(self, host: str | Path, host_overrides: Mapping[str, object] | None, hmb: str | int) -> None:
+        """Attaches the drive to ``host``, whose driver negotiates the HMB."""
+        self._host = str(host)
+        self._host_overrides = override_strings(host_overrides, {})
+        self.set_hmb(hmb)
 
     @classmethod
-    def load(cls, path: str | Path) -> Device:
-        """A device restored from a state file written by :meth:`save`."""
+    def load(
+        cls,
+        path: str | Path,
+        *,
+        host: str | Path = DEFAULT_HOST,
+        host_overrides: Mapping[str, object] | None = None,
+        hmb: str | int = "auto",
+    ) -> Device:
+        """A device restored from a state file written by :meth:`save`, attached to
+        ``host`` (a state keeps the drive, not the machine it was in)."""
         dev = cls.__new__(cls)
         dev._dev = _ssdtwin.Device.load(str(path))
+        dev._attach(host, host_overrides, hmb)
         return dev
+
+    @property
+    def host(self) -> str:
+        """The host profile jobs run on unless :meth:`run` names another."""
+        return self._host
 
     def save(self, path: str | Path, *, overwrite: bool = False) -> None:
         """Finishes pending work and writes the whole state to ``path``; refuses to replace
@@ -181,8 +221,11 @@ class Device:
         log_dir: str | Path = ".",
         series_window_ms: float = 100.0,
         progress: ProgressCallback | None = None,
+        host: str | Path | None = None,
+        host_overrides: Mapping[str, object] | None = None,
     ) -> RunResult:
-        """Runs a fio job (arguments, job text, job file path or dict) on this device.
+        """Runs a fio job (arguments, job text, job file path or dict) on this device, on
+        its host or on ``host`` for this run (the HMB stays as the device's host granted).
 
         ``progress``, if given, is called now and then with ``(elapsed_ns, expected_ns,
         bytes_done, bytes_expected)``; returning ``False`` stops the run with
@@ -203,6 +246,8 @@ class Device:
         now = time.time()
         try:
             out = self._dev.run(
+                self._host if host is None else str(host),
+                self._host_overrides if host is None else override_strings(host_overrides, {}),
                 ji.args,
                 ji.text,
                 ji.source,
@@ -222,11 +267,11 @@ class Device:
         return RunResult(out)
 
     def set_hmb(self, setting: str | int) -> dict[str, Any]:
-        """Renegotiates the Host Memory Buffer as Linux does with ``max_host_mem_size_mb``:
-        ``"off"``, ``"auto"`` (the default 128 MiB cap) or a cap in MiB. The map cache starts
-        cold. Returns the grant: ``bytes``, ``segments``, ``chunk_bytes`` and the driver's
-        ``message``."""
-        return dict(self._dev.set_hmb(str(setting)))
+        """Renegotiates the Host Memory Buffer as the host's NVMe driver does with its cap
+        (Linux: ``max_host_mem_size_mb``): ``"off"``, ``"auto"`` (the host's default: 128 MiB
+        on Linux) or a cap in MiB. The map cache starts cold. Returns the grant: ``bytes``,
+        ``segments``, ``chunk_bytes`` and the driver's ``message``."""
+        return dict(self._dev.set_hmb(str(setting), self._host, self._host_overrides))
 
     def hmb(self) -> dict[str, Any]:
         """The Host Memory Buffer the host granted (``bytes`` 0 when none)."""
@@ -278,6 +323,25 @@ def profiles() -> list[str]:
     True
     """
     return list(_ssdtwin.profile_names())
+
+
+def hosts() -> list[str]:
+    """Names of the shipped host profiles.
+
+    >>> "linux-6.1" in hosts() and "none" in hosts()
+    True
+    """
+    return list(_ssdtwin.host_names())
+
+
+def host_toml(host: str | Path, overrides: Mapping[str, object] | None = None) -> str:
+    """The resolved, validated TOML of a host profile after ``overrides``.
+
+    >>> import tomllib
+    >>> tomllib.loads(host_toml("linux-6.1", {"cpu.cores": 4}))["cpu"]["cores"]
+    4
+    """
+    return str(_ssdtwin.host_toml(str(host), override_strings(overrides, {})))
 
 
 def profile_toml(profile: str | Path, overrides: Mapping[str, object] | None = None) -> str:

@@ -52,6 +52,7 @@ def test_lbaf_measures_every_format_with_the_smallest_io_it_allows(lbaf_table: p
         "mbps",
         "lat_us",
         "advertised_rp",
+        "host",
         "score",
         "deserved_rp",
     ]
@@ -176,7 +177,8 @@ def cdm_table() -> pd.DataFrame:
 
 def test_cdm_scores_are_the_best_run_and_latency_the_lowest_mean(cdm_table: pd.DataFrame) -> None:
     t = cdm_table
-    assert list(t.columns) == ["test", "op", "mbps", "iops", "lat_us", "runs_mbps"]
+    assert list(t.columns) == ["test", "op", "mbps", "iops", "lat_us", "runs_mbps", "host"]
+    assert set(t.host) == {"windows-10"}
     assert list(t.op) == ["read"] * 4 + ["write"] * 4
     assert list(t.test) == [test.name for test in PRESETS["nvme"]] * 2
     for r in t.itertuples():

@@ -59,7 +59,7 @@ def test_profile_tr_reads_the_native_mode() -> None:
 
 def test_slc_write_falls_from_the_write_path_to_tlc_program_bandwidth() -> None:
     t = slc_write_sweep("wd-black-256", seconds=4, overrides={"slc_cache.static_gib": 1.0})
-    assert list(t.columns) == ["t_s", "write_mbps", "written_gb", "slc_cached_gb", "folded_gb"]
+    assert list(t.columns) == ["t_s", "write_mbps", "written_gb", "slc_cached_gb", "folded_gb", "host"]
     k = knee(t)
     assert k is not None
     nand = tomllib.loads(ssdtwin.profile_toml("wd-black-256"))["nand"]
@@ -80,7 +80,7 @@ def test_knee_is_none_without_a_fall() -> None:
 
 def test_read_after_write_slows_reads_of_the_folding_data() -> None:
     t = read_after_write_sweep("wd-black-256", write_seconds=[0, 1], read_seconds=3)
-    assert list(t.columns) == ["write_s", "t_s", "read_mbps", "written_gb", "slc_cached_gb", "folded_gb"]
+    assert list(t.columns) == ["write_s", "t_s", "read_mbps", "written_gb", "slc_cached_gb", "folded_gb", "host"]
     fresh, after = t[t.write_s == 0], t[t.write_s == 1]
     # A formatted drive reads nothing from NAND: the same rate every second.
     assert fresh.read_mbps.max() - fresh.read_mbps.min() < 1

@@ -10,6 +10,7 @@
 //! default 4). `SPEED_PHASE=read` or `SPEED_PHASE=write` runs one phase only, for profiling.
 
 use ssdtwin_core::config::{apply_overrides, build, load_profile};
+use ssdtwin_core::os::{Host, bare_host};
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{BlockSize, JobSet, JobSpec, RunOptions, RwPattern, SizeSpec, run};
 use std::time::Instant;
@@ -39,7 +40,7 @@ fn job(rw: RwPattern, seconds: u64, size: Option<u64>) -> JobSet {
 /// Runs `set` and returns (simulated I/Os, wall seconds).
 fn timed(dev: &mut Ssd, set: &JobSet) -> (u64, f64) {
     let t = Instant::now();
-    let r = run(dev, set, &RunOptions::default(), &mut |_| true).unwrap();
+    let r = run(&mut Host::new(dev, bare_host()), set, &RunOptions::default(), &mut |_| true).unwrap();
     let wall = t.elapsed().as_secs_f64();
     (r.jobs.iter().flat_map(|j| j.dirs.iter()).map(|d| d.total_ios).sum(), wall)
 }

@@ -42,6 +42,7 @@ pub mod engine;
 pub mod ftl;
 pub mod nand;
 pub mod nvme;
+pub mod os;
 pub mod ssd;
 pub mod stats;
 pub mod workload;

@@ -2,6 +2,7 @@
 //! device and the original, and two runs with the same seed.
 
 use crate::common::{job, run_one, small_config};
+use ssdtwin_core::os::{Host, bare_host};
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{JobSet, RunOptions, RwPattern, run};
 
@@ -92,7 +93,7 @@ fn same_seed_same_result_different_seed_different_result() {
         j.numjobs = 2;
         let set = JobSet { global_options: vec![], jobs: vec![j] };
         let opts = RunOptions { seed, log_dir: std::env::temp_dir(), ..RunOptions::default() };
-        let r = run(&mut dev, &set, &opts, &mut |_| true).unwrap();
+        let r = run(&mut Host::new(&mut dev, bare_host()), &set, &opts, &mut |_| true).unwrap();
         (r, dev.counters())
     };
     let (a, ca) = go(1);

@@ -17,3 +17,5 @@ mod map_cache;
 mod slc;
 // Timing of single commands against figures hand-computed from the profile.
 mod timing;
+// The host stack: engine costs on CPU cores, fio's engine semantics, polling, callbacks.
+mod host;

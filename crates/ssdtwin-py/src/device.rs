@@ -7,7 +7,8 @@ use pyo3::types::PyDict;
 use ssdtwin_core::block::BlockDevice;
 use ssdtwin_core::config::{LoadedProfile, ProfileError, apply_overrides, build, load_profile};
 use ssdtwin_core::engine::{SimDuration, SimTime};
-use ssdtwin_core::nvme::{HmbGrant, HmbSetting};
+use ssdtwin_core::nvme::HmbGrant;
+use ssdtwin_core::os::{HmbSetting, Host, load_host, negotiate_hmb};
 use ssdtwin_core::ssd::{FillPattern, Ssd as CoreDevice};
 use ssdtwin_core::workload::fio::{WallClock, parse_command_line, parse_job_text};
 use ssdtwin_core::workload::{JobSet, RunOptions, run};
@@ -140,11 +141,13 @@ impl Device {
     /// Runs fio-style arguments (`--name=...` options and job file paths) or, with
     /// `job_text`, the text of a job file (`source` labels errors, `base_dir` resolves
     /// `include`).
-    #[pyo3(signature = (args, job_text = None, source = "job", base_dir = ".", seed = 0x5eed, log_dir = ".", device_name = "nvme0n1", wall_unix_ms = 0, wall_ctime = "", series_window_ms = 100.0, progress = None))]
+    #[pyo3(signature = (host, host_overrides, args, job_text = None, source = "job", base_dir = ".", seed = 0x5eed, log_dir = ".", device_name = "nvme0n1", wall_unix_ms = 0, wall_ctime = "", series_window_ms = 100.0, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn run(
         &mut self,
         py: Python<'_>,
+        host: &str,
+        host_overrides: Vec<String>,
         args: Vec<String>,
         job_text: Option<String>,
         source: &str,
@@ -162,6 +165,7 @@ impl Device {
             None => parse_command_line(&args),
         }
         .map_err(|e| errors::job(py, &e))?;
+        let host_config = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
         if !series_window_ms.is_finite() || series_window_ms <= 0.0 {
             return Err(errors::device(py, format!("series window {series_window_ms} ms: must be positive")));
         }
@@ -174,7 +178,7 @@ impl Device {
         };
         let set_for_run = set.clone();
         let result = simulate(py, &mut self.inner, progress.as_ref(), move |dev, observe| {
-            run(dev, &set_for_run, &opts, observe)
+            run(&mut Host::new(dev, host_config), &set_for_run, &opts, observe)
         })
         .map_err(|e| errors::run(py, &e))?;
         Ok(RunOutput::new(
@@ -185,9 +189,18 @@ impl Device {
         ))
     }
 
-    /// Renegotiates the Host Memory Buffer as Linux does with `max_host_mem_size_mb`:
-    /// "off", "auto" (the default cap, 128 MiB) or a cap in MiB. Returns the grant.
-    fn set_hmb<'py>(&mut self, py: Python<'py>, setting: &str) -> PyResult<Bound<'py, PyDict>> {
+    /// Renegotiates the Host Memory Buffer as host `host`'s NVMe driver does with its cap
+    /// (Linux: `max_host_mem_size_mb`): "off", "auto" (the host's default) or a cap in MiB.
+    /// Returns the grant.
+    #[pyo3(signature = (setting, host, host_overrides = Vec::new()))]
+    fn set_hmb<'py>(
+        &mut self,
+        py: Python<'py>,
+        setting: &str,
+        host: &str,
+        host_overrides: Vec<String>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let host_config = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
         let parsed = match setting {
             "off" => HmbSetting::Off,
             "auto" => HmbSetting::Auto,
@@ -200,7 +213,8 @@ impl Device {
         };
         let inner = &mut self.inner;
         py.detach(|| inner.quiesce());
-        let grant = inner.set_hmb(parsed).map_err(|e| errors::device(py, e))?.clone();
+        let grant = negotiate_hmb(inner.config().identity.hmb, parsed, host_config.nvme_hmb_cap_bytes);
+        let grant = inner.set_hmb(grant).map_err(|e| errors::device(py, e))?.clone();
         hmb_dict(py, &grant)
     }
 

@@ -36,6 +36,20 @@ fn max_namespace_bytes(py: Python<'_>, profile: &str, overrides: Vec<String>) ->
     ssdtwin_core::config::max_namespace_bytes(&loaded).map_err(|e| errors::profile(py, &e))
 }
 
+/// Names of the shipped host profiles.
+#[pyfunction]
+fn host_names() -> Vec<&'static str> {
+    ssdtwin_core::os::shipped_host_names()
+}
+
+/// The resolved TOML of a host profile (shipped name or path) after `overrides`, validated.
+#[pyfunction]
+#[pyo3(signature = (host, overrides = Vec::new()))]
+fn host_toml(py: Python<'_>, host: &str, overrides: Vec<String>) -> PyResult<String> {
+    let config = ssdtwin_core::os::load_host(host, &overrides).map_err(|e| errors::profile(py, &e))?;
+    Ok(config.profile_toml)
+}
+
 /// Parses fio-style arguments (options and job file paths) without running them; returns
 /// the number of jobs. Raises `JobError` with fio's place and reason on bad input.
 #[pyfunction]
@@ -51,6 +65,9 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(profile_toml, m)?)?;
     m.add_function(wrap_pyfunction!(check_fio_args, m)?)?;
     m.add_function(wrap_pyfunction!(max_namespace_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(host_names, m)?)?;
+    m.add_function(wrap_pyfunction!(host_toml, m)?)?;
+    m.add("DEFAULT_HOST", ssdtwin_core::os::DEFAULT_HOST)?;
     m.add_class::<device::Device>()?;
     m.add_class::<output::RunOutput>()?;
     Ok(())

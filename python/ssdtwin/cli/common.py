@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ..device import DEFAULT_PROFILE, Device
+from ..device import DEFAULT_HOST, DEFAULT_PROFILE, Device, RawToml
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,30 +31,66 @@ def profile_options(f: F) -> F:
     return f
 
 
-def parse_overrides(overrides: tuple[str, ...]) -> dict[str, str]:
+def host_options(default: str = DEFAULT_HOST) -> Callable[[F], F]:
+    """``--host``, ``--host-set`` and ``--hmb`` for commands that put a drive in a machine."""
+
+    def decorate(f: F) -> F:
+        f = click.option(
+            "--hmb",
+            "hmb",
+            default="auto",
+            show_default=True,
+            help="Host Memory Buffer cap of the host's NVMe driver: off, auto (the host's default) or MiB.",
+        )(f)
+        f = click.option(
+            "--host-set",
+            "host_overrides",
+            multiple=True,
+            metavar="SECTION.FIELD=VALUE",
+            help="Change a host profile field (repeatable), e.g. --host-set cpu.cores=4.",
+        )(f)
+        f = click.option(
+            "--host",
+            "host",
+            default=default,
+            show_default=True,
+            help="Host profile (shipped name or TOML file): the machine and OS the drive is in; "
+            "'none' for the drive alone.",
+        )(f)
+        return f
+
+    return decorate
+
+
+def parse_overrides(overrides: tuple[str, ...], option: str = "--set") -> dict[str, str]:
     """``section.field=value`` strings as a dict of raw TOML values."""
     out = {}
     for o in overrides:
         key, sep, value = o.partition("=")
         if not sep or "." not in key:
-            raise click.BadParameter(f"'{o}': expected SECTION.FIELD=VALUE", param_hint="--set")
+            raise click.BadParameter(f"'{o}': expected SECTION.FIELD=VALUE", param_hint=option)
         out[key.strip()] = value.strip()
     return out
 
 
-def load_device(profile: str | None, state: Path | None, overrides: tuple[str, ...]) -> Device:
+def load_device(
+    profile: str | None,
+    state: Path | None,
+    overrides: tuple[str, ...],
+    host: str = DEFAULT_HOST,
+    host_overrides: tuple[str, ...] = (),
+    hmb: str = "auto",
+) -> Device:
     """A device from a profile (with overrides) or from a state file; with neither, a fresh
-    device of the default profile (what ``--profile`` promises)."""
+    device of the default profile (what ``--profile`` promises). It sits in ``host``, whose
+    NVMe driver grants it the HMB ``hmb`` asks for."""
+    # Values stay as the user wrote them: the core parses them as TOML.
+    host_raw = {k: RawToml(v) for k, v in parse_overrides(host_overrides, "--host-set").items()}
     if state is not None:
         if profile is not None:
             raise click.UsageError("give --profile or --state, not both (a state carries its profile)")
         if overrides:
             raise click.UsageError("--set applies to profiles; a state keeps the profile it was saved with")
-        return Device.load(state)
-    raw = parse_overrides(overrides)
-    # Values stay as the user wrote them: the core parses them as TOML.
-    dev = Device.__new__(Device)
-    from .. import _ssdtwin
-
-    dev._dev = _ssdtwin.Device(profile or DEFAULT_PROFILE, [f"{k}={v}" for k, v in raw.items()], False)
-    return dev
+        return Device.load(state, host=host, host_overrides=host_raw, hmb=hmb)
+    raw = {k: RawToml(v) for k, v in parse_overrides(overrides).items()}
+    return Device(profile or DEFAULT_PROFILE, host=host, host_overrides=host_raw, hmb=hmb, overrides=raw)

@@ -9,7 +9,7 @@ import click
 
 from ..device import Device
 from . import progress
-from .common import load_device, profile_options
+from .common import host_options, load_device, profile_options
 from .precondition import parse_fill
 
 FORMATS = ("normal", "json", "json+")
@@ -32,11 +32,9 @@ def _formats(value: str) -> list[str]:
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": ["-h", "--help"]},
 )
 @profile_options
+@host_options()
 @click.option("--output-format", "output_format", default="normal", help="normal, json or json+ (comma-separated).")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to FILE.")
-@click.option(
-    "--hmb", "hmb", default="auto", show_default=True, help="Host Memory Buffer cap: off, auto (128 MiB) or MiB."
-)
 @click.option("--fill", "fill", help="Precondition first, untimed: seq|random[:PERCENT] (as 'ssdtwin precondition').")
 @click.option(
     "--save-state", type=click.Path(dir_okay=False, path_type=Path), help="Save the device state after the run."
@@ -48,16 +46,18 @@ def command(
     profile: str | None,
     state: Path | None,
     overrides: tuple[str, ...],
+    host: str,
+    host_overrides: tuple[str, ...],
+    hmb: str,
     output_format: str,
     output: Path | None,
-    hmb: str,
     fill: str | None,
     save_state: Path | None,
     force: bool,
     seed: int,
     fio_args: tuple[str, ...],
 ) -> None:
-    """Run fio jobs on a simulated drive.
+    """Run fio jobs on a simulated drive in a simulated machine (--host).
 
     Options after the ssdtwin ones are fio's: --name starts a job, options before the first
     --name are global, other arguments are job files. Example:
@@ -71,9 +71,7 @@ def command(
         raise click.UsageError("no job: give fio options (--name=... --rw=...) or job files")
     if save_state is not None and save_state.exists() and not force:
         raise click.UsageError(f"--save-state {save_state} exists; add --force to replace it")
-    device: Device = load_device(profile, state, overrides)
-    if hmb != "auto":
-        device.set_hmb(hmb)
+    device: Device = load_device(profile, state, overrides, host, host_overrides, hmb)
     grant = device.hmb()
     if grant["message"]:
         # What the Linux driver logs when it sets up the HMB (dmesg), kept off stdout.

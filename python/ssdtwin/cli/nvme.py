@@ -22,7 +22,7 @@ from ..nvme import (
     list_text,
 )
 from ..nvme.constants import NSID
-from .common import load_device, profile_options
+from .common import host_options, load_device, profile_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -59,22 +59,25 @@ def command() -> None:
 
 @command.command("id-ctrl")
 @profile_options
-@click.option(
-    "--hmb", "hmb", default="auto", show_default=True, help="Host Memory Buffer cap: off, auto (128 MiB) or MiB."
-)
+@host_options()
 @human_option
 @output_format_option
 def id_ctrl(
-    profile: str | None, state: Path | None, overrides: tuple[str, ...], hmb: str, human: bool, output_format: str
+    profile: str | None,
+    state: Path | None,
+    overrides: tuple[str, ...],
+    host: str,
+    host_overrides: tuple[str, ...],
+    hmb: str,
+    human: bool,
+    output_format: str,
 ) -> None:
     """Identify Controller, as 'nvme id-ctrl /dev/nvme0'.
 
     hmpre, hmmin, hmminds and hmmaxd are the profile's HMB request (4 KiB units). With -H,
-    the line the Linux driver logs when it sets up the HMB (dmesg) follows on stderr.
+    the line the host's driver logs when it sets up the HMB (dmesg) follows on stderr.
     """
-    device = load_device(profile, state, overrides)
-    if hmb != "auto":
-        device.set_hmb(hmb)
+    device = load_device(profile, state, overrides, host, host_overrides, hmb)
     ctrl = identify_controller(device.identity())
     if output_format == "json":
         click.echo(dumps(id_ctrl_json(ctrl)))

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..perftest import MAX_THREADS, MODES, perftest
-from .common import load_device, profile_options
+from .common import host_options, load_device, profile_options
 
 
 @click.command("perftest", context_settings={"help_option_names": ["-h", "--help"]})
@@ -37,6 +37,7 @@ from .common import load_device, profile_options
     help="intr/io: each thread repeats one LBA; wait/bio: each thread moves on sequentially.",
 )
 @profile_options
+@host_options(default="freebsd-11")
 @click.option(
     "--save-state", type=click.Path(dir_okay=False, path_type=Path), help="Save the device state after the test."
 )
@@ -52,11 +53,15 @@ def command(
     profile: str | None,
     state: Path | None,
     overrides: tuple[str, ...],
+    host: str,
+    host_overrides: tuple[str, ...],
+    hmb: str,
     save_state: Path | None,
     force: bool,
     namespace: str | None,
 ) -> None:
-    """Run nvmecontrol's perftest on a simulated drive.
+    """Run nvmecontrol's perftest on a simulated drive (in FreeBSD 11 unless --host says
+    otherwise: the test's kernel threads and interrupt path are FreeBSD's).
 
     NAMESPACE (e.g. nvme0ns1) is accepted so nvmecontrol command lines paste unchanged; the
     test runs on the simulated drive's one namespace. To chain tests (format, write, then
@@ -69,7 +74,7 @@ def command(
     """
     if save_state is not None and save_state.exists() and not force:
         raise click.UsageError(f"--save-state {save_state} exists; add --force to replace it")
-    device = load_device(profile, state, overrides)
+    device = load_device(profile, state, overrides, host, host_overrides, hmb)
     result = perftest(device, threads=threads, operation=operation, size=size, seconds=seconds, mode=mode)
     click.echo(result.report(perthread), nl=False)
     if save_state is not None:

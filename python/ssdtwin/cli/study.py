@@ -58,6 +58,12 @@ def _make_command(study: Study) -> click.Command:
 
     params: list[click.Parameter] = [
         *study.options,
+        click.Option(
+            ["--host"],
+            default=study.host,
+            show_default=True,
+            help="Host profile the study runs on (the measurement's by default; 'none' for the drive alone).",
+        ),
         click.Option(["--out"], type=click.Path(file_okay=False, path_type=Path), help="Output directory."),
         click.Option(["--json", "as_json"], is_flag=True, help="Print the table as JSON records."),
         click.Option(["--force"], is_flag=True, help="Replace existing outputs."),

@@ -27,6 +27,8 @@ class Study:
     count: Callable[..., int]
     #: Draws the figure from a finished table.
     figure: Callable[[pd.DataFrame], Any]
+    #: The host profile of the measurement the study reproduces (``--host`` overrides it).
+    host: str = "linux-6.1"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def run(self, advance: Advance = None, **kwargs: Any) -> tuple[pd.DataFrame, str]:

@@ -26,6 +26,12 @@ from .base import Advance, Study
 #: CrystalDiskMark 8.0.x's fixed warm-up before every test, seconds.
 WARMUP_S = 5
 
+#: CrystalDiskMark runs on Windows: DiskSpd on NTFS through storport/stornvme.
+HOST = "windows-10"
+
+#: The test file, in the drive's file system (CrystalDiskMark<hex>.tmp).
+TEST_FILE = "CrystalDiskMark.tmp"
+
 
 @dataclass(frozen=True)
 class CdmTest:
@@ -96,7 +102,9 @@ def _job(test: CdmTest, op: str, size: int, seconds: float, seed: int) -> dict[s
         "iodepth": test.queues,
         "numjobs": test.threads,
         "group_reporting": True,
-        "ioengine": "windowsaio",
+        # DiskSpd -L: overlapped I/O on a completion port, a lookaside reap per dispatch.
+        "ioengine": "diskspd",
+        "filename": TEST_FILE,
         "direct": 1,
         "size": size,
         "time_based": True,
@@ -114,6 +122,7 @@ def cdm_sweep(
     measure: float = 5.0,
     interval: float = 5.0,
     overrides: Mapping[str, object] | None = None,
+    host: str = HOST,
     advance: Advance = None,
 ) -> pd.DataFrame:
     """One row per test and direction: ``test``, ``op``, ``mbps`` (best run), ``iops``,
@@ -125,12 +134,14 @@ def cdm_sweep(
     """
     if preset not in PRESETS:
         raise click.BadParameter(f"'{preset}': allowed {', '.join(PRESETS)}", param_hint="--preset")
-    dev = Device(profile, overrides=overrides)
+    dev = Device(profile, overrides=overrides, host=host)
     capacity = dev.info()["capacity_bytes"]
     if size > capacity:
         raise click.BadParameter(f"{size:,} bytes: more than the drive's {capacity:,}", param_hint="--size")
     # The test file, written as a file copy would: 1 MiB writes in order.
-    dev.run({"name": "testfile", "rw": "write", "bs": "1m", "iodepth": 1, "direct": 1, "size": size})
+    dev.run(
+        {"name": "testfile", "rw": "write", "bs": "1m", "iodepth": 1, "direct": 1, "size": size, "filename": TEST_FILE}
+    )
     rows = []
     run = 0
     for op in ("read", "write"):
@@ -158,7 +169,7 @@ def cdm_sweep(
             )
             if advance:
                 advance(f"{test.name} {op}")
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).assign(host=host)
 
 
 def text_export(
@@ -215,11 +226,18 @@ def plot_cdm(table: pd.DataFrame) -> Any:
 
 
 def _sweep(
-    advance: Advance, profile: str, preset: str, size: str, count: int, measure: int, interval: int
+    advance: Advance, profile: str, preset: str, size: str, count: int, measure: int, interval: int, host: str
 ) -> tuple[pd.DataFrame, str]:
     nbytes = parse_test_size(size)
     table = cdm_sweep(
-        profile, preset=preset, size=nbytes, count=count, measure=measure, interval=interval, advance=advance
+        profile,
+        preset=preset,
+        size=nbytes,
+        count=count,
+        measure=measure,
+        interval=interval,
+        host=host,
+        advance=advance,
     )
     dev = Device(profile)
     used = min(nbytes, dev.info()["capacity_bytes"])
@@ -251,4 +269,5 @@ STUDY = Study(
     sweep=_sweep,
     count=lambda preset, **_: 2 * len(PRESETS[preset]),
     figure=plot_cdm,
+    host=HOST,
 )

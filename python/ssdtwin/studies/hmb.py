@@ -28,6 +28,10 @@ RW_CHOICES = ("randread", "randwrite", "randrw")
 DEFAULT_RANGES = [1, 2, 4, 8, 16, *range(32, 225, 16), 238]
 
 
+#: The host of reference R1: fio 3.1 on Linux 4.15.
+HOST = "linux-4.15"
+
+
 def _hmb_label(setting: str) -> int:
     return 0 if setting == "off" else int(setting)
 
@@ -68,9 +72,11 @@ def hmb_sweep(
     seconds: float = 10.0,
     seed: int = 1,
     cache_dir: Path | None = None,
+    host: str = HOST,
     advance: Advance = None,
 ) -> pd.DataFrame:
-    """IOPS and latency per (HMB setting, rw, range); one row per point.
+    """IOPS and latency per (HMB setting, rw, range); one row per point, on ``host``
+    (R1's Linux 4.15 by default, whose driver grants the HMB).
 
     >>> t = hmb_sweep(hmb=["off", "240"], ranges_gib=[1, 64], seconds=0.2)
     >>> list(t.columns[:4])
@@ -82,8 +88,8 @@ def hmb_sweep(
     rows = []
     for setting in hmb or ["off", "128", "240"]:
         for rw in rws or ["randread"]:
-            dev = Device.load(state)
-            grant = dev.set_hmb(setting)
+            dev = Device.load(state, host=host, hmb=setting)
+            grant = dev.hmb()
             capacity_gib = dev.info()["capacity_bytes"] / 2**30
             for r in ranges_gib or DEFAULT_RANGES:
                 if r > capacity_gib:
@@ -129,6 +135,7 @@ def hmb_sweep(
                         "map_hit_ratio": hits / lookups if lookups else 1.0,
                         "map_loads": after["map_loads"] - before["map_loads"],
                         "hmb_granted_mib": grant["bytes"] / 2**20,
+                        "host": host,
                     }
                 )
                 if advance:
@@ -157,10 +164,11 @@ def plot_hmb(table: pd.DataFrame) -> Any:
 
 
 def _sweep(
-    advance: Advance, profile: str, hmb: str, ranges: str, rw: str, seconds: float, seed: int
+    advance: Advance, profile: str, hmb: str, ranges: str, rw: str, seconds: float, seed: int, host: str
 ) -> tuple[pd.DataFrame, str]:
     table = hmb_sweep(
         profile,
+        host=host,
         hmb=[h.strip() for h in hmb.split(",") if h.strip()],
         ranges_gib=int_list(ranges),
         rws=choice_list(rw, RW_CHOICES),
@@ -198,6 +206,7 @@ STUDY = Study(
         click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
     ],
     sweep=_sweep,
+    host=HOST,
     count=_count,
     figure=plot_hmb,
 )

@@ -22,7 +22,7 @@ from typing import Any
 import click
 import pandas as pd
 
-from ..device import Device
+from ..device import DEFAULT_HOST, Device
 from .base import Advance, Study
 
 RP_NAMES = ("Best", "Better", "Good", "Degraded")
@@ -54,16 +54,17 @@ def lbaf_sweep(
     seconds: float = 1.0,
     seed: int = 1,
     overrides: Mapping[str, object] | None = None,
+    host: str = DEFAULT_HOST,
     advance: Advance = None,
 ) -> pd.DataFrame:
-    """One row per (format, test, op): ``lbaf``, ``data_bytes``, ``metadata_bytes``,
+    """On ``host``, one row per (format, test, op): ``lbaf``, ``data_bytes``, ``metadata_bytes``,
     ``test``, ``op``, ``bs``, ``iodepth``, ``iops``, ``mbps`` (10^6 B/s), ``lat_us``, and
     per format ``advertised_rp``, ``score`` and ``deserved_rp``. Each point runs
     ``seconds`` after a ramp of as long (which fills the write buffer)."""
     formats = Device(profile, overrides=overrides).identity()["lba_formats"]
     rows = []
     for lbaf, fmt in enumerate(formats):
-        dev = Device(profile, overrides={**(overrides or {}), "namespace.current_format": lbaf})
+        dev = Device(profile, overrides={**(overrides or {}), "namespace.current_format": lbaf}, host=host)
         capacity = dev.info()["capacity_bytes"]
         span = min(int(span_gib * 2**30), capacity)
         dev.fill("seq", 100.0 * span / capacity)
@@ -98,6 +99,7 @@ def lbaf_sweep(
                         "mbps": float(s.iops) * size / 1e6,
                         "lat_us": float(s.mean_lat_us),
                         "advertised_rp": fmt["relative_performance"],
+                        "host": host,
                     }
                 )
         if advance:
@@ -163,8 +165,10 @@ def plot_lbaf(table: pd.DataFrame) -> Any:
     return fig
 
 
-def _sweep(advance: Advance, profile: str, span_gib: float, seconds: float, seed: int) -> tuple[pd.DataFrame, str]:
-    table = lbaf_sweep(profile, span_gib=span_gib, seconds=seconds, seed=seed, advance=advance)
+def _sweep(
+    advance: Advance, profile: str, span_gib: float, seconds: float, seed: int, host: str
+) -> tuple[pd.DataFrame, str]:
+    table = lbaf_sweep(profile, span_gib=span_gib, seconds=seconds, seed=seed, host=host, advance=advance)
     return table, report(table, profile)
 
 

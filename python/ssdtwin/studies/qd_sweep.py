@@ -9,7 +9,7 @@ from typing import Any
 import click
 import pandas as pd
 
-from ..device import DEFAULT_PROFILE, Device
+from ..device import DEFAULT_HOST, DEFAULT_PROFILE, Device
 from .base import Advance, Study, choice_list, int_list
 
 RW_CHOICES = ("randread", "randwrite", "randrw", "read", "write")
@@ -25,9 +25,10 @@ def qd_sweep(
     span_gib: float = 16.0,
     seed: int = 1,
     overrides: Mapping[str, object] | None = None,
+    host: str = DEFAULT_HOST,
     advance: Advance = None,
 ) -> pd.DataFrame:
-    """IOPS and latency per (rw, iodepth) on a sequentially filled drive.
+    """IOPS and latency per (rw, iodepth) on a sequentially filled drive, on ``host``.
 
     ``overrides`` change profile fields as in :class:`~ssdtwin.Device`; here, a drive of the
     same design with fewer blocks, which fills faster:
@@ -42,7 +43,7 @@ def qd_sweep(
     rows = []
     for rw in rws or ["randread", "randwrite"]:
         for depth in depths or [1, 2, 4, 8, 16, 32, 64, 128]:
-            dev = Device(profile, overrides=overrides)
+            dev = Device(profile, overrides=overrides, host=host)
             dev.fill("seq", 100.0)
             job = {
                 "name": f"{rw}-qd{depth}",
@@ -66,6 +67,7 @@ def qd_sweep(
                         "direction": r.rw,
                         "mean_lat_us": r.mean_lat_us,
                         "p99_lat_us": r.p99_lat_us,
+                        "host": host,
                     }
                 )
             if advance:
@@ -94,10 +96,19 @@ def plot_qd_sweep(table: pd.DataFrame) -> Any:
 
 
 def _sweep(
-    advance: Advance, profile: str, rw: str, depths: str, bs: str, seconds: float, span_gib: float, seed: int
+    advance: Advance,
+    profile: str,
+    rw: str,
+    depths: str,
+    bs: str,
+    seconds: float,
+    span_gib: float,
+    seed: int,
+    host: str,
 ) -> tuple[pd.DataFrame, str]:
     table = qd_sweep(
         profile,
+        host=host,
         rws=choice_list(rw, RW_CHOICES, "--rw"),
         depths=int_list(depths, "--depths"),
         bs=bs,

@@ -26,6 +26,8 @@ GIB = 1 << 30
 #: R2's published allowance for everything besides tR, µs: host transfer + channel and ECC.
 R2_HOST_TRANSFER_US = 1.7
 R2_CHANNEL_ECC_US = 8.2
+#: The host of reference R2: fio 3.1 on Linux 4.15.
+HOST = "linux-4.15"
 
 
 def qlc_tr_sweep(
@@ -35,12 +37,14 @@ def qlc_tr_sweep(
     reads: int | None = None,
     seed: int = 1,
     overrides: Mapping[str, object] | None = None,
+    host: str = HOST,
     advance: Advance = None,
 ) -> pd.DataFrame:
-    """One row per append: ``written_gib``, the reads' ``mean_lat_us`` and ``p99_lat_us``,
-    and ``slc_resident_fraction`` of the first GiB when the reads start. ``reads`` caps
-    the reads per point (default: R2's, a whole GiB of 4 KiB reads); ``overrides`` change
-    profile fields as in :class:`~ssdtwin.Device`.
+    """One row per append, on ``host`` (R2's Linux 4.15 by default): ``written_gib``, the
+    reads' ``mean_lat_us`` and ``p99_lat_us``, and ``slc_resident_fraction`` of the
+    first GiB when the reads start. ``reads`` caps the reads per point (default: R2's, a
+    whole GiB of 4 KiB reads); ``overrides`` change profile fields as in
+    :class:`~ssdtwin.Device`.
 
     >>> t = qlc_tr_sweep(max_written_gib=2, reads=2000)
     >>> list(t.columns[:4])
@@ -48,7 +52,7 @@ def qlc_tr_sweep(
     >>> t.slc_resident_fraction.tolist()
     [1.0, 1.0]
     """
-    dev = Device(profile, overrides=overrides)
+    dev = Device(profile, overrides=overrides, host=host)
     capacity_gib = dev.info()["capacity_bytes"] // GIB
     if not 1 <= max_written_gib <= capacity_gib:
         raise click.BadParameter(
@@ -92,6 +96,7 @@ def qlc_tr_sweep(
                 "slc_resident_fraction": resident,
                 "folded_gib": after["folded_bytes"] / GIB,
                 "folded_during_reads_gib": (after["folded_bytes"] - before["folded_bytes"]) / GIB,
+                "host": host,
             }
         )
         if advance:
@@ -192,9 +197,9 @@ def plot_qlc_tr(table: pd.DataFrame) -> Any:
 
 
 def _sweep(
-    advance: Advance, profile: str, max_written_gib: int, reads: int | None, seed: int
+    advance: Advance, profile: str, max_written_gib: int, reads: int | None, seed: int, host: str
 ) -> tuple[pd.DataFrame, str]:
-    table = qlc_tr_sweep(profile, max_written_gib=max_written_gib, reads=reads, seed=seed, advance=advance)
+    table = qlc_tr_sweep(profile, max_written_gib=max_written_gib, reads=reads, seed=seed, host=host, advance=advance)
     return table, report(table, profile_tr_us(Device(profile).profile_toml))
 
 
@@ -221,4 +226,5 @@ STUDY = Study(
     sweep=_sweep,
     count=_count,
     figure=plot_qlc_tr,
+    host=HOST,
 )

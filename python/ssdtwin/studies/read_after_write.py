@@ -18,7 +18,7 @@ import pandas as pd
 from ..device import Device
 from ..perftest import perftest
 from .base import Advance, Study, int_list
-from .slc_write import parse_size
+from .slc_write import HOST, parse_size
 
 
 def read_after_write_sweep(
@@ -28,12 +28,13 @@ def read_after_write_sweep(
     read_seconds: int = 15,
     bs: int = 128 << 10,
     overrides: Mapping[str, object] | None = None,
+    host: str = HOST,
     advance: Advance = None,
 ) -> pd.DataFrame:
-    """One row per (write time, read second): ``write_s``, ``t_s``, ``read_mbps``, with
-    ``written_gb`` before the reads and the device's ``slc_cached_gb`` and ``folded_gb``
-    at the end of each read second. ``overrides`` change profile fields as in
-    :class:`~ssdtwin.Device`.
+    """On ``host`` (R3's FreeBSD 11.1 by default), one row per (write time, read second):
+    ``write_s``, ``t_s``, ``read_mbps``, with ``written_gb`` before the reads and the
+    device's ``slc_cached_gb`` and ``folded_gb`` at the end of each read second.
+    ``overrides`` change profile fields as in :class:`~ssdtwin.Device`.
 
     >>> t = read_after_write_sweep(write_seconds=[0], read_seconds=2)
     >>> t.t_s.tolist(), bool(t.read_mbps.min() > 1000)
@@ -43,7 +44,7 @@ def read_after_write_sweep(
     for w in write_seconds if write_seconds is not None else [0, 1, 3, 5, 7, 9]:
         if w < 0:
             raise click.BadParameter(f"{w}: write times are 0 or more seconds", param_hint="--write-seconds")
-        dev = Device(profile, overrides=overrides)
+        dev = Device(profile, overrides=overrides, host=host)
         dev.format()
         written = 0.0
         if w:
@@ -56,7 +57,7 @@ def read_after_write_sweep(
         parts.append(part)
         if advance:
             advance(f"W = {w} s")
-    return pd.concat(parts, ignore_index=True)
+    return pd.concat(parts, ignore_index=True).assign(host=host)
 
 
 def report(table: pd.DataFrame) -> str:
@@ -91,9 +92,12 @@ def plot_read_after_write(table: pd.DataFrame) -> Any:
     return fig
 
 
-def _sweep(advance: Advance, profile: str, write_seconds: str, read_seconds: int, bs: str) -> tuple[pd.DataFrame, str]:
+def _sweep(
+    advance: Advance, profile: str, write_seconds: str, read_seconds: int, bs: str, host: str
+) -> tuple[pd.DataFrame, str]:
     table = read_after_write_sweep(
         profile,
+        host=host,
         write_seconds=int_list(write_seconds, "--write-seconds"),
         read_seconds=read_seconds,
         bs=parse_size(bs),
@@ -120,4 +124,5 @@ STUDY = Study(
     sweep=_sweep,
     count=_count,
     figure=plot_read_after_write,
+    host=HOST,
 )

@@ -35,6 +35,10 @@ def parse_size(text: str) -> int:
     return int(digits) * scale
 
 
+#: The host of reference R3: nvmecontrol perftest on FreeBSD 11.1.
+HOST = "freebsd-11"
+
+
 def slc_write_sweep(
     profile: str = "wd-black-256",
     *,
@@ -42,20 +46,22 @@ def slc_write_sweep(
     threads: int = 1,
     seconds: int = 15,
     overrides: Mapping[str, object] | None = None,
+    host: str = HOST,
     advance: Advance = None,
 ) -> pd.DataFrame:
-    """One row per second: ``t_s``, ``write_mbps``, ``written_gb`` (so far), and the
-    device's ``slc_cached_gb`` and ``folded_gb`` at the end of the second. ``overrides``
-    change profile fields as in :class:`~ssdtwin.Device`.
+    """On ``host`` (R3's FreeBSD 11.1 by default), one row per second: ``t_s``, ``write_mbps``,
+    ``written_gb`` (so far), and the device's ``slc_cached_gb`` and ``folded_gb`` at the
+    end of the second. ``overrides`` change profile fields as in
+    :class:`~ssdtwin.Device`.
 
     >>> t = slc_write_sweep(seconds=2)
     >>> t.t_s.tolist(), bool(t.write_mbps.min() > 600)
     ([1, 2], True)
     """
-    dev = Device(profile, overrides=overrides)
+    dev = Device(profile, overrides=overrides, host=host)
     dev.format()
     result = perftest(dev, threads=threads, operation="write", size=bs, seconds=seconds, mode="wait")
-    table = result.per_second.rename(columns={"mbps": "write_mbps", "total_gb": "written_gb"})
+    table = result.per_second.rename(columns={"mbps": "write_mbps", "total_gb": "written_gb"}).assign(host=host)
     if advance:
         advance(f"{seconds} s written")
     return table
@@ -129,8 +135,8 @@ def plot_slc_write(table: pd.DataFrame) -> Any:
     return fig
 
 
-def _sweep(advance: Advance, profile: str, bs: str, threads: int, seconds: int) -> tuple[pd.DataFrame, str]:
-    table = slc_write_sweep(profile, bs=parse_size(bs), threads=threads, seconds=seconds, advance=advance)
+def _sweep(advance: Advance, profile: str, bs: str, threads: int, seconds: int, host: str) -> tuple[pd.DataFrame, str]:
+    table = slc_write_sweep(profile, bs=parse_size(bs), threads=threads, seconds=seconds, host=host, advance=advance)
     return table, report(table)
 
 
@@ -148,4 +154,5 @@ STUDY = Study(
     sweep=_sweep,
     count=lambda **_: 1,
     figure=plot_slc_write,
+    host=HOST,
 )

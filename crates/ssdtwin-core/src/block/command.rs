@@ -35,11 +35,9 @@ pub struct Completion {
     pub user: u64,
     /// The command.
     pub command: Command,
-    /// When the host started submitting it.
+    /// When it was submitted (the doorbell).
     pub submitted: SimTime,
-    /// When the host software handed it to the device (submit + slat).
-    pub issued: SimTime,
-    /// When the host saw the completion.
+    /// When its completion was posted to the host.
     pub completed: SimTime,
 }
 

@@ -58,6 +58,9 @@ pub struct BlockGeometry {
     /// Largest read or write command the target accepts, bytes (a host block layer splits
     /// larger I/Os); `u64::MAX` when unlimited. Deallocate is never limited.
     pub max_transfer_bytes: u64,
+    /// Submission queues the target offers (NVMe I/O queue pairs; 1 for a single-queue
+    /// target): a host maps its CPUs onto them.
+    pub hardware_queues: u32,
 }
 
 impl BlockGeometry {
@@ -99,5 +102,42 @@ pub trait BlockDevice {
     #[inline]
     fn prefetch(&self, lba: u64) {
         let _ = lba;
+    }
+}
+
+/// A borrowed target is a target: a host can wrap `&mut D` for one run and give the
+/// device back when the run ends.
+impl<D: BlockDevice + ?Sized> BlockDevice for &mut D {
+    fn geometry(&self) -> BlockGeometry {
+        (**self).geometry()
+    }
+    fn profile(&self) -> &str {
+        (**self).profile()
+    }
+    #[inline]
+    fn now(&self) -> SimTime {
+        (**self).now()
+    }
+    #[inline]
+    fn submit(&mut self, now: SimTime, command: Command, tag: u64) -> Result<(), SubmitError> {
+        (**self).submit(now, command, tag)
+    }
+    #[inline]
+    fn poll_at(&self) -> SimTime {
+        (**self).poll_at()
+    }
+    #[inline]
+    fn poll(&mut self) -> Option<Completion> {
+        (**self).poll()
+    }
+    fn in_flight(&self) -> u32 {
+        (**self).in_flight()
+    }
+    fn counters(&self, prefix: &str, out: &mut CounterRow) {
+        (**self).counters(prefix, out);
+    }
+    #[inline]
+    fn prefetch(&self, lba: u64) {
+        (**self).prefetch(lba);
     }
 }

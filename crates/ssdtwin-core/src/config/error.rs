@@ -45,6 +45,16 @@ pub enum ProfileError {
         /// Shipped profile names.
         available: String,
     },
+    /// The profile uses a section or field that has moved.
+    #[error("{file}: {what} has moved: use {now}")]
+    Moved {
+        /// File or source label.
+        file: String,
+        /// The old section or field.
+        what: String,
+        /// Where it is now.
+        now: String,
+    },
     /// An override (`section.field=value`) is malformed.
     #[error("override '{text}': {problem}")]
     BadOverride {

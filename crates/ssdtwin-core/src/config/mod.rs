@@ -96,7 +96,7 @@ pub fn apply_overrides(profile: &mut LoadedProfile, overrides: &[String]) -> Res
     Ok(())
 }
 
-fn parse_error(source: &str, message: &str) -> ProfileError {
+pub(crate) fn parse_error(source: &str, message: &str) -> ProfileError {
     // toml's messages span several lines: "TOML parse error at line L, column C", a source
     // excerpt, then the cause; or, without spans, the cause then "in `section`".
     let lines: Vec<&str> = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
@@ -182,18 +182,25 @@ pub struct DeviceConfig {
     pub logical_units: u32,
 }
 
-struct Checker<'a> {
-    file: &'a str,
+/// Checks field values of one file and words errors the same way for every profile kind.
+pub(crate) struct Checker<'a> {
+    pub(crate) file: &'a str,
 }
 
 impl Checker<'_> {
-    fn range<T: PartialOrd + std::fmt::Display>(&self, field: &str, v: T, lo: T, hi: T) -> Result<T, ProfileError> {
+    pub(crate) fn range<T: PartialOrd + std::fmt::Display>(
+        &self,
+        field: &str,
+        v: T,
+        lo: T,
+        hi: T,
+    ) -> Result<T, ProfileError> {
         if v < lo || v > hi {
             return Err(self.bad(field, &v, &format!("allowed {lo} to {hi}")));
         }
         Ok(v)
     }
-    fn bad(&self, field: &str, value: &dyn std::fmt::Display, allowed: &str) -> ProfileError {
+    pub(crate) fn bad(&self, field: &str, value: &dyn std::fmt::Display, allowed: &str) -> ProfileError {
         ProfileError::OutOfRange {
             file: self.file.to_string(),
             field: field.to_string(),
@@ -201,20 +208,20 @@ impl Checker<'_> {
             allowed: allowed.to_string(),
         }
     }
-    fn us(&self, field: &str, v: f64) -> Result<SimDuration, ProfileError> {
+    pub(crate) fn us(&self, field: &str, v: f64) -> Result<SimDuration, ProfileError> {
         if !v.is_finite() || !(0.0..=1e9).contains(&v) {
             return Err(self.bad(field, &v, "allowed 0 to 1e9 microseconds"));
         }
         Ok(SimDuration((v * 1000.0).round() as u64))
     }
-    fn positive_us(&self, field: &str, v: f64) -> Result<SimDuration, ProfileError> {
+    pub(crate) fn positive_us(&self, field: &str, v: f64) -> Result<SimDuration, ProfileError> {
         let d = self.us(field, v)?;
         if d.as_ns() == 0 {
             return Err(self.bad(field, &v, "must be greater than 0"));
         }
         Ok(d)
     }
-    fn choice<T: Copy>(&self, field: &str, v: &str, options: &[(&str, T)]) -> Result<T, ProfileError> {
+    pub(crate) fn choice<T: Copy>(&self, field: &str, v: &str, options: &[(&str, T)]) -> Result<T, ProfileError> {
         options.iter().find(|(n, _)| *n == v).map(|(_, t)| *t).ok_or_else(|| {
             let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
             self.bad(field, &format!("\"{v}\""), &format!("allowed {}", names.join(", ")))
@@ -225,6 +232,15 @@ impl Checker<'_> {
 /// Checks a loaded profile and derives the device configuration.
 pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
     let file = loaded.source.as_str();
+    if loaded.table.contains_key("host") {
+        return Err(ProfileError::Moved {
+            file: file.to_string(),
+            what: "[host]".into(),
+            now: "[link] (pcie_*, command_fetch_ns, completion_post_ns, io_queues, queue_depth); submit and \
+                  completion costs are the host's (profiles/hosts/, --host)"
+                .into(),
+        });
+    }
     let p: Profile = match &loaded.text {
         Some(text) => toml::from_str(text),
         None => toml::Value::Table(loaded.table.clone()).try_into(),
@@ -233,7 +249,7 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
     let c = Checker { file };
 
     let identity = build_identity(&c, &p.identity)?;
-    let link = build_link(&c, &p.host)?;
+    let link = build_link(&c, &p.link)?;
     let (geometry, nand) = build_nand(&c, &p.nand)?;
     let gc = build_gc(&c, &p.ftl)?;
     let slc = build_slc(&c, p.slc_cache.as_ref(), &geometry, &nand)?;
@@ -320,26 +336,25 @@ fn parse_nvme_version(v: &str) -> Option<u32> {
     ((1..=2).contains(&major) && minor <= 9 && ter <= 9).then_some(major << 16 | minor << 8 | ter)
 }
 
-fn build_link(c: &Checker, s: &HostSection) -> Result<LinkConfig, ProfileError> {
-    let gen_ = c.range("host.pcie_gen", s.pcie_gen, 1, 6)?;
+fn build_link(c: &Checker, s: &LinkSection) -> Result<LinkConfig, ProfileError> {
+    let gen_ = c.range("link.pcie_gen", s.pcie_gen, 1, 6)?;
     if ![1, 2, 4, 8, 16].contains(&s.pcie_lanes) {
-        return Err(c.bad("host.pcie_lanes", &s.pcie_lanes, "allowed 1, 2, 4, 8, 16"));
+        return Err(c.bad("link.pcie_lanes", &s.pcie_lanes, "allowed 1, 2, 4, 8, 16"));
     }
     if !s.max_payload_bytes.is_power_of_two() || !(128..=4096).contains(&s.max_payload_bytes) {
-        return Err(c.bad("host.max_payload_bytes", &s.max_payload_bytes, "a power of two from 128 to 4096"));
+        return Err(c.bad("link.max_payload_bytes", &s.max_payload_bytes, "a power of two from 128 to 4096"));
     }
-    c.range("host.tlp_overhead_bytes", s.tlp_overhead_bytes, 0, 128)?;
-    c.range("host.io_queues", s.io_queues, 1, 65535)?;
-    c.range("host.queue_depth", s.queue_depth, 2, 65536)?;
+    c.range("link.tlp_overhead_bytes", s.tlp_overhead_bytes, 0, 128)?;
+    c.range("link.io_queues", s.io_queues, 1, 65535)?;
+    c.range("link.queue_depth", s.queue_depth, 2, 65536)?;
     let ns = |field: &str, v: u64| c.range(field, v, 0, 1_000_000_000).map(SimDuration);
     Ok(LinkConfig::new(
         gen_,
         s.pcie_lanes,
         s.max_payload_bytes,
         s.tlp_overhead_bytes,
-        ns("host.submit_ns", s.submit_ns)?,
-        ns("host.command_fetch_ns", s.command_fetch_ns)?,
-        ns("host.complete_ns", s.complete_ns)?,
+        ns("link.command_fetch_ns", s.command_fetch_ns)?,
+        ns("link.completion_post_ns", s.completion_post_ns)?,
         s.io_queues,
         s.queue_depth,
     ))

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 pub struct Profile {
     /// Identity and NVMe identify fields.
     pub identity: IdentitySection,
-    /// PCIe link, NVMe queues and host software costs.
-    pub host: HostSection,
+    /// PCIe link and NVMe queues.
+    pub link: LinkSection,
     /// Firmware cores, write buffer.
     pub controller: ControllerSection,
     /// Where the L2P map lives.
@@ -118,10 +118,11 @@ pub struct PowerStateSection {
     pub exit_latency_us: u32,
 }
 
-/// `[host]`
+/// `[link]`: the PCIe link and the device's own per-command link costs. What the host's
+/// software spends per command is the host profile's (`profiles/hosts/`).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct HostSection {
+pub struct LinkSection {
     /// PCIe generation, 1 to 6.
     pub pcie_gen: u32,
     /// PCIe lanes: 1, 2, 4, 8 or 16.
@@ -132,16 +133,13 @@ pub struct HostSection {
     /// Framing, sequence number, header and LCRC bytes per TLP.
     #[serde(default = "default_tlp_overhead")]
     pub tlp_overhead_bytes: u32,
-    /// Host software time to submit one command (syscall, block layer, driver, doorbell):
-    /// fio's submission latency (slat).
-    #[serde(default = "default_submit_ns")]
-    pub submit_ns: u64,
-    /// Time for the controller to fetch a submission queue entry over the link.
+    /// Time for the controller to fetch a submission queue entry over the link after the
+    /// doorbell.
     #[serde(default = "default_fetch_ns")]
     pub command_fetch_ns: u64,
-    /// Completion entry post, interrupt, and host completion handling.
-    #[serde(default = "default_complete_ns")]
-    pub complete_ns: u64,
+    /// Time to write the completion entry into host memory and signal it (MSI-X).
+    #[serde(default = "default_completion_post_ns")]
+    pub completion_post_ns: u64,
     /// I/O queue pairs the controller supports.
     #[serde(default = "default_queues")]
     pub io_queues: u32,
@@ -156,14 +154,11 @@ fn default_mps() -> u32 {
 fn default_tlp_overhead() -> u32 {
     26
 }
-fn default_submit_ns() -> u64 {
-    1_500
-}
 fn default_fetch_ns() -> u64 {
     700
 }
-fn default_complete_ns() -> u64 {
-    2_000
+fn default_completion_post_ns() -> u64 {
+    400
 }
 fn default_queues() -> u32 {
     64

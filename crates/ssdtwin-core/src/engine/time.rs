@@ -37,6 +37,11 @@ impl SimTime {
     pub const fn since(self, earlier: SimTime) -> SimDuration {
         SimDuration(self.0.saturating_sub(earlier.0))
     }
+
+    /// `d` before `self`, or the start if that would be earlier.
+    pub const fn saturating_sub(self, d: SimDuration) -> SimTime {
+        SimTime(self.0.saturating_sub(d.0))
+    }
 }
 
 impl SimDuration {

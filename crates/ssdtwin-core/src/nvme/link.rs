@@ -1,4 +1,4 @@
-//! The PCIe link between host and device, and the host-side costs of a command.
+//! The PCIe link between host and device, and the device's own per-command link costs.
 //!
 //! Read the PCIe Base Specification § 2 (TLPs) and § 4.2 (encoding). Each direction is a
 //! separate busy-until resource that serves transfers in the order they are booked: reads
@@ -9,12 +9,13 @@
 //! ```
 //!
 //! with 8b/10b encoding for generations 1–2, 128b/130b for 3–5 and 242/256 FLIT efficiency
-//! for 6. Command submission, SQE fetch and completion are fixed latencies; their few bytes
-//! on the link are negligible next to data.
+//! for 6. The SQE fetch and the completion post (CQE write and MSI-X message) are fixed
+//! latencies; their few bytes on the link are negligible next to data. What the host's
+//! software spends to submit and complete a command is the host profile's (`os/`).
 
 use crate::engine::SimDuration;
 
-/// Link bandwidth and per-command costs.
+/// Link bandwidth and the device's per-command link costs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkConfig {
     /// PCIe generation.
@@ -23,12 +24,10 @@ pub struct LinkConfig {
     pub lanes: u32,
     /// Payload bytes per second in each direction.
     pub bytes_per_sec: u64,
-    /// Host software time to submit (fio's slat).
-    pub submit: SimDuration,
-    /// SQE fetch by the controller.
+    /// SQE fetch by the controller after the doorbell.
     pub command_fetch: SimDuration,
-    /// CQE post, interrupt and host completion handling.
-    pub complete: SimDuration,
+    /// CQE write into host memory and the MSI-X message that signals it.
+    pub completion_post: SimDuration,
     /// I/O queues.
     pub io_queues: u32,
     /// Entries per queue.
@@ -43,9 +42,8 @@ impl LinkConfig {
         lanes: u32,
         max_payload_bytes: u32,
         tlp_overhead_bytes: u32,
-        submit: SimDuration,
         command_fetch: SimDuration,
-        complete: SimDuration,
+        completion_post: SimDuration,
         io_queues: u32,
         queue_depth: u32,
     ) -> Self {
@@ -53,7 +51,7 @@ impl LinkConfig {
         let mps = f64::from(max_payload_bytes);
         let efficiency = mps / (mps + f64::from(tlp_overhead_bytes));
         let bytes_per_sec = (raw_bits_per_lane / 8.0 * f64::from(lanes) * efficiency) as u64;
-        LinkConfig { gen_, lanes, bytes_per_sec, submit, command_fetch, complete, io_queues, queue_depth }
+        LinkConfig { gen_, lanes, bytes_per_sec, command_fetch, completion_post, io_queues, queue_depth }
     }
 
     /// Commands the controller can hold at once (one slot per queue stays empty).
@@ -80,14 +78,14 @@ mod tests {
 
     #[test]
     fn gen3_x4_payload_rate() {
-        let l = LinkConfig::new(3, 4, 256, 26, SimDuration::ZERO, SimDuration::ZERO, SimDuration::ZERO, 1, 2);
+        let l = LinkConfig::new(3, 4, 256, 26, SimDuration::ZERO, SimDuration::ZERO, 1, 2);
         // 4 lanes x 8 GT/s x 128/130 / 8 = 3.938 GB/s of symbols, 256/282 of it payload.
         assert_eq!(l.bytes_per_sec, 3_575_340_971);
     }
 
     #[test]
     fn gen3_x2_is_half_of_x4() {
-        let a = LinkConfig::new(3, 2, 256, 26, SimDuration::ZERO, SimDuration::ZERO, SimDuration::ZERO, 1, 2);
+        let a = LinkConfig::new(3, 2, 256, 26, SimDuration::ZERO, SimDuration::ZERO, 1, 2);
         assert_eq!(a.bytes_per_sec, 1_787_670_485);
     }
 }

@@ -9,6 +9,6 @@ mod hmb;
 mod link;
 mod namespace;
 
-pub use hmb::{HmbGrant, HmbRequest, HmbSetting, negotiate};
+pub use hmb::{HmbGrant, HmbRequest};
 pub use link::LinkConfig;
 pub use namespace::{LbaFormat, Namespace};

@@ -43,7 +43,7 @@ use crate::controller::{MapCache, WriteBuffer};
 use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimTime};
 use crate::ftl::{Ftl, RelocationJob, Stream};
 use crate::nand::{CellMode, DieOp, DieOpKind, DieWake, NandArray, UNIT_BYTES};
-use crate::nvme::{HmbGrant, HmbSetting, negotiate};
+use crate::nvme::HmbGrant;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
@@ -62,7 +62,6 @@ struct Slot {
     command: Command,
     user: u64,
     submitted: SimTime,
-    issued: SimTime,
     first_unit: u32,
     units: u32,
     /// Bytes the command moves over the link.
@@ -155,7 +154,8 @@ impl Ssd {
         let geometry = config.geometry.clone();
         let ftl = Ftl::new(geometry.clone(), config.logical_units, config.gc, verify).with_slc(config.slc);
         let nand = NandArray::new(geometry, config.nand.clone());
-        let hmb = negotiate(config.identity.hmb, HmbSetting::Auto);
+        // No host has granted a buffer yet (os::negotiate_hmb decides one).
+        let hmb = HmbGrant::none();
         let map_cache = MapCache::new(config.map_cache.clone(), config.logical_units, hmb.bytes);
         Ssd {
             now: SimTime::ZERO,
@@ -224,14 +224,13 @@ impl Ssd {
         &self.hmb
     }
 
-    /// Renegotiates the Host Memory Buffer as the Linux driver does with
-    /// `max_host_mem_size_mb` set per `setting` (a controller reset: the map cache starts
+    /// Takes the Host Memory Buffer a host granted (a controller reset: the map cache starts
     /// cold). The device must be quiet.
-    pub fn set_hmb(&mut self, setting: HmbSetting) -> Result<&HmbGrant, String> {
+    pub fn set_hmb(&mut self, grant: HmbGrant) -> Result<&HmbGrant, String> {
         if !self.is_quiet() {
             return Err("changing the HMB needs an idle device; call quiesce first".into());
         }
-        self.hmb = negotiate(self.config.identity.hmb, setting);
+        self.hmb = grant;
         self.rebuild_map_cache();
         Ok(&self.hmb)
     }
@@ -413,8 +412,7 @@ impl Ssd {
     fn start_command(&mut self, command: Command, user: u64, submitted: SimTime) {
         self.idle_generation = self.idle_generation.wrapping_add(1);
         let link = &self.config.link;
-        let issued = submitted.max(self.now) + link.submit;
-        let arrive = issued + link.command_fetch;
+        let arrive = submitted.max(self.now) + link.command_fetch;
         let (first_unit, units) = match command.opcode {
             Opcode::Flush => (0, 0),
             _ => self.config.namespace.units_of(command.slba, command.blocks),
@@ -425,7 +423,6 @@ impl Ssd {
             command,
             user,
             submitted,
-            issued,
             first_unit,
             units,
             bytes: transfer,
@@ -514,7 +511,7 @@ impl Ssd {
     /// Schedules the completion of `slot` once its data is done at `data_end`.
     #[inline]
     fn finish_at(&mut self, slot: u32, data_end: SimTime) {
-        let t = data_end + self.config.link.complete;
+        let t = data_end + self.config.link.completion_post;
         self.queue.push(t, Event::Complete { slot });
     }
 
@@ -528,7 +525,7 @@ impl Ssd {
         if self.in_flight == 0 {
             self.host_went_idle();
         }
-        Completion { user: s.user, command: s.command, submitted: s.submitted, issued: s.issued, completed: self.now }
+        Completion { user: s.user, command: s.command, submitted: s.submitted, completed: self.now }
     }
 
     // --- dies -----------------------------------------------------------------------------
@@ -576,6 +573,7 @@ impl BlockDevice for Ssd {
             lba_bytes: ns.lba_bytes(),
             lbas: ns.lbas(),
             max_transfer_bytes: if mdts == 0 { u64::MAX } else { UNIT_BYTES << mdts },
+            hardware_queues: self.config.link.io_queues,
         }
     }
 

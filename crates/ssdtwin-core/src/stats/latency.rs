@@ -148,6 +148,15 @@ impl DirLatency {
         self.buckets.record(clat);
     }
 
+    /// Records one I/O of a synchronous engine, which fio gives no submission latency:
+    /// `clat` from issue to completion, `lat` from the start of its preparation.
+    pub fn record_without_slat(&mut self, lat: u64, clat: u64) {
+        self.clat.record(clat);
+        self.lat.record(lat);
+        self.clat_hist.record(clat);
+        self.buckets.record(clat);
+    }
+
     /// Adds another direction's latencies.
     pub fn merge(&mut self, o: &DirLatency) {
         self.slat.merge(&o.slat);

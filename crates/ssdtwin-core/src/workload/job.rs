@@ -245,10 +245,36 @@ pub struct JobSpec {
     pub new_group: bool,
     /// `direct=`: must be 1 (`O_DIRECT`); ssdtwin has no page cache, so buffered I/O is refused.
     pub direct: bool,
-    /// `ioengine=`: accepted and echoed; every engine is simulated as an asynchronous one
-    /// (libaio-like). Synchronous engines (`psync`, `sync`, `pvsync`, `pvsync2`) cap
-    /// `iodepth` at 1, as fio does.
+    /// `ioengine=`: the host profile gives its costs and how it waits (synchronous engines
+    /// keep one I/O in flight whatever `iodepth` says, as fio's do).
     pub ioengine: String,
+    /// `iodepth_batch_submit=` (`iodepth_batch`): I/Os queued before a submit call; 0
+    /// means `iodepth`.
+    pub iodepth_batch_submit: u32,
+    /// `iodepth_batch_complete_min=`: completions a reap call waits for (0: none; it
+    /// then polls without waiting).
+    pub iodepth_batch_complete_min: u32,
+    /// `iodepth_batch_complete_max=`: most completions one reap call takes (0: the
+    /// minimum).
+    pub iodepth_batch_complete_max: u32,
+    /// `iodepth_low=`: once the queue filled, fio reaps until at most this many are in
+    /// flight before queueing again (0: `iodepth`).
+    pub iodepth_low: u32,
+    /// `hipri`: poll for completions instead of waiting for interrupts.
+    pub hipri: bool,
+    /// `fixedbufs`: registered buffers (`io_uring`).
+    pub fixedbufs: bool,
+    /// `registerfiles`: registered files (`io_uring`).
+    pub registerfiles: bool,
+    /// `sqthread_poll`: a kernel thread submits (`io_uring`); the job's thread makes no
+    /// submit call.
+    pub sqthread_poll: bool,
+    /// `io_submit_mode=offload`: a separate fio thread submits.
+    pub submit_offload: bool,
+    /// `cpus_allowed=` / `cpumask=`: CPUs the job's threads may run on (`None`: all).
+    pub cpus_allowed: Option<Vec<u32>>,
+    /// `cpus_allowed_policy=split`: each clone gets one CPU of the set, in order.
+    pub cpus_split: bool,
     /// `filename=`: accepted and echoed; every job addresses namespace 1.
     pub filename: Option<String>,
     /// `norandommap`.
@@ -261,8 +287,23 @@ pub struct JobSpec {
     pub random_distribution: [Distribution; 3],
     /// `rate_iops=` per direction (`None`: unlimited).
     pub rate_iops: [Option<u64>; 3],
-    /// `thinktime=`, ns, between an I/O's completion and the next issue.
+    /// `thinktime=`, ns: fio stalls this long (after letting its queue drain) every
+    /// `thinktime_blocks` blocks.
     pub thinktime_ns: u64,
+    /// `thinktime_spin=`, ns: the part of the stall spent spinning on the CPU.
+    pub thinktime_spin_ns: u64,
+    /// `thinktime_blocks=`: blocks between stalls.
+    pub thinktime_blocks: u64,
+    /// `thinktime_blocks_type=issue`: count issued blocks (default: completed).
+    pub thinktime_blocks_issue: bool,
+    /// `thinktime_iotime=`, ns: stall after this much I/O time instead (with
+    /// `thinktime_blocks` unset).
+    pub thinktime_iotime_ns: u64,
+    /// `rate=` per direction, bytes per second (`None`: unlimited).
+    pub rate_bytes: [Option<u64>; 3],
+    /// `rate_process=poisson`: exponentially distributed gaps between rate-limited I/Os
+    /// (default `linear`: even gaps).
+    pub rate_poisson: bool,
     /// `percentile_list=` (at most 20 values).
     pub percentile_list: Vec<f64>,
     /// `write_lat_log=` prefix.
@@ -307,6 +348,17 @@ impl JobSpec {
             new_group: false,
             direct: true,
             ioengine: "psync".to_string(),
+            iodepth_batch_submit: 1,
+            iodepth_batch_complete_min: 1,
+            iodepth_batch_complete_max: 0,
+            iodepth_low: 0,
+            hipri: false,
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+            submit_offload: false,
+            cpus_allowed: None,
+            cpus_split: false,
             filename: None,
             norandommap: false,
             randrepeat: true,
@@ -314,6 +366,12 @@ impl JobSpec {
             random_distribution: [Distribution::Random, Distribution::Random, Distribution::Random],
             rate_iops: [None; 3],
             thinktime_ns: 0,
+            thinktime_spin_ns: 0,
+            thinktime_blocks: 1,
+            thinktime_blocks_issue: false,
+            thinktime_iotime_ns: 0,
+            rate_bytes: [None; 3],
+            rate_poisson: false,
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             write_lat_log: None,
             write_bw_log: None,
@@ -322,16 +380,6 @@ impl JobSpec {
             log_offset: false,
         }
     }
-
-    /// Queue depth after fio's cap for synchronous engines.
-    pub fn effective_iodepth(&self) -> u32 {
-        if is_sync_engine(&self.ioengine) { 1 } else { self.iodepth }
-    }
-}
-
-/// Engines that fio runs synchronously (one I/O in flight per job).
-pub fn is_sync_engine(engine: &str) -> bool {
-    matches!(engine, "psync" | "sync" | "pvsync" | "pvsync2" | "vsync")
 }
 
 /// Everything a job file or command line defines.

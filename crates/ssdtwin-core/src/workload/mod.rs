@@ -6,6 +6,7 @@
 //! flight, groups separated by `stonewall`, ramp excluded from statistics) and returns a
 //! [`RunResult`].
 
+mod engines;
 mod error;
 pub mod fio;
 mod generators;
@@ -14,6 +15,7 @@ mod logs;
 mod result;
 mod runner;
 
+pub use engines::{ENGINES, FioEngine, Support, fio_engine, is_sync_engine, modelled_engine_names};
 pub use error::JobError;
 pub use job::*;
 pub use result::*;

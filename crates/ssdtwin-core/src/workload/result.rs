@@ -42,6 +42,13 @@ pub struct JobResult {
     pub ramp_end_ns: u64,
     /// When its last I/O completed.
     pub end_ns: u64,
+    /// CPU time of its thread in user space over the measured span, ns (fio's `usr_cpu`).
+    pub usr_ns: u64,
+    /// CPU time in the kernel on its behalf (system calls, its completions' interrupt
+    /// handlers, polling), ns (fio's `sys_cpu`).
+    pub sys_ns: u64,
+    /// Context switches (each time the thread blocked or slept; fio's `ctx`).
+    pub ctx: u64,
 }
 
 impl JobResult {

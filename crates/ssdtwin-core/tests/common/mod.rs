@@ -4,6 +4,7 @@
 
 use ssdtwin_core::block::{BlockDevice, CounterRow};
 use ssdtwin_core::config::{DeviceConfig, apply_overrides, build, load_profile};
+use ssdtwin_core::os::{Host, bare_host};
 use ssdtwin_core::ssd::Ssd;
 use ssdtwin_core::workload::{BlockSize, JobSet, JobSpec, RunOptions, RunResult, RwPattern, SizeSpec, run};
 
@@ -55,7 +56,7 @@ pub fn run_one(dev: &mut Ssd, mut j: JobSpec, size: Option<u64>, runtime_ms: Opt
     }
     let set = JobSet { global_options: vec![], jobs: vec![j] };
     let opts = RunOptions { log_dir: std::env::temp_dir(), ..RunOptions::default() };
-    run(dev, &set, &opts, &mut |_| true).unwrap()
+    run(&mut Host::new(dev, bare_host()), &set, &opts, &mut |_| true).unwrap()
 }
 
 /// Every counter of `dev` now, as a run reports them.

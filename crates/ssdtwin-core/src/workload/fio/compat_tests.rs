@@ -6,6 +6,7 @@
 use super::json::testutil::{assert_same_shape, reference_json};
 use super::{OutputOptions, WallClock, fio_json, parse_command_line, parse_job_file};
 use crate::config::{build, load_profile};
+use crate::os::{Host, bare_host};
 use crate::ssd::{FillPattern, Ssd};
 use crate::workload::{JobSet, RunOptions, RunResult, run};
 use serde_json::Value;
@@ -17,7 +18,7 @@ fn simulate(set: &JobSet, log_dir: &std::path::Path) -> RunResult {
     let mut dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
     dev.fill(FillPattern::Sequential { percent: 1.0, command_bytes: 1 << 17 }).unwrap();
     let opts = RunOptions { log_dir: log_dir.to_path_buf(), ..RunOptions::default() };
-    run(&mut dev, set, &opts, &mut |_| true).unwrap()
+    run(&mut Host::new(&mut dev, bare_host()), set, &opts, &mut |_| true).unwrap()
 }
 
 fn render(set: &JobSet, result: &RunResult, plus: bool) -> Value {

@@ -12,11 +12,13 @@
 //! never panics; it allocates the output string and one merged histogram per report entry.
 //!
 //! Where a fio figure has no counterpart in a simulation it is printed as fio prints an idle
-//! one: `usr_cpu`, `sys_cpu`, `ctx`, `majf`, `minf` are 0 (the model uses no host CPU and
-//! takes no page faults), `short_ios`/`drop_ios`/`error`/`eta` are 0, the `sync` object is
+//! one: `majf`, `minf` are 0 (a job takes no page faults), `short_ios`/`drop_ios`/`error`/
+//! `eta` are 0, the `sync` object is
 //! empty, `latency_target`/`latency_window` are 0 and `latency_percentile` 100. Each job entry
 //! ends with an `"ssdtwin"` object that fio does not have: the device counters of the job's
-//! reporting group, the write amplification and the profile name.
+//! reporting group, the write amplification and the profile name. `usr_cpu`, `sys_cpu` and
+//! `ctx` are the host model's: the clone's thread time on its core as a share of its run time,
+//! and the times it blocked or slept (all 0 on the bare host).
 //!
 //! ```
 //! use ssdtwin_core::workload::fio::{fio_json, OutputOptions, WallClock};
@@ -133,9 +135,10 @@ fn job_object(e: &Entry<'_>, report: &Report<'_>, result: &RunResult, elapsed_s:
     job.object("sync", sync);
 
     job.int("job_runtime", e.job_runtime_ms);
-    job.float("usr_cpu", 0.0);
-    job.float("sys_cpu", 0.0);
-    job.int("ctx", 0);
+    let (usr_cpu, sys_cpu) = e.cpu_pct();
+    job.float("usr_cpu", usr_cpu);
+    job.float("sys_cpu", sys_cpu);
+    job.int("ctx", e.ctx);
     job.int("majf", 0);
     job.int("minf", 0);
 

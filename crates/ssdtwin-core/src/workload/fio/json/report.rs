@@ -258,9 +258,27 @@ pub(crate) struct Entry<'a> {
     pub(crate) job_runtime_ms: u64,
     /// I/Os issued at each depth bucket, summed.
     pub(crate) iodepth_level: [u64; 7],
+    /// Thread CPU time in user space, summed, ns.
+    pub(crate) usr_ns: u64,
+    /// Thread CPU time in the kernel, summed, ns.
+    pub(crate) sys_ns: u64,
+    /// Context switches, summed.
+    pub(crate) ctx: u64,
+    /// Measured spans, summed, ns (the denominator of the CPU shares).
+    pub(crate) runtime_ns: u64,
 }
 
 impl Entry<'_> {
+    /// fio's `usr_cpu` and `sys_cpu`: CPU time as a share of the run time, percent
+    /// (`show_thread_status_json`: `usr_time * 100 / total_run_time`).
+    pub(crate) fn cpu_pct(&self) -> (f64, f64) {
+        if self.runtime_ns == 0 {
+            return (0.0, 0.0);
+        }
+        let share = |ns: u64| ns as f64 * 100.0 / self.runtime_ns as f64;
+        (share(self.usr_ns), share(self.sys_ns))
+    }
+
     /// I/Os over all directions: fio's denominator for the depth and latency-bucket shares.
     pub(crate) fn total_ios(&self) -> u64 {
         self.dirs.iter().map(|d| d.total_ios).sum()
@@ -386,6 +404,10 @@ impl<'a> Report<'a> {
                         dirs: Default::default(),
                         job_runtime_ms: 0,
                         iodepth_level: [0; 7],
+                        usr_ns: 0,
+                        sys_ns: 0,
+                        ctx: 0,
+                        runtime_ns: 0,
                     });
                     entries.last_mut().expect("an entry was just pushed")
                 }
@@ -397,6 +419,10 @@ impl<'a> Report<'a> {
                 report.add_clone(dir, with_slat);
             }
             entry.job_runtime_ms += mtime_ms(clone.runtime_ns());
+            entry.runtime_ns += clone.runtime_ns();
+            entry.usr_ns += clone.usr_ns;
+            entry.sys_ns += clone.sys_ns;
+            entry.ctx += clone.ctx;
             for (sum, count) in entry.iodepth_level.iter_mut().zip(clone.iodepth_level) {
                 *sum += count;
             }

@@ -68,7 +68,20 @@ pub(crate) fn clone_result(
 ) -> JobResult {
     let mut iodepth_level = [0; 7];
     iodepth_level[depth_bucket] = dirs.iter().map(|d| d.total_ios).sum();
-    JobResult { job, clone, name: name.into(), groupid, dirs, iodepth_level, start_ns: 0, ramp_end_ns, end_ns }
+    JobResult {
+        job,
+        clone,
+        name: name.into(),
+        groupid,
+        dirs,
+        iodepth_level,
+        start_ns: 0,
+        ramp_end_ns,
+        end_ns,
+        usr_ns: 0,
+        sys_ns: 0,
+        ctx: 0,
+    }
 }
 
 /// Counters at the start and end of a group: 1 GiB written by the host, 1.5 GiB programmed.

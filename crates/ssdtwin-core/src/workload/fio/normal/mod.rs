@@ -136,7 +136,8 @@ fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &Outp
     write_lat_buckets(out, "usec", &report::lat_pct(&buckets.us, total));
     write_lat_buckets(out, "msec", &report::lat_pct(&buckets.ms, total));
 
-    out.push_str("  cpu          : usr=0.00%, sys=0.00%, ctx=0, majf=0, minf=0\n");
+    let (usr_cpu, sys_cpu) = e.cpu_pct();
+    put!(out, "  cpu          : usr={usr_cpu:.2}%, sys={sys_cpu:.2}%, ctx={}, majf=0, minf=0\n", e.ctx);
     let depth = report::depth_pct(&e.iodepth_level, total);
     put!(out, "  IO depths    : {}\n", pct_list(&["1", "2", "4", "8", "16", "32", ">=64"], &depth));
     let batch_keys = ["0", "4", "8", "16", "32", "64", ">=64"];

@@ -1,0 +1,373 @@
+//! The host stack: a machine and its kernel between the workload and a block target.
+//!
+//! Read first: Linux `block/blk-mq.c` (submission, completion), `drivers/nvme/host/pci.c`
+//! (`nvme_queue_rq`, `nvme_irq`, `nvme_poll`), fio's `backend.c` and `ioengines.c` for the
+//! loop that drives it, and `docs/model.md` § "Host stack", which lists what is simplified.
+//!
+//! [`Host`] owns the block target it wraps (any [`BlockDevice`], by value or as `&mut`), the
+//! [`Cpu`] its threads and interrupt handlers run on, and the block layer's request table.
+//! The workload runner books thread work on cores ([`Host::cpu_mut`]), submits I/Os with
+//! [`Host::submit`] (split at the largest request the block layer sends, each part a
+//! device command) and learns of finished I/Os from [`Host::poll`] once their interrupt
+//! handler has run on the submitting CPU's queue's core. A [`HostConfig`] from a host
+//! profile ([`load_host`]) gives every cost; the `none` profile gives none, and then the
+//! host adds nothing to what the target does and schedules nothing of its own.
+//!
+//! Call protocol, as [`BlockDevice`]'s: [`Host::poll_at`] says when the host next needs
+//! [`Host::poll`]; every `now` passed in is at or after the last event processed.
+
+mod cpu;
+mod hmb;
+mod profile;
+
+pub use cpu::{Booking, CoreId, CoreTime, Cpu};
+pub use hmb::{HmbSetting, negotiate_hmb};
+pub use profile::{
+    EngineCosts, EngineKind, FsCosts, HostConfig, HostProfile, SHIPPED_HOSTS, build_host, load_host, shipped_host_names,
+};
+
+use crate::block::{BlockDevice, Command, CounterRow, Opcode};
+use crate::engine::{EventQueue, SimDuration, SimTime};
+
+/// One I/O as the workload asks for it: bytes on the target, before any splitting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoRequest {
+    /// Read, write, trim or flush.
+    pub opcode: Opcode,
+    /// First byte.
+    pub offset_bytes: u64,
+    /// Length (0 for a flush).
+    pub bytes: u64,
+}
+
+/// How an I/O's completion is noticed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionPath {
+    /// An interrupt on `core` runs `work` (block layer and engine completion).
+    Interrupt {
+        /// The core whose queue's vector takes the interrupt.
+        core: CoreId,
+        /// Handler work per I/O, beyond the interrupt entry.
+        work: SimDuration,
+    },
+    /// The submitter polls for it: it is visible as soon as the target posts it.
+    Polled,
+}
+
+/// An I/O whose completion the submitter can now see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoDone {
+    /// The tag given to [`Host::submit`].
+    pub tag: u64,
+    /// When the target posted the last part's completion.
+    pub device_done: SimTime,
+    /// When the submitter can see it (after the interrupt handler, if any).
+    pub visible: SimTime,
+}
+
+/// The block device's statistics as the kernel keeps them (`/proc/diskstats`, what fio's
+/// `disk_util` reads): per command, counted when it completes; times in ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiskStats {
+    /// Read commands completed.
+    pub read_ios: u64,
+    /// Write commands completed.
+    pub write_ios: u64,
+    /// Time read commands spent at the device, summed.
+    pub read_ns: u64,
+    /// Time write commands spent at the device, summed.
+    pub write_ns: u64,
+    /// Time every command spent at the device, summed (`time_in_queue`).
+    pub in_queue_ns: u64,
+    /// Time with at least one command at the device (`io_ticks`).
+    pub busy_ns: u64,
+}
+
+impl DiskStats {
+    /// The statistics of the span since `earlier`.
+    #[must_use]
+    pub fn since(&self, earlier: &DiskStats) -> DiskStats {
+        DiskStats {
+            read_ios: self.read_ios - earlier.read_ios,
+            write_ios: self.write_ios - earlier.write_ios,
+            read_ns: self.read_ns - earlier.read_ns,
+            write_ns: self.write_ns - earlier.write_ns,
+            in_queue_ns: self.in_queue_ns - earlier.in_queue_ns,
+            busy_ns: self.busy_ns - earlier.busy_ns,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    tag: u64,
+    io: IoRequest,
+    parts_left: u32,
+    path: CompletionPath,
+    /// When its commands reached the target.
+    sent: SimTime,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// A request reaches the block target.
+    Submit { request: u32 },
+    /// A request's completion becomes visible to its submitter.
+    Visible { request: u32, device_done: SimTime },
+}
+
+/// A host over block target `D`. See the module documentation.
+pub struct Host<D: BlockDevice> {
+    config: HostConfig,
+    device: D,
+    cpu: Cpu,
+    /// Largest command the block layer sends: its limit and the target's, bytes.
+    request_bytes: u64,
+    /// CPUs per hardware queue: a queue's interrupt runs on its group's first CPU.
+    cpus_per_queue: u32,
+    requests: Vec<Request>,
+    free_requests: Vec<u32>,
+    events: EventQueue<Event>,
+    in_flight: u32,
+    /// Commands at the target, and since when there has been at least one.
+    commands_at_device: u32,
+    busy_from: SimTime,
+    disk: DiskStats,
+}
+
+impl<D: BlockDevice> Host<D> {
+    /// `device` behind the host `config`.
+    pub fn new(device: D, config: HostConfig) -> Self {
+        let geometry = device.geometry();
+        let request_bytes = if config.is_none() {
+            geometry.max_transfer_bytes
+        } else {
+            let lba = geometry.lba_bytes;
+            (config.max_request_bytes / lba * lba).max(lba).min(geometry.max_transfer_bytes)
+        };
+        let queues = geometry.hardware_queues.clamp(1, config.cores);
+        Host {
+            cpu: Cpu::new(config.cores),
+            cpus_per_queue: config.cores.div_ceil(queues),
+            request_bytes,
+            requests: Vec::new(),
+            free_requests: Vec::new(),
+            events: EventQueue::with_capacity(256),
+            in_flight: 0,
+            commands_at_device: 0,
+            busy_from: SimTime::ZERO,
+            disk: DiskStats::default(),
+            config,
+            device,
+        }
+    }
+
+    /// The host's configuration.
+    pub fn config(&self) -> &HostConfig {
+        &self.config
+    }
+
+    /// The block target.
+    pub fn device(&self) -> &D {
+        &self.device
+    }
+
+    /// The block target, to drive it directly between runs.
+    pub fn device_mut(&mut self) -> &mut D {
+        &mut self.device
+    }
+
+    /// Gives the block target back.
+    pub fn into_device(self) -> D {
+        self.device
+    }
+
+    /// The cores.
+    pub fn cpu(&self) -> &Cpu {
+        &self.cpu
+    }
+
+    /// The cores, to book thread and handler work.
+    pub fn cpu_mut(&mut self) -> &mut Cpu {
+        &mut self.cpu
+    }
+
+    /// The core whose queue takes the completion interrupts of I/O submitted on `core`:
+    /// blk-mq maps groups of CPUs to each hardware queue, and a queue's vector fires on
+    /// the first CPU of its group.
+    pub fn irq_core(&self, core: CoreId) -> CoreId {
+        CoreId(core.0 / self.cpus_per_queue * self.cpus_per_queue)
+    }
+
+    /// Largest request the block layer sends to the target, bytes.
+    pub fn request_bytes(&self) -> u64 {
+        self.request_bytes
+    }
+
+    /// Requests the block layer makes of an I/O of `bytes` (a deallocate is never split).
+    pub fn parts(&self, opcode: Opcode, bytes: u64) -> u32 {
+        match opcode {
+            Opcode::Trim | Opcode::Flush => 1,
+            _ => bytes.div_ceil(self.request_bytes).max(1) as u32,
+        }
+    }
+
+    /// I/Os submitted and not yet seen complete.
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight
+    }
+
+    /// The block device's statistics so far (the current busy period counted to the
+    /// target's clock).
+    pub fn disk(&self) -> DiskStats {
+        let mut d = self.disk;
+        if self.commands_at_device > 0 {
+            d.busy_ns += self.device.now().since(self.busy_from).as_ns();
+        }
+        d
+    }
+
+    /// Appends the host's counters under `prefix` (none for the bare twin): CPU time of
+    /// thread work and of interrupt handlers, in all and per core.
+    pub fn counters(&self, prefix: &str, out: &mut CounterRow) {
+        if self.config.is_none() {
+            return;
+        }
+        let mut total = CoreTime::default();
+        for c in 0..self.cpu.len() {
+            let t = self.cpu.time(CoreId(c));
+            total.task_ns += t.task_ns;
+            total.irq_ns += t.irq_ns;
+        }
+        out.total(prefix, "cpu_task_ns", total.task_ns);
+        out.total(prefix, "cpu_irq_ns", total.irq_ns);
+        for c in 0..self.cpu.len() {
+            let t = self.cpu.time(CoreId(c));
+            let core = format!("{prefix}.cpu{c}");
+            out.total(&core, "task_ns", t.task_ns);
+            out.total(&core, "irq_ns", t.irq_ns);
+        }
+    }
+
+    /// Submits `io` so that it reaches the target at `at` (`now` is the caller's present;
+    /// `at` may be later, when the submitting thread's system call ends then). `tag` comes
+    /// back in its [`IoDone`].
+    #[inline]
+    pub fn submit(&mut self, now: SimTime, at: SimTime, io: IoRequest, tag: u64, path: CompletionPath) {
+        let parts = self.parts(io.opcode, io.bytes);
+        let request = Request { tag, io, parts_left: parts, path, sent: at };
+        let r = if let Some(r) = self.free_requests.pop() {
+            self.requests[r as usize] = request;
+            r
+        } else {
+            self.requests.push(request);
+            self.requests.len() as u32 - 1
+        };
+        self.in_flight += 1;
+        if at <= now {
+            self.send(now, r);
+        } else {
+            self.events.push(at, Event::Submit { request: r });
+        }
+    }
+
+    /// Hands request `r` to the target as commands of at most `request_bytes`.
+    fn send(&mut self, at: SimTime, r: u32) {
+        let io = self.requests[r as usize].io;
+        self.requests[r as usize].sent = at;
+        if self.commands_at_device == 0 {
+            self.busy_from = at;
+        }
+        self.commands_at_device += self.requests[r as usize].parts_left;
+        let lba = self.device.geometry().lba_bytes;
+        if matches!(io.opcode, Opcode::Trim | Opcode::Flush) {
+            let blocks = (io.bytes / lba) as u32;
+            let command = Command { opcode: io.opcode, slba: io.offset_bytes / lba, blocks };
+            self.device.submit(at, command, u64::from(r)).expect("the runner validates I/O against the geometry");
+            return;
+        }
+        let end = io.offset_bytes + io.bytes;
+        let mut offset = io.offset_bytes;
+        while offset < end {
+            let len = self.request_bytes.min(end - offset);
+            let command = Command { opcode: io.opcode, slba: offset / lba, blocks: (len / lba) as u32 };
+            self.device.submit(at, command, u64::from(r)).expect("the runner validates I/O against the geometry");
+            offset += len;
+        }
+    }
+
+    /// A hint that an I/O at `offset_bytes` will come soon (see [`BlockDevice::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, offset_bytes: u64) {
+        self.device.prefetch(offset_bytes / self.device.geometry().lba_bytes);
+    }
+
+    /// When the host or its target next needs [`Host::poll`].
+    #[inline]
+    pub fn poll_at(&self) -> SimTime {
+        self.device.poll_at().min(self.events.peek_time())
+    }
+
+    /// Processes the next event; returns an I/O whose completion became visible with it.
+    #[inline]
+    pub fn poll(&mut self) -> Option<IoDone> {
+        if self.device.poll_at() <= self.events.peek_time() {
+            let done = self.device.poll()?;
+            let r = done.user as u32;
+            let request = &mut self.requests[r as usize];
+            let at_device = done.completed.since(request.sent).as_ns();
+            match request.io.opcode {
+                Opcode::Read => {
+                    self.disk.read_ios += 1;
+                    self.disk.read_ns += at_device;
+                }
+                Opcode::Write => {
+                    self.disk.write_ios += 1;
+                    self.disk.write_ns += at_device;
+                }
+                Opcode::Trim | Opcode::Flush => {}
+            }
+            self.disk.in_queue_ns += at_device;
+            self.commands_at_device -= 1;
+            if self.commands_at_device == 0 {
+                self.disk.busy_ns += done.completed.since(self.busy_from).as_ns();
+            }
+            request.parts_left -= 1;
+            if request.parts_left > 0 {
+                return None;
+            }
+            let at = done.completed;
+            let visible = match request.path {
+                CompletionPath::Polled => at,
+                CompletionPath::Interrupt { core, work } => self.cpu.irq(core, at, self.config.irq, work),
+            };
+            if visible > at {
+                self.events.push(visible, Event::Visible { request: r, device_done: at });
+                return None;
+            }
+            return Some(self.finish(r, at, visible));
+        }
+        let (at, event) = self.events.pop()?;
+        match event {
+            Event::Submit { request } => {
+                self.send(at, request);
+                None
+            }
+            Event::Visible { request, device_done } => Some(self.finish(request, device_done, at)),
+        }
+    }
+
+    fn finish(&mut self, r: u32, device_done: SimTime, visible: SimTime) -> IoDone {
+        self.free_requests.push(r);
+        self.in_flight -= 1;
+        IoDone { tag: self.requests[r as usize].tag, device_done, visible }
+    }
+}
+
+/// The host jobs run on when none is named: a current Linux machine, as fio users have.
+pub const DEFAULT_HOST: &str = "linux-6.1";
+
+/// A host that adds nothing: the bare twin.
+pub fn bare_host() -> HostConfig {
+    load_host("none", &[]).expect("the shipped none profile builds")
+}

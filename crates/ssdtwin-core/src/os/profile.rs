@@ -1,0 +1,451 @@
+//! Host profiles: a machine and its operating system, as a TOML file
+//! (`profiles/hosts/NAME.toml`), checked into a [`HostConfig`].
+//!
+//! A host profile gives the CPU (cores, a speed factor, DRAM), the kernel's per-operation
+//! CPU costs (system call, interrupt, wakeup, block-layer submit and complete), the cost of
+//! each I/O engine the OS offers, file-system costs, and kernel policies (HMB cap, readahead,
+//! dirty-page thresholds). Costs are written for a reference core (`speed_factor = 1.0`, see
+//! `docs/profiles.md`) and divided by the profile's speed factor when built, so one
+//! `--set cpu.speed_factor=…` moves every cost together. Every value carries its source in
+//! the shipped files' comments. The `none` profile has no costs at all: the bare twin.
+
+use crate::config::{Checker, ProfileError, parse_error};
+use crate::engine::SimDuration;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A host profile file as written.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostProfile {
+    /// What the machine is.
+    pub host: HostSection,
+    /// Its CPU and memory.
+    pub cpu: CpuSection,
+    /// Kernel-wide costs and policies.
+    #[serde(default)]
+    pub kernel: KernelSection,
+    /// The block layer and the NVMe driver.
+    #[serde(default)]
+    pub block: BlockSection,
+    /// fio's own user-space work per I/O.
+    #[serde(default)]
+    pub fio: FioSection,
+    /// I/O engines the OS offers, by fio's name.
+    #[serde(default)]
+    pub engines: BTreeMap<String, EngineSection>,
+    /// File systems, by name.
+    #[serde(default)]
+    pub fs: BTreeMap<String, FsSection>,
+}
+
+/// `[host]`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSection {
+    /// One line describing the machine and kernel.
+    pub description: String,
+    /// Operating system family: `linux`, `freebsd`, `windows`, or `none` (no host).
+    pub os: String,
+    /// Kernel release, e.g. `6.1` (informational; era switches are explicit fields).
+    #[serde(default)]
+    pub kernel: String,
+    /// The file system files named by jobs live on (a key of `[fs]`).
+    #[serde(default)]
+    pub default_fs: Option<String>,
+    /// Sources of the costs, one per entry.
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+/// `[cpu]`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuSection {
+    /// CPU model, for reports.
+    #[serde(default)]
+    pub model: String,
+    /// Cores threads can run on (SMT siblings not counted).
+    pub cores: u32,
+    /// Speed of one core relative to the reference core the costs are written for.
+    #[serde(default = "one")]
+    pub speed_factor: f64,
+    /// DRAM, GiB (page cache, ARC and virtual memory budgets come from it).
+    pub dram_gib: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `[kernel]`: costs on the reference core, ns, and policies.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelSection {
+    /// System call entry and exit (with the era's mitigations).
+    #[serde(default)]
+    pub syscall_ns: u64,
+    /// Interrupt entry and exit, once per interrupt (completions arriving while one is
+    /// handled share it).
+    #[serde(default)]
+    pub irq_ns: u64,
+    /// A blocked thread woken and switched back in (one context switch each way).
+    #[serde(default)]
+    pub wakeup_ns: u64,
+    /// Cap on the Host Memory Buffer the NVMe driver grants, MiB (`None`: what the drive
+    /// prefers). Linux: `max_host_mem_size_mb`, default 128.
+    #[serde(default)]
+    pub nvme_hmb_cap_mib: Option<u32>,
+}
+
+/// `[block]`: the block layer and the NVMe driver, costs on the reference core, ns.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockSection {
+    /// One request from bio to doorbell (blk-mq, `nvme_queue_rq`).
+    #[serde(default)]
+    pub submit_ns: u64,
+    /// One request's completion in interrupt context (`nvme_handle_cqe`,
+    /// `blk_mq_complete_request`, bio end).
+    #[serde(default)]
+    pub complete_ns: u64,
+    /// Largest request the block layer sends, KiB (`max_sectors_kb`; the device's MDTS
+    /// caps it further).
+    #[serde(default = "default_max_sectors_kb")]
+    pub max_sectors_kb: u64,
+}
+
+impl Default for BlockSection {
+    fn default() -> Self {
+        BlockSection { submit_ns: 0, complete_ns: 0, max_sectors_kb: default_max_sectors_kb() }
+    }
+}
+
+fn default_max_sectors_kb() -> u64 {
+    1280
+}
+
+/// `[fio]`: fio's user-space work, on the reference core, ns.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioSection {
+    /// Per I/O before submission (`get_io_u`, offset and size, buffer).
+    #[serde(default)]
+    pub prep_ns: u64,
+    /// Per I/O after completion (latency accounting).
+    #[serde(default)]
+    pub complete_ns: u64,
+}
+
+/// `[engines.NAME]`: one I/O engine's costs on the reference core, ns.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSection {
+    /// How the engine waits: `sync` (each I/O blocks its thread), `async` (a queue of
+    /// I/Os, submitted and reaped in batches), or `kernel-callback` (a kernel thread whose
+    /// completion handler issues the next command: FreeBSD's `nvmecontrol perftest -i intr`).
+    pub kind: String,
+    /// Whether I/O goes through the block layer (its `submit_ns` and `complete_ns`
+    /// apply); false for engines that call the driver directly.
+    #[serde(default = "yes")]
+    pub block_layer: bool,
+    /// Whether the engine runs in a user-space program whose own work per I/O is fio's
+    /// (`[fio]`); false for kernel threads.
+    #[serde(default = "yes")]
+    pub user_space: bool,
+    /// Per submit call (system call and engine set-up).
+    #[serde(default)]
+    pub submit_call_ns: u64,
+    /// Per I/O in a submit call, on top of the block layer's `submit_ns`.
+    #[serde(default)]
+    pub submit_io_ns: u64,
+    /// Per reap call (`io_getevents`, `GetQueuedCompletionStatusEx`; 0 where completions
+    /// are read from a shared ring).
+    #[serde(default)]
+    pub reap_call_ns: u64,
+    /// Per completion reaped.
+    #[serde(default)]
+    pub reap_io_ns: u64,
+    /// Per completion in interrupt context, on top of the block layer's `complete_ns`.
+    #[serde(default)]
+    pub complete_io_ns: u64,
+    /// Per dispatch, an extra non-blocking reap call (`DiskSpd`'s lookaside with `-L`).
+    #[serde(default)]
+    pub lookaside_call_ns: u64,
+    /// With `hipri`: per completion found by polling, instead of the interrupt path.
+    /// Absent: the engine cannot poll.
+    #[serde(default)]
+    pub poll_io_ns: Option<u64>,
+    /// With `fixedbufs`: saved per I/O (no page pinning).
+    #[serde(default)]
+    pub fixedbufs_saving_ns: u64,
+    /// With `registerfiles`: saved per I/O (no file-table lookup).
+    #[serde(default)]
+    pub registerfiles_saving_ns: u64,
+}
+
+/// `[fs.NAME]`: a file system's costs on the reference core, ns.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FsSection {
+    /// Per direct (`O_DIRECT`) I/O on a file, on top of the raw device path.
+    #[serde(default)]
+    pub direct_io_ns: u64,
+    /// Per buffered read or write call on a file, on top of the page-cache work.
+    #[serde(default)]
+    pub buffered_io_ns: u64,
+}
+
+/// How an engine's thread waits for its I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// One I/O at a time; the thread blocks in the system call.
+    Sync,
+    /// A queue of I/Os submitted and reaped in batches.
+    Async,
+    /// Kernel threads whose completion handler issues the next command itself.
+    KernelCallback,
+}
+
+/// One engine, built: costs already divided by the speed factor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineCosts {
+    /// fio's name.
+    pub name: String,
+    /// How it waits.
+    pub kind: EngineKind,
+    /// Goes through the block layer.
+    pub block_layer: bool,
+    /// Runs in a user-space program (fio's own costs apply).
+    pub user_space: bool,
+    /// Per submit call.
+    pub submit_call: SimDuration,
+    /// Per I/O submitted (engine part).
+    pub submit_io: SimDuration,
+    /// Per reap call.
+    pub reap_call: SimDuration,
+    /// Per I/O reaped.
+    pub reap_io: SimDuration,
+    /// Per completion in interrupt context (engine part).
+    pub complete_io: SimDuration,
+    /// Per dispatch lookaside reap call.
+    pub lookaside_call: SimDuration,
+    /// Per completion found by polling, if the engine can poll.
+    pub poll_io: Option<SimDuration>,
+    /// Saved per I/O with `fixedbufs`.
+    pub fixedbufs_saving: SimDuration,
+    /// Saved per I/O with `registerfiles`.
+    pub registerfiles_saving: SimDuration,
+}
+
+/// A file system, built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FsCosts {
+    /// Name.
+    pub name: String,
+    /// Per direct I/O.
+    pub direct_io: SimDuration,
+    /// Per buffered call.
+    pub buffered_io: SimDuration,
+}
+
+/// A validated host.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostConfig {
+    /// Profile name (`none` for the bare twin).
+    pub name: String,
+    /// Where it came from.
+    pub source: String,
+    /// The resolved profile as TOML.
+    pub profile_toml: String,
+    /// Description.
+    pub description: String,
+    /// OS family.
+    pub os: String,
+    /// Cores.
+    pub cores: u32,
+    /// DRAM, bytes.
+    pub dram_bytes: u64,
+    /// System call entry and exit.
+    pub syscall: SimDuration,
+    /// Interrupt entry and exit.
+    pub irq: SimDuration,
+    /// Wakeup of a blocked thread.
+    pub wakeup: SimDuration,
+    /// HMB cap, bytes (`None`: no cap).
+    pub nvme_hmb_cap_bytes: Option<u64>,
+    /// Block-layer submit per request.
+    pub block_submit: SimDuration,
+    /// Block-layer completion per request.
+    pub block_complete: SimDuration,
+    /// Largest request the block layer sends, bytes.
+    pub max_request_bytes: u64,
+    /// fio per I/O before submission.
+    pub fio_prep: SimDuration,
+    /// fio per I/O after completion.
+    pub fio_complete: SimDuration,
+    /// Engines by name, in name order.
+    pub engines: Vec<EngineCosts>,
+    /// File systems by name, in name order.
+    pub file_systems: Vec<FsCosts>,
+    /// The file system job files live on.
+    pub default_fs: Option<String>,
+}
+
+impl HostConfig {
+    /// True for the bare twin: no host software at all.
+    pub fn is_none(&self) -> bool {
+        self.os == "none"
+    }
+
+    /// The engine fio calls `name`, if this host offers it.
+    pub fn engine(&self, name: &str) -> Option<&EngineCosts> {
+        self.engines.iter().find(|e| e.name == name)
+    }
+
+    /// Names of the engines this host offers.
+    pub fn engine_names(&self) -> Vec<&str> {
+        self.engines.iter().map(|e| e.name.as_str()).collect()
+    }
+
+    /// The file system `name`, if this host has it.
+    pub fn fs(&self, name: &str) -> Option<&FsCosts> {
+        self.file_systems.iter().find(|f| f.name == name)
+    }
+}
+
+/// Host profiles shipped with ssdtwin, embedded at build time from `profiles/hosts/`.
+pub const SHIPPED_HOSTS: &[(&str, &str)] = &[
+    ("none", include_str!("../../../../profiles/hosts/none.toml")),
+    ("linux-4.15", include_str!("../../../../profiles/hosts/linux-4.15.toml")),
+    ("linux-6.1", include_str!("../../../../profiles/hosts/linux-6.1.toml")),
+    ("freebsd-11", include_str!("../../../../profiles/hosts/freebsd-11.toml")),
+    ("windows-10", include_str!("../../../../profiles/hosts/windows-10.toml")),
+];
+
+/// Names of the shipped host profiles.
+pub fn shipped_host_names() -> Vec<&'static str> {
+    SHIPPED_HOSTS.iter().map(|(n, _)| *n).collect()
+}
+
+/// Loads and checks a shipped host profile by name, or a TOML file by path, after
+/// `section.field=value` overrides.
+pub fn load_host(name_or_path: &str, overrides: &[String]) -> Result<HostConfig, ProfileError> {
+    let (text, source, name) = if let Some((n, t)) = SHIPPED_HOSTS.iter().find(|(n, _)| *n == name_or_path) {
+        ((*t).to_string(), format!("shipped:hosts/{n}"), (*n).to_string())
+    } else {
+        let path = std::path::Path::new(name_or_path);
+        let text = std::fs::read_to_string(path).map_err(|_| ProfileError::NotFound {
+            name: name_or_path.to_string(),
+            available: shipped_host_names().join(", "),
+        })?;
+        let stem = path.file_stem().map_or_else(|| name_or_path.to_string(), |s| s.to_string_lossy().into_owned());
+        (text, name_or_path.to_string(), stem)
+    };
+    let mut loaded = crate::config::LoadedProfile::from_str(&text, &source, &name)?;
+    crate::config::apply_overrides(&mut loaded, overrides)?;
+    build_host(&loaded)
+}
+
+/// Checks a loaded host profile.
+pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, ProfileError> {
+    let file = loaded.source.as_str();
+    let p: HostProfile = toml::Value::Table(loaded.table.clone())
+        .try_into()
+        .map_err(|e: toml::de::Error| parse_error(file, &e.to_string()))?;
+    let c = Checker { file };
+    let os = c.choice(
+        "host.os",
+        &p.host.os,
+        &[("linux", "linux"), ("freebsd", "freebsd"), ("windows", "windows"), ("none", "none")],
+    )?;
+    let cores = c.range("cpu.cores", p.cpu.cores, 1, 4096)?;
+    let speed = p.cpu.speed_factor;
+    if !speed.is_finite() || !(0.01..=100.0).contains(&speed) {
+        return Err(c.bad("cpu.speed_factor", &speed, "allowed 0.01 to 100"));
+    }
+    let dram = p.cpu.dram_gib;
+    if !dram.is_finite() || !(0.0..=65536.0).contains(&dram) {
+        return Err(c.bad("cpu.dram_gib", &dram, "allowed 0 to 65536 GiB"));
+    }
+    let cost = |field: &str, ns: u64| -> Result<SimDuration, ProfileError> {
+        c.range(field, ns, 0, 1_000_000_000)?;
+        Ok(SimDuration((ns as f64 / speed).round() as u64))
+    };
+    let mut engines = Vec::new();
+    for (name, e) in &p.engines {
+        let field = |f: &str| format!("engines.{name}.{f}");
+        let kind = c.choice(
+            &field("kind"),
+            &e.kind,
+            &[
+                ("sync", EngineKind::Sync),
+                ("async", EngineKind::Async),
+                ("kernel-callback", EngineKind::KernelCallback),
+            ],
+        )?;
+        engines.push(EngineCosts {
+            name: name.clone(),
+            kind,
+            block_layer: e.block_layer,
+            user_space: e.user_space,
+            submit_call: cost(&field("submit_call_ns"), e.submit_call_ns)?,
+            submit_io: cost(&field("submit_io_ns"), e.submit_io_ns)?,
+            reap_call: cost(&field("reap_call_ns"), e.reap_call_ns)?,
+            reap_io: cost(&field("reap_io_ns"), e.reap_io_ns)?,
+            complete_io: cost(&field("complete_io_ns"), e.complete_io_ns)?,
+            lookaside_call: cost(&field("lookaside_call_ns"), e.lookaside_call_ns)?,
+            poll_io: e.poll_io_ns.map(|ns| cost(&field("poll_io_ns"), ns)).transpose()?,
+            fixedbufs_saving: cost(&field("fixedbufs_saving_ns"), e.fixedbufs_saving_ns)?,
+            registerfiles_saving: cost(&field("registerfiles_saving_ns"), e.registerfiles_saving_ns)?,
+        });
+    }
+    let mut file_systems = Vec::new();
+    for (name, f) in &p.fs {
+        let field = |x: &str| format!("fs.{name}.{x}");
+        file_systems.push(FsCosts {
+            name: name.clone(),
+            direct_io: cost(&field("direct_io_ns"), f.direct_io_ns)?,
+            buffered_io: cost(&field("buffered_io_ns"), f.buffered_io_ns)?,
+        });
+    }
+    if let Some(fs) = &p.host.default_fs {
+        if !p.fs.contains_key(fs) {
+            let names: Vec<&str> = p.fs.keys().map(String::as_str).collect();
+            return Err(c.bad(
+                "host.default_fs",
+                &format!("\"{fs}\""),
+                &format!("one of the [fs] tables: {}", names.join(", ")),
+            ));
+        }
+    }
+    if os == "none" && (!engines.is_empty() || !file_systems.is_empty()) {
+        return Err(c.bad("host.os", &"\"none\"", "a host with os = \"none\" has no [engines] or [fs]"));
+    }
+    let max_sectors_kb = c.range("block.max_sectors_kb", p.block.max_sectors_kb, 4, 1 << 22)?;
+    Ok(HostConfig {
+        name: loaded.name.clone(),
+        source: loaded.source.clone(),
+        profile_toml: loaded.to_toml(),
+        description: p.host.description.clone(),
+        os: os.to_string(),
+        cores,
+        dram_bytes: (dram * (1u64 << 30) as f64) as u64,
+        syscall: cost("kernel.syscall_ns", p.kernel.syscall_ns)?,
+        irq: cost("kernel.irq_ns", p.kernel.irq_ns)?,
+        wakeup: cost("kernel.wakeup_ns", p.kernel.wakeup_ns)?,
+        nvme_hmb_cap_bytes: p.kernel.nvme_hmb_cap_mib.map(|m| u64::from(m) << 20),
+        block_submit: cost("block.submit_ns", p.block.submit_ns)?,
+        block_complete: cost("block.complete_ns", p.block.complete_ns)?,
+        max_request_bytes: max_sectors_kb * 1024,
+        fio_prep: cost("fio.prep_ns", p.fio.prep_ns)?,
+        fio_complete: cost("fio.complete_ns", p.fio.complete_ns)?,
+        engines,
+        file_systems,
+        default_fs: p.host.default_fs.clone(),
+    })
+}

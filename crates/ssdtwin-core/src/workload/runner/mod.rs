@@ -1,0 +1,637 @@
+//! The runner: executes a [`JobSet`] on a [`Host`] over any [`BlockDevice`] with fio's
+//! semantics.
+//!
+//! Jobs are split into *phases* at every `stonewall`: the jobs of a phase (and their
+//! `numjobs` clones) run concurrently, and the next phase starts when the last clone of the
+//! previous one has finished. Reporting groups start at every `stonewall` or `new_group`.
+//!
+//! Each clone is one fio thread on a host core (`cpus_allowed`, `cpus_allowed_policy`),
+//! running fio's I/O loop with its engine's costs (see [`thread`]): a closed loop that keeps
+//! up to `iodepth` I/Os in flight (one for synchronous engines), stalls for `thinktime`,
+//! and issues no faster than `rate`/`rate_iops`. It stops issuing when its byte budget
+//! (`io_size` or `size`, times `loops`), `number_ios` or `runtime` is reached; with
+//! `time_based` only `runtime` ends it. Statistics count completions after `ramp_time`;
+//! with a runtime, completions after the deadline are not counted and the clone's measured
+//! time ends at the deadline. On the bare host (`none`) nothing costs time, so each I/O
+//! reaches the drive the moment it is issued and completes the moment the drive posts it.
+//!
+//! The loop alternates between the host's next event and the runner's (thread timers,
+//! start, ramp end, deadline), host first on ties, so a run is deterministic.
+
+mod clone;
+mod thread;
+
+pub(crate) use thread::EngineRun;
+
+use super::logs::JobLogs;
+use super::{DirResult, Direction, DiskUtil, GroupResult, JobError, JobSet, JobSpec, RunResult};
+use crate::block::{BlockDevice, CounterRow};
+use crate::engine::{EventQueue, SimDuration, SimTime};
+use crate::os::{CoreId, Host};
+use clone::{CloneSetup, JobClone};
+use std::path::PathBuf;
+use thiserror::Error;
+use thread::{Step, ThreadState};
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Seed for every random stream (jobs with `randseed` use theirs).
+    pub seed: u64,
+    /// Period of the device-counter time series, ns.
+    pub series_window_ns: u64,
+    /// Averaging window of fio's bandwidth and IOPS samples (`bwavgtime`), ns.
+    pub sample_window_ns: u64,
+    /// Directory for fio log files.
+    pub log_dir: PathBuf,
+    /// Device name reported in `disk_util`.
+    pub device_name: String,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            seed: 0x5eed,
+            series_window_ns: 100_000_000,
+            sample_window_ns: 500_000_000,
+            log_dir: PathBuf::from("."),
+            device_name: "nvme0n1".to_string(),
+        }
+    }
+}
+
+/// Progress, reported to the observer about every 65 536 events.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    /// Simulated time since the run started, ns.
+    pub elapsed_ns: u64,
+    /// Expected simulated duration if every clone has a runtime, ns.
+    pub expected_ns: Option<u64>,
+    /// Bytes completed so far.
+    pub bytes_done: u64,
+    /// Bytes the clones will move in all, if every clone has a byte budget.
+    pub bytes_expected: Option<u64>,
+}
+
+/// A run could not complete.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// A job is invalid for this device.
+    #[error(transparent)]
+    Job(#[from] JobError),
+    /// A log file could not be written.
+    #[error("cannot write log file {path}: {reason}")]
+    LogFile {
+        /// File.
+        path: String,
+        /// OS error.
+        reason: String,
+        /// Its kind (missing directory, permission, ...).
+        kind: std::io::ErrorKind,
+    },
+    /// The observer asked to stop.
+    #[error("interrupted")]
+    Cancelled,
+    /// Commands are outstanding but nothing in the model will ever complete them. This is a
+    /// bug in the model, never the job's fault.
+    #[error(
+        "internal error: the simulation stalled at {time_ns} ns with {in_flight} commands outstanding; please report it with the profile and job"
+    )]
+    Stalled {
+        /// Simulated time.
+        time_ns: u64,
+        /// Commands in flight.
+        in_flight: u32,
+    },
+}
+
+impl From<super::logs::LogError> for RunError {
+    fn from(e: super::logs::LogError) -> Self {
+        RunError::LogFile { path: e.path, reason: e.reason, kind: e.kind }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Timer {
+    Start(u32),
+    /// A thread's CPU work or sleep ends (ignored if the thread's generation moved on).
+    Resume {
+        clone: u32,
+        generation: u32,
+    },
+    RampEnd(u32),
+    Deadline(u32),
+}
+
+/// A fio I/O from its preparation to its reaping.
+#[derive(Clone, Copy, Debug)]
+struct InFlightIo {
+    clone: u32,
+    dir: Direction,
+    offset: u64,
+    bytes: u64,
+    /// When fio started preparing it.
+    start: SimTime,
+    /// When it was issued.
+    issue: SimTime,
+}
+
+struct Group {
+    clones_left: usize,
+    start: Option<SimTime>,
+    counters_start: Option<CounterRow>,
+    result: Option<GroupResult>,
+}
+
+struct Runner {
+    timers: EventQueue<Timer>,
+    ios: Vec<InFlightIo>,
+    free_ios: Vec<u32>,
+    clones: Vec<JobClone>,
+    groups: Vec<Group>,
+    series: Vec<CounterRow>,
+    next_sample: SimTime,
+    series_window: SimDuration,
+    sample_window: SimDuration,
+    run_start: SimTime,
+    bytes_done: u64,
+    steps: u64,
+    /// Clones not yet finished.
+    unfinished: usize,
+}
+
+/// Runs `set` on `host`; `observe` is called with progress now and then and may return
+/// false to stop the run ([`RunError::Cancelled`]).
+pub fn run<D: BlockDevice>(
+    host: &mut Host<D>,
+    set: &JobSet,
+    opts: &RunOptions,
+    observe: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<RunResult, RunError> {
+    validate(host, set)?;
+    let engines = set
+        .jobs
+        .iter()
+        .map(|job| EngineRun::resolve(job, host.config(), names_a_file(job)))
+        .collect::<Result<Vec<_>, JobError>>()?;
+    drain(host);
+    let run_start = host.device().now();
+    let disk_start = host.disk();
+    let groupids = group_ids(set);
+    let mut runner = Runner {
+        timers: EventQueue::with_capacity(256),
+        ios: Vec::new(),
+        free_ios: Vec::new(),
+        clones: Vec::new(),
+        groups: Vec::new(),
+        series: Vec::new(),
+        next_sample: run_start,
+        series_window: SimDuration(opts.series_window_ns.max(1)),
+        sample_window: SimDuration(opts.sample_window_ns.max(1)),
+        run_start,
+        bytes_done: 0,
+        steps: 0,
+        unfinished: 0,
+    };
+    let cores = host.config().cores;
+    let mut thread_number = 0u32;
+    let mut phase_start_job = 0;
+    while phase_start_job < set.jobs.len() {
+        let phase_end_job =
+            (phase_start_job + 1..set.jobs.len()).find(|&j| set.jobs[j].stonewall).unwrap_or(set.jobs.len());
+        let first_clone = runner.clones.len();
+        let now = host.device().now();
+        for j in phase_start_job..phase_end_job {
+            let spec = &set.jobs[j];
+            let g = groupids[j] as usize;
+            while runner.groups.len() <= g {
+                runner.groups.push(Group { clones_left: 0, start: None, counters_start: None, result: None });
+            }
+            for k in 0..spec.numjobs {
+                thread_number += 1;
+                let core = pick_core(spec, k, thread_number, cores);
+                let thread = ThreadState::new(engines[j].clone(), spec, core, host.irq_core(core));
+                let logs = JobLogs::open(spec, thread_number, &opts.log_dir, !super::is_sync_engine(&spec.ioengine))?;
+                let clone = JobClone::new(CloneSetup {
+                    spec,
+                    job: j,
+                    clone: k,
+                    group: g,
+                    thread_number,
+                    seed: opts.seed,
+                    namespace_bytes: host.device().geometry().capacity_bytes(),
+                    sample_window: runner.sample_window,
+                    now,
+                    logs,
+                    thread,
+                });
+                runner.groups[g].clones_left += 1;
+                runner.unfinished += 1;
+                runner.clones.push(clone);
+            }
+        }
+        for i in first_clone..runner.clones.len() {
+            let start = runner.clones[i].start;
+            runner.timers.push(start, Timer::Start(i as u32));
+        }
+        if let Err(e) = runner.run_phase(host, observe) {
+            drain(host);
+            return Err(e);
+        }
+        phase_start_job = phase_end_job;
+    }
+    let end = runner.last_event(host);
+    runner.sample_series_until(host, end, true);
+    Ok(runner.finish(host, end, &disk_start, opts))
+}
+
+/// Whether `spec` does its I/O on a file of the host's file system rather than on the
+/// block device itself (`filename=/dev/…`, `\\.\PhysicalDriveN`): a file's I/O pays the
+/// file system's cost. Jobs that name no file address the device.
+fn names_a_file(spec: &JobSpec) -> bool {
+    spec.filename.as_deref().is_some_and(|f| {
+        let first = f.split(':').next().unwrap_or(f);
+        !first.is_empty() && !first.starts_with("/dev/") && !first.starts_with(r"\\.\")
+    })
+}
+
+/// The core clone `k` of `spec` runs on: with `cpus_allowed_policy=split` the k-th CPU of
+/// its set; otherwise the threads spread over the set in start order, as the scheduler
+/// balances runnable threads over idle CPUs.
+fn pick_core(spec: &JobSpec, k: u32, thread_number: u32, cores: u32) -> CoreId {
+    let all: Vec<u32>;
+    let allowed = match &spec.cpus_allowed {
+        Some(set) if !set.is_empty() => set.as_slice(),
+        _ => {
+            all = (0..cores).collect();
+            all.as_slice()
+        }
+    };
+    let index = if spec.cpus_split { k } else { thread_number - 1 };
+    CoreId(allowed[index as usize % allowed.len()])
+}
+
+/// Runs the host and its target until nothing is in flight, discarding completions:
+/// commands left over from an interrupted run belong to nobody.
+fn drain<D: BlockDevice>(host: &mut Host<D>) {
+    while host.in_flight() > 0 && host.poll_at() != SimTime::NEVER {
+        host.poll();
+    }
+    let device = host.device_mut();
+    while device.in_flight() > 0 && device.poll_at() != SimTime::NEVER {
+        device.poll();
+    }
+}
+
+/// The target's counters, then the host's (none for the bare twin), taken at `time_ns`
+/// since the run started.
+fn counter_row<D: BlockDevice>(host: &Host<D>, time_ns: u64) -> CounterRow {
+    let mut row = CounterRow::at(time_ns);
+    host.device().counters("", &mut row);
+    host.counters("host", &mut row);
+    row
+}
+
+/// Group id of every job: a new group at each `stonewall` or `new_group` after the first.
+fn group_ids(set: &JobSet) -> Vec<u32> {
+    let mut g = 0;
+    set.jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            if i > 0 && (j.stonewall || j.new_group) {
+                g += 1;
+            }
+            g
+        })
+        .collect()
+}
+
+/// Checks every job against the target before anything runs.
+fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError> {
+    let device = host.device();
+    let (cores, host_name) = (host.config().cores, &host.config().name);
+    if set.jobs.is_empty() {
+        return Err(JobError::NoJobs { place: "job set".into() });
+    }
+    let geometry = device.geometry();
+    let lba = geometry.lba_bytes;
+    let ns_bytes = geometry.capacity_bytes();
+    let invalid = |job: &JobSpec, problem: String| JobError::Invalid { job: job.name.clone(), problem };
+    for job in &set.jobs {
+        for dir in Direction::ALL.into_iter().filter(|&d| job.rw.uses(d)) {
+            let bs = &job.bs[dir.index()];
+            for b in [bs.min(), bs.max()] {
+                if b == 0 || b % lba != 0 {
+                    return Err(invalid(
+                        job,
+                        format!(
+                            "{} block size {b} is not a multiple of the {lba}-byte LBA size of the current format",
+                            dir.name()
+                        ),
+                    ));
+                }
+            }
+        }
+        if job.time_based && job.runtime_ns.is_none() {
+            return Err(invalid(job, "time_based needs a runtime".into()));
+        }
+        let offset = job.offset.resolve(ns_bytes);
+        let inc = job.offset_increment.resolve(ns_bytes);
+        if offset % lba != 0 || inc % lba != 0 {
+            return Err(invalid(
+                job,
+                format!("offset {offset} and offset_increment {inc} must be multiples of the {lba}-byte LBA size"),
+            ));
+        }
+        let last_start = offset + inc * u64::from(job.numjobs - 1);
+        if last_start >= ns_bytes {
+            return Err(invalid(
+                job,
+                format!(
+                    "clone {} would start at byte {last_start}, beyond the namespace ({ns_bytes} bytes)",
+                    job.numjobs - 1
+                ),
+            ));
+        }
+        let region = job.size.map_or(ns_bytes - offset, |s| s.resolve(ns_bytes));
+        if last_start + region > ns_bytes {
+            return Err(invalid(
+                job,
+                format!(
+                    "region of clone {} ends at byte {}, beyond the namespace ({ns_bytes} bytes); reduce size or offset",
+                    job.numjobs - 1,
+                    last_start + region
+                ),
+            ));
+        }
+        let max_bs =
+            Direction::ALL.iter().filter(|&&d| job.rw.uses(d)).map(|d| job.bs[d.index()].max()).max().unwrap_or(4096);
+        if region < max_bs {
+            return Err(invalid(job, format!("region of {region} bytes is smaller than the block size {max_bs}")));
+        }
+        if let Some(cpu) = job.cpus_allowed.iter().flatten().find(|&&c| c >= cores) {
+            return Err(invalid(
+                job,
+                format!("cpus_allowed names CPU {cpu}; host {host_name} has CPUs 0 to {}", cores - 1),
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Runner {
+    fn run_phase<D: BlockDevice>(
+        &mut self,
+        host: &mut Host<D>,
+        observe: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<(), RunError> {
+        loop {
+            let t_host = host.poll_at();
+            let t_run = self.timers.peek_time();
+            if t_host == SimTime::NEVER && t_run == SimTime::NEVER {
+                if self.unfinished > 0 {
+                    return Err(RunError::Stalled {
+                        time_ns: host.device().now().as_ns(),
+                        in_flight: host.device().in_flight(),
+                    });
+                }
+                break;
+            }
+            let t = t_host.min(t_run);
+            if t >= self.next_sample {
+                self.sample_series_until(host, t, false);
+            }
+            if t_host <= t_run {
+                if let Some(done) = host.poll() {
+                    let id = done.tag as u32;
+                    let i = self.ios[id as usize].clone as usize;
+                    self.on_visible(host, i, id, done.visible);
+                    self.drive(host, i, done.visible);
+                    self.check_finished(host, i, done.visible)?;
+                }
+            } else {
+                let (now, timer) = self.timers.pop().expect("peeked a timer");
+                self.on_timer(host, now, timer)?;
+            }
+            self.steps += 1;
+            if self.steps & 0xFFFF == 0 && !observe(&self.progress(host)) {
+                return Err(RunError::Cancelled);
+            }
+            if self.unfinished == 0 {
+                // Background work (GC) may go on; the next phase or whoever drives the
+                // target next finishes it.
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The time of the last event processed, by the runner or the target.
+    fn last_event<D: BlockDevice>(&self, host: &Host<D>) -> SimTime {
+        let clones_end = self.clones.iter().map(|c| SimTime(self.run_start.as_ns() + c.result.end_ns)).max();
+        host.device().now().max(clones_end.unwrap_or(self.run_start))
+    }
+
+    fn progress<D: BlockDevice>(&self, host: &Host<D>) -> Progress {
+        let deadlines: Option<Vec<SimTime>> =
+            self.clones.iter().map(|c| (c.deadline != SimTime::NEVER).then_some(c.deadline)).collect();
+        let budgets: Option<u64> = self.clones.iter().map(|c| c.budget_bytes).sum();
+        Progress {
+            elapsed_ns: host.device().now().since(self.run_start).as_ns(),
+            expected_ns: deadlines.and_then(|d| d.into_iter().max()).map(|t| t.since(self.run_start).as_ns()),
+            bytes_done: self.bytes_done,
+            bytes_expected: budgets,
+        }
+    }
+
+    fn sample_series_until<D: BlockDevice>(&mut self, host: &Host<D>, t: SimTime, include_end: bool) {
+        while self.next_sample <= t {
+            let s = counter_row(host, self.next_sample.since(self.run_start).as_ns());
+            self.series.push(s);
+            self.next_sample += self.series_window;
+        }
+        if include_end && self.series.last().is_none_or(|s| s.time_ns < t.since(self.run_start).as_ns()) {
+            let s = counter_row(host, t.since(self.run_start).as_ns());
+            self.series.push(s);
+        }
+    }
+
+    fn alloc_io(&mut self, io: InFlightIo) -> u32 {
+        if let Some(k) = self.free_ios.pop() {
+            self.ios[k as usize] = io;
+            k
+        } else {
+            self.ios.push(io);
+            self.ios.len() as u32 - 1
+        }
+    }
+
+    fn on_timer<D: BlockDevice>(&mut self, host: &mut Host<D>, now: SimTime, timer: Timer) -> Result<(), RunError> {
+        let i = match timer {
+            Timer::Start(i) => {
+                let c = &mut self.clones[i as usize];
+                c.started = true;
+                c.result.start_ns = now.since(self.run_start).as_ns();
+                c.result.ramp_end_ns = c.ramp_end.since(self.run_start).as_ns();
+                c.thread.last_think = now;
+                let g = c.group;
+                let (ramp_end, deadline) = (c.ramp_end, c.deadline);
+                self.groups[g].start.get_or_insert(now);
+                if ramp_end == now {
+                    // No ramp: the group's counters start before its first command.
+                    self.snapshot_group_start(host, g, now);
+                } else {
+                    self.timers.push(ramp_end, Timer::RampEnd(i));
+                }
+                if deadline != SimTime::NEVER {
+                    self.timers.push(deadline, Timer::Deadline(i));
+                }
+                let c = &mut self.clones[i as usize];
+                let first = c.decide();
+                c.ahead.push_back(first);
+                self.drive(host, i as usize, now);
+                i
+            }
+            Timer::Resume { clone, generation } => {
+                self.resume(host, clone as usize, generation, now);
+                clone
+            }
+            Timer::RampEnd(i) => {
+                let g = self.clones[i as usize].group;
+                self.snapshot_group_start(host, g, now);
+                return Ok(());
+            }
+            Timer::Deadline(i) => {
+                self.clones[i as usize].stopped = true;
+                self.interrupt_sleep(host, i as usize, now);
+                i
+            }
+        };
+        self.check_finished(host, i as usize, now)
+    }
+
+    /// Records the counters a group's statistics start from (its first ramp end).
+    fn snapshot_group_start<D: BlockDevice>(&mut self, host: &Host<D>, g: usize, now: SimTime) {
+        if self.groups[g].counters_start.is_none() {
+            let s = counter_row(host, now.since(self.run_start).as_ns());
+            self.groups[g].counters_start = Some(s);
+        }
+    }
+
+    /// Records the completion of I/O `id` of clone `i`, seen by fio at `at`.
+    fn complete(&mut self, i: usize, id: u32, at: SimTime) {
+        let InFlightIo { dir, offset, bytes, start, issue, .. } = self.ios[id as usize];
+        self.free_ios.push(id);
+        let sample_window = self.sample_window;
+        let c = &mut self.clones[i];
+        if !c.thread.think_on_issue {
+            c.thread.think_counter += 1;
+        }
+        if at < c.ramp_end || at > c.deadline {
+            return;
+        }
+        let clat = at.since(issue).as_ns();
+        let slat = issue.since(start).as_ns();
+        let d = &mut c.result.dirs[dir.index()];
+        d.io_bytes += bytes;
+        d.total_ios += 1;
+        if c.sync_engine {
+            d.latency.record_without_slat(slat + clat, clat);
+        } else {
+            d.latency.record(slat, clat);
+        }
+        c.close_sample_windows(at, sample_window);
+        let w = &mut c.windows[dir.index()];
+        w.bytes += bytes;
+        w.ios += 1;
+        let since = at.since(c.ramp_end).as_ns();
+        if let Some(logs) = c.logs.as_mut() {
+            let logged_slat = if c.sync_engine { 0 } else { slat };
+            // A log file that cannot be written ends the run when the clone finishes.
+            logs.record(since, dir, logged_slat, clat, bytes, offset).ok();
+        }
+        self.bytes_done += bytes;
+    }
+
+    /// Finishes clone `i`'s bookkeeping once its thread is done.
+    fn check_finished<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> Result<(), RunError> {
+        let c = &mut self.clones[i];
+        if c.finished || !c.started || !matches!(c.thread.step, Step::Done) {
+            return Ok(());
+        }
+        c.finished = true;
+        self.unfinished -= 1;
+        let end = now.min(c.deadline);
+        c.close_sample_windows(end, self.sample_window);
+        c.result.end_ns = end.since(self.run_start).as_ns();
+        let measured = end.since(c.ramp_end).as_ns();
+        for dir in Direction::ALL {
+            if c.rw.uses(dir) {
+                c.result.dirs[dir.index()].runtime_ns = measured;
+            }
+        }
+        if let Some(logs) = c.logs.as_mut() {
+            logs.finish(measured)?;
+        }
+        let g = c.group;
+        let group = &mut self.groups[g];
+        group.clones_left -= 1;
+        if group.clones_left == 0 {
+            let end_counters = counter_row(host, end.since(self.run_start).as_ns());
+            let start = group.start.unwrap_or(now);
+            group.result = Some(GroupResult {
+                groupid: g as u32,
+                start_ns: start.since(self.run_start).as_ns(),
+                end_ns: end.since(self.run_start).as_ns(),
+                counters_start: group.counters_start.take().unwrap_or_else(|| end_counters.clone()),
+                counters_end: end_counters,
+            });
+        }
+        Ok(())
+    }
+
+    fn finish<D: BlockDevice>(
+        self,
+        host: &Host<D>,
+        end: SimTime,
+        disk_start: &crate::os::DiskStats,
+        opts: &RunOptions,
+    ) -> RunResult {
+        let total = end.since(self.run_start).as_ns().max(1);
+        let d = host.disk().since(disk_start);
+        let disk = DiskUtil {
+            name: opts.device_name.clone(),
+            read_ios: d.read_ios,
+            write_ios: d.write_ios,
+            read_ticks_ms: d.read_ns / 1_000_000,
+            write_ticks_ms: d.write_ns / 1_000_000,
+            in_queue_ms: d.in_queue_ns / 1_000_000,
+            util_pct: (d.busy_ns as f64 / total as f64 * 100.0).min(100.0),
+        };
+        RunResult {
+            jobs: self.clones.into_iter().map(|c| c.result).collect(),
+            groups: self.groups.into_iter().filter_map(|g| g.result).collect(),
+            disk,
+            series: self.series,
+            start_ns: self.run_start.as_ns(),
+            end_ns: end.as_ns(),
+            profile: host.device().profile().to_string(),
+        }
+    }
+}
+
+impl DirResult {
+    /// fio's bandwidth in KiB/s over the measured runtime (as `bw` in the JSON).
+    pub fn bw_kib_per_sec(&self) -> u64 {
+        let ms = self.runtime_ns / 1_000_000;
+        if ms == 0 { 0 } else { self.io_bytes * 1000 / ms / 1024 }
+    }
+
+    /// fio's IOPS over the measured runtime.
+    pub fn iops(&self) -> f64 {
+        let ms = self.runtime_ns / 1_000_000;
+        if ms == 0 { 0.0 } else { 1000.0 * self.total_ios as f64 / ms as f64 }
+    }
+}

@@ -1,0 +1,637 @@
+//! A clone's thread on a host core, running fio's I/O loop with its engine's costs.
+//!
+//! Read first: fio's `backend.c` (`do_io`, `wait_for_completions`), `ioengines.c`
+//! (`td_io_queue`, `td_io_commit`, `td_io_getevents`) and `init.c` (the option fix-ups
+//! quoted below); `docs/model.md` § "Host stack" lists what is simplified.
+//!
+//! The loop, per engine kind ([`EngineKind`]):
+//!
+//! ```text
+//! sync:    prep ─▶ submit call ─▶ [device] ─▶ irq ─▶ wake ─▶ return ─▶ account ─▶ prep …
+//! async:   prep, queue ─(batch full)─▶ submit call for the batch ─▶ … until the queue is full
+//!          full ─▶ reap ≥ min completions (blocking: wake first) ─▶ until ≤ iodepth_low ─▶ prep …
+//! kernel-callback: prime one command; each completion's handler issues the next one
+//! ```
+//!
+//! Every step books CPU time on the thread's core and takes effect when it ends (a timer,
+//! unless it costs nothing). A thread is in one [`Step`] at a time:
+//!
+//! * `Idle`: runnable now; [`Runner::drive`] picks its next action;
+//! * `Cpu`: its work is booked and takes effect at the booking's end (`then`);
+//! * `Blocked`: waiting for `need` visible completions (asleep, or spinning when polled);
+//! * `Sleeping`: thinktime or a rate limit; a timer makes it `Idle`;
+//! * `Done`: stopped with nothing in flight.
+//!
+//! fio's timestamps: an I/O starts when its preparation starts, is issued when the submit
+//! call that carried it returns (synchronous engines: when the call starts) and completes
+//! when the reap call that found it returns. slat = issue − start, clat = complete − issue.
+
+use super::super::{Direction, JobError, JobSpec};
+use super::{InFlightIo, Runner, Timer};
+use crate::block::{BlockDevice, Opcode};
+use crate::engine::{SimDuration, SimTime};
+use crate::os::{Booking, CompletionPath, CoreId, EngineKind, Host, HostConfig, IoRequest};
+use std::collections::VecDeque;
+
+/// An engine as one job runs it: fio's batching options resolved and the host's costs
+/// combined per step.
+#[derive(Clone, Debug)]
+pub(crate) struct EngineRun {
+    pub kind: EngineKind,
+    /// Queue depth (1 for synchronous engines).
+    pub depth: u32,
+    pub batch_submit: u32,
+    pub complete_min: u32,
+    pub complete_max: u32,
+    pub low: u32,
+    /// Completions are polled for (hipri), not interrupts.
+    pub polled: bool,
+    /// No device I/O at all (fio's null engine).
+    pub null: bool,
+    /// User-space work per I/O before submission.
+    pub prep: SimDuration,
+    /// User-space work per I/O completed.
+    pub account: SimDuration,
+    /// Per submit call.
+    pub submit_call: SimDuration,
+    /// Per I/O submitted: engine, block layer and file system.
+    pub submit_io: SimDuration,
+    /// Per reap call.
+    pub reap_call: SimDuration,
+    /// Per I/O reaped.
+    pub reap_io: SimDuration,
+    /// Per dispatch, a non-blocking extra reap call.
+    pub lookaside: SimDuration,
+    /// Interrupt handler work per I/O (block layer and engine).
+    pub irq_work: SimDuration,
+    /// A blocked thread woken; ring-based engines also make the waiting system call.
+    pub wake: SimDuration,
+    /// Per completion found by polling.
+    pub poll_io: SimDuration,
+}
+
+impl EngineRun {
+    /// The engine `spec` names on `host`, or why it cannot run there.
+    pub(crate) fn resolve(spec: &JobSpec, host: &HostConfig, on_file: bool) -> Result<Self, JobError> {
+        let invalid = |problem: String| JobError::Invalid { job: spec.name.clone(), problem };
+        let name = spec.ioengine.as_str();
+        let fio = super::super::fio_engine(name).ok_or_else(|| {
+            invalid(format!(
+                "ioengine={name} is not an I/O engine fio knows; allowed {}",
+                super::super::modelled_engine_names().join(", ")
+            ))
+        })?;
+        if let super::super::Support::Refused(why) = fio.support {
+            return Err(invalid(format!("ioengine={name} is not supported by ssdtwin: {why}")));
+        }
+        let zero = SimDuration::ZERO;
+        let (kind, costs) = if host.is_none() {
+            let kind = if fio.kernel_callback {
+                EngineKind::KernelCallback
+            } else if fio.sync {
+                EngineKind::Sync
+            } else {
+                EngineKind::Async
+            };
+            (kind, None)
+        } else {
+            let costs = host.engine(name).ok_or_else(|| {
+                invalid(format!(
+                    "ioengine={name} is not available on host {} ({}); it offers {}",
+                    host.name,
+                    host.os,
+                    host.engine_names().join(", ")
+                ))
+            })?;
+            (costs.kind, Some(costs))
+        };
+        if spec.hipri && costs.is_some_and(|c| c.poll_io.is_none()) {
+            return Err(invalid(format!("ioengine={name} cannot poll for completions (hipri) on host {}", host.name)));
+        }
+        let depth = if kind == EngineKind::Async { spec.iodepth } else { 1 };
+        // fio's init.c fix-ups: a batch of 0 or above iodepth is iodepth; a low-water mark
+        // of 0 or above iodepth is iodepth; the most reaped at once is at least the least.
+        let batch_submit = if spec.iodepth_batch_submit == 0 || spec.iodepth_batch_submit > depth {
+            depth
+        } else {
+            spec.iodepth_batch_submit
+        };
+        let low = if spec.iodepth_low == 0 || spec.iodepth_low > depth { depth } else { spec.iodepth_low };
+        let complete_max = spec.iodepth_batch_complete_max.max(spec.iodepth_batch_complete_min);
+        let Some(c) = costs else {
+            return Ok(EngineRun {
+                kind,
+                depth,
+                batch_submit,
+                complete_min: spec.iodepth_batch_complete_min,
+                complete_max,
+                low,
+                polled: spec.hipri,
+                null: name == "null",
+                prep: zero,
+                account: zero,
+                submit_call: zero,
+                submit_io: zero,
+                reap_call: zero,
+                reap_io: zero,
+                lookaside: zero,
+                irq_work: zero,
+                wake: zero,
+                poll_io: zero,
+            });
+        };
+        let fs = if on_file {
+            host.default_fs.as_deref().and_then(|f| host.fs(f)).map_or(zero, |f| f.direct_io)
+        } else {
+            zero
+        };
+        let block_submit = if c.block_layer { host.block_submit } else { zero };
+        let block_complete = if c.block_layer { host.block_complete } else { zero };
+        let mut submit_io = c.submit_io + block_submit + fs;
+        if spec.fixedbufs {
+            submit_io = SimDuration(submit_io.as_ns().saturating_sub(c.fixedbufs_saving.as_ns()));
+        }
+        if spec.registerfiles {
+            submit_io = SimDuration(submit_io.as_ns().saturating_sub(c.registerfiles_saving.as_ns()));
+        }
+        let (prep, account) = if c.user_space { (host.fio_prep, host.fio_complete) } else { (zero, zero) };
+        // The next command of a kernel callback is issued from the handler itself.
+        let irq_work =
+            block_complete + c.complete_io + if kind == EngineKind::KernelCallback { submit_io } else { zero };
+        // Waiting is a system call even where completions are read from a ring.
+        let wake = host.wakeup + if c.reap_call == zero { host.syscall } else { zero };
+        Ok(EngineRun {
+            kind,
+            depth,
+            batch_submit,
+            complete_min: spec.iodepth_batch_complete_min,
+            complete_max,
+            low,
+            polled: spec.hipri,
+            null: name == "null",
+            prep,
+            account,
+            submit_call: if spec.sqthread_poll { zero } else { c.submit_call },
+            submit_io,
+            reap_call: c.reap_call,
+            reap_io: c.reap_io,
+            lookaside: c.lookaside_call,
+            irq_work,
+            wake,
+            poll_io: c.poll_io.unwrap_or(zero),
+        })
+    }
+}
+
+/// What a thread is doing.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Step {
+    Idle,
+    Cpu { booking: Booking, then: Then },
+    Blocked { need: u32, since: SimTime },
+    Sleeping,
+    Done,
+}
+
+/// What takes effect when a thread's CPU work ends.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Then {
+    /// Nothing: carry on.
+    Continue,
+    /// The queued I/Os reach the device.
+    Commit,
+    /// Reap `n` visible completions.
+    Reap { n: u32 },
+    /// The spinning part of a thinktime is over; sleep the rest.
+    Think { sleep: SimDuration },
+}
+
+/// A clone's thread.
+pub(super) struct ThreadState {
+    pub engine: EngineRun,
+    pub core: CoreId,
+    pub irq_core: CoreId,
+    /// Prepared, not yet submitted.
+    pub queued: Vec<u32>,
+    /// Submitted, completion not yet visible.
+    pub in_device: u32,
+    /// Completion visible, not yet reaped.
+    pub visible: VecDeque<u32>,
+    pub step: Step,
+    /// Bumped whenever a timer for this thread is armed, so older ones are ignored.
+    pub generation: u32,
+    /// The queue was full when reaping started: reap until at most `low` are in flight.
+    pub draining: bool,
+    /// Blocks counted for thinktime (issued or completed, per `thinktime_blocks_type`).
+    pub think_counter: u64,
+    pub think_mark: u64,
+    pub think_blocks: u64,
+    pub think_on_issue: bool,
+    pub think_total: SimDuration,
+    pub think_spin: SimDuration,
+    pub think_iotime: SimDuration,
+    pub last_think: SimTime,
+}
+
+impl ThreadState {
+    pub(super) fn new(engine: EngineRun, spec: &JobSpec, core: CoreId, irq_core: CoreId) -> Self {
+        ThreadState {
+            engine,
+            core,
+            irq_core,
+            queued: Vec::new(),
+            in_device: 0,
+            visible: VecDeque::new(),
+            step: Step::Idle,
+            generation: 0,
+            draining: false,
+            think_counter: 0,
+            think_mark: 0,
+            think_blocks: spec.thinktime_blocks.max(1),
+            think_on_issue: spec.thinktime_blocks_issue,
+            think_total: SimDuration(spec.thinktime_ns),
+            think_spin: SimDuration(spec.thinktime_spin_ns.min(spec.thinktime_ns)),
+            think_iotime: SimDuration(spec.thinktime_iotime_ns),
+            last_think: SimTime::ZERO,
+        }
+    }
+
+    /// fio's `cur_depth`: I/Os queued, in flight or completed but not reaped.
+    pub(super) fn depth_used(&self) -> u32 {
+        self.queued.len() as u32 + self.in_device + self.visible.len() as u32
+    }
+
+    /// Whether fio's `handle_thinktime` stalls now.
+    fn think_due(&self, now: SimTime) -> bool {
+        if self.think_total == SimDuration::ZERO {
+            return false;
+        }
+        if self.think_iotime > SimDuration::ZERO {
+            return now.since(self.last_think) >= self.think_iotime;
+        }
+        self.think_counter >= self.think_mark + self.think_blocks
+    }
+}
+
+/// The thread's next move.
+enum Action {
+    Issue,
+    Commit,
+    /// Reap at least `min` completions (waiting for them if need be).
+    Wait {
+        min: u32,
+    },
+    Think,
+    Sleep(SimTime),
+    Finish,
+}
+
+impl Runner {
+    /// Runs clone `i`'s thread from `now` until it must wait for CPU, completions or time.
+    pub(super) fn drive<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+        loop {
+            if !matches!(self.clones[i].thread.step, Step::Idle) {
+                return;
+            }
+            match self.next_action(i, now) {
+                Action::Issue => self.issue_one(host, i, now),
+                Action::Commit => {
+                    let e = &self.clones[i].thread.engine;
+                    let n = self.clones[i].thread.queued.len() as u64;
+                    let sys = e.submit_call + e.submit_io.times(n) + e.lookaside.times(n);
+                    self.work(host, i, now, SimDuration::ZERO, sys, Then::Commit);
+                }
+                Action::Wait { min } => {
+                    let t = &mut self.clones[i].thread;
+                    let ready = t.visible.len() as u32;
+                    if ready >= min && ready > 0 {
+                        let n = ready.min(t.engine.complete_max.max(min));
+                        let e = &t.engine;
+                        let sys = e.reap_call + e.reap_io.times(u64::from(n));
+                        let user = e.account.times(u64::from(n));
+                        self.work(host, i, now, user, sys, Then::Reap { n });
+                    } else {
+                        t.step = Step::Blocked { need: min.max(1), since: now };
+                        if !t.engine.polled {
+                            self.clones[i].result.ctx += 1;
+                        }
+                        return;
+                    }
+                }
+                Action::Think => {
+                    let t = &mut self.clones[i].thread;
+                    t.think_mark = t.think_counter;
+                    t.last_think = now;
+                    let (spin, sleep) = (t.think_spin, SimDuration(t.think_total.as_ns() - t.think_spin.as_ns()));
+                    self.work(host, i, now, spin, SimDuration::ZERO, Then::Think { sleep });
+                }
+                Action::Sleep(until) => {
+                    self.sleep(i, until);
+                    return;
+                }
+                Action::Finish => {
+                    self.clones[i].thread.step = Step::Done;
+                    return;
+                }
+            }
+        }
+    }
+
+    fn next_action(&mut self, i: usize, now: SimTime) -> Action {
+        let c = &mut self.clones[i];
+        if !c.stopped && c.out_of_work(now) {
+            c.stopped = true;
+        }
+        let t = &c.thread;
+        let used = t.depth_used();
+        if t.engine.kind == EngineKind::KernelCallback {
+            // Primed once; then the thread sleeps until its handler has nothing left.
+            return match (c.stopped, used) {
+                (true, 0) => Action::Finish,
+                (false, 0) => Action::Issue,
+                _ => Action::Wait { min: u32::MAX },
+            };
+        }
+        // Leftover completions are reaped first (a drained queue, or a reap that took
+        // fewer than were visible).
+        if c.stopped {
+            return if !t.queued.is_empty() {
+                Action::Commit
+            } else if used > 0 {
+                Action::Wait { min: used }
+            } else {
+                Action::Finish
+            };
+        }
+        if t.think_due(now) {
+            // fio's io_u_quiesce: everything in flight completes before the stall.
+            return if !t.queued.is_empty() {
+                Action::Commit
+            } else if used > 0 {
+                Action::Wait { min: used }
+            } else {
+                Action::Think
+            };
+        }
+        let full = used >= t.engine.depth;
+        if t.draining && !full && used > t.engine.low {
+            return Action::Wait { min: 1.max(t.engine.complete_min.min(used)) };
+        }
+        if !full {
+            let (dir, _, _) = *c.ahead.front().expect("the lookahead is kept filled");
+            let allowed = c.rate_allows_at(dir);
+            if allowed <= now {
+                return Action::Issue;
+            }
+            // fio's rate_ddir quiesces before it sleeps.
+            return if !t.queued.is_empty() {
+                Action::Commit
+            } else if used > 0 {
+                Action::Wait { min: used }
+            } else {
+                Action::Sleep(allowed)
+            };
+        }
+        if !t.queued.is_empty() {
+            return Action::Commit;
+        }
+        // wait_for_completions: a full queue must reap at least one.
+        let min = 1.max(t.engine.complete_min.min(used));
+        self.clones[i].thread.draining = true;
+        Action::Wait { min }
+    }
+
+    /// Decides the next I/O of clone `i` and records it in flight from `now`.
+    fn prepare_io<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> u32 {
+        let c = &mut self.clones[i];
+        let (dir, offset, bytes) = c.next_io();
+        c.charge_rate(dir, bytes);
+        c.issued_bytes += bytes;
+        c.issued_ios += 1;
+        let depth_bucket = match c.thread.depth_used() + 1 {
+            1 => 0,
+            2..=3 => 1,
+            4..=7 => 2,
+            8..=15 => 3,
+            16..=31 => 4,
+            32..=63 => 5,
+            _ => 6,
+        };
+        c.result.iodepth_level[depth_bucket] += 1;
+        if c.thread.think_on_issue {
+            c.thread.think_counter += 1;
+        }
+        // Decide the next I/Os now and warm the target for them.
+        while c.ahead.len() < super::clone::LOOKAHEAD {
+            let next = c.decide();
+            host.prefetch(next.1);
+            c.ahead.push_back(next);
+        }
+        self.alloc_io(InFlightIo { clone: i as u32, dir, offset, bytes, start: now, issue: now })
+    }
+
+    /// Prepares one I/O; submits it (a synchronous engine, or a full batch) or queues it.
+    fn issue_one<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+        let id = self.prepare_io(host, i, now);
+        let t = &mut self.clones[i].thread;
+        t.queued.push(id);
+        let e = &t.engine;
+        let n = t.queued.len() as u32;
+        let (user, sys, then) = match e.kind {
+            EngineKind::Sync | EngineKind::KernelCallback => (e.prep, e.submit_call + e.submit_io, Then::Commit),
+            EngineKind::Async if n >= e.batch_submit => {
+                let n = u64::from(n);
+                (e.prep, e.submit_call + e.submit_io.times(n) + e.lookaside.times(n), Then::Commit)
+            }
+            EngineKind::Async => (e.prep, SimDuration::ZERO, Then::Continue),
+        };
+        self.work(host, i, now, user, sys, then);
+    }
+
+    /// Books `user` then `sys` CPU time for clone `i`'s thread from `now`; `then` takes
+    /// effect when it ends (at once if it costs nothing and the core is free).
+    fn work<D: BlockDevice>(
+        &mut self,
+        host: &mut Host<D>,
+        i: usize,
+        now: SimTime,
+        user: SimDuration,
+        sys: SimDuration,
+        then: Then,
+    ) {
+        let c = &mut self.clones[i];
+        let booking = host.cpu_mut().task(c.thread.core, now, user + sys);
+        if now >= c.ramp_end && now < c.deadline {
+            c.result.usr_ns += user.as_ns();
+            c.result.sys_ns += sys.as_ns();
+        }
+        if booking.end <= now {
+            self.apply(host, i, now, then);
+        } else {
+            c.thread.step = Step::Cpu { booking, then };
+            c.thread.generation = c.thread.generation.wrapping_add(1);
+            self.timers.push(booking.end, Timer::Resume { clone: i as u32, generation: c.thread.generation });
+        }
+    }
+
+    fn sleep(&mut self, i: usize, until: SimTime) {
+        let c = &mut self.clones[i];
+        c.result.ctx += 1;
+        c.thread.step = Step::Sleeping;
+        c.thread.generation = c.thread.generation.wrapping_add(1);
+        self.timers.push(until, Timer::Resume { clone: i as u32, generation: c.thread.generation });
+    }
+
+    /// A thread timer fired: its CPU work ended (unless interrupts delayed it) or its
+    /// sleep is over.
+    pub(super) fn resume<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, generation: u32, now: SimTime) {
+        let t = &mut self.clones[i].thread;
+        if t.generation != generation {
+            return;
+        }
+        match t.step {
+            Step::Cpu { mut booking, then } => {
+                if let Some(later) = host.cpu().settle(&mut booking) {
+                    t.step = Step::Cpu { booking, then };
+                    self.timers.push(later, Timer::Resume { clone: i as u32, generation });
+                    return;
+                }
+                t.step = Step::Idle;
+                self.apply(host, i, now, then);
+            }
+            Step::Sleeping => t.step = Step::Idle,
+            _ => return,
+        }
+        self.drive(host, i, now);
+    }
+
+    /// Wakes a sleeping thread early (its clone was stopped).
+    pub(super) fn interrupt_sleep<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+        let t = &mut self.clones[i].thread;
+        if matches!(t.step, Step::Sleeping) {
+            t.step = Step::Idle;
+            t.generation = t.generation.wrapping_add(1);
+            self.drive(host, i, now);
+        }
+    }
+
+    /// What a thread's finished CPU work does.
+    fn apply<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime, then: Then) {
+        self.clones[i].thread.step = Step::Idle;
+        match then {
+            Then::Continue => {}
+            Then::Commit => self.commit(host, i, now),
+            Then::Reap { n } => self.reap(i, now, n),
+            Then::Think { sleep } => {
+                if sleep > SimDuration::ZERO {
+                    self.sleep(i, now + sleep);
+                }
+            }
+        }
+    }
+
+    /// The queued I/Os of clone `i` reach the block layer at `now`.
+    fn commit<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+        let t = &mut self.clones[i].thread;
+        let queued = std::mem::take(&mut t.queued);
+        let e = &t.engine;
+        let path = if e.polled {
+            CompletionPath::Polled
+        } else {
+            CompletionPath::Interrupt { core: t.irq_core, work: e.irq_work }
+        };
+        let sync = e.kind == EngineKind::Sync;
+        let null = e.null;
+        let submit_part = e.submit_call + e.submit_io;
+        for &id in &queued {
+            let io = &mut self.ios[id as usize];
+            // A synchronous engine's I/O is issued when its call starts; an asynchronous
+            // one's when the submit call returns.
+            io.issue = if sync { now.saturating_sub(submit_part) } else { now };
+            let request = IoRequest { opcode: io.dir.opcode(), offset_bytes: io.offset, bytes: io.bytes };
+            if null {
+                self.clones[i].thread.visible.push_back(id);
+                continue;
+            }
+            host.submit(now, now, request, u64::from(id), path);
+            self.clones[i].thread.in_device += 1;
+        }
+        let mut queued = queued;
+        queued.clear();
+        self.clones[i].thread.queued = queued;
+    }
+
+    /// An I/O of clone `i` finished and its completion became visible at `now`. The
+    /// caller drives the thread afterwards.
+    pub(super) fn on_visible<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) {
+        self.clones[i].thread.in_device -= 1;
+        if self.clones[i].thread.engine.kind == EngineKind::KernelCallback {
+            // The handler that saw it issues the next command itself (its cost is in the
+            // handler's work): record it and go on; the thread sleeps through all of it.
+            self.complete(i, id, now);
+            let c = &mut self.clones[i];
+            if !c.stopped && c.out_of_work(now) {
+                c.stopped = true;
+            }
+            if c.stopped {
+                if c.thread.depth_used() == 0 {
+                    c.thread.step = Step::Idle;
+                }
+                return;
+            }
+            let next = self.prepare_io(host, i, now);
+            self.clones[i].thread.queued.push(next);
+            self.commit(host, i, now);
+            return;
+        }
+        let t = &mut self.clones[i].thread;
+        t.visible.push_back(id);
+        let Step::Blocked { need, since } = t.step else { return };
+        if (t.visible.len() as u32) < need {
+            return;
+        }
+        t.step = Step::Idle;
+        let e = &t.engine;
+        if e.polled {
+            // The thread spun on its core since it began to wait: that time is its own.
+            let n = t.visible.len() as u32;
+            let sys = e.poll_io.times(u64::from(n)) + e.reap_call + e.reap_io.times(u64::from(n));
+            let user = e.account.times(u64::from(n));
+            let c = &mut self.clones[i];
+            if now >= c.ramp_end && now < c.deadline {
+                c.result.sys_ns += now.since(since).as_ns();
+            }
+            host.cpu_mut().spin(c.thread.core, since, now);
+            self.work(host, i, now, user, sys, Then::Reap { n });
+        } else {
+            let wake = e.wake;
+            self.work(host, i, now, SimDuration::ZERO, wake, Then::Continue);
+        }
+    }
+
+    /// Reaps `n` visible completions of clone `i`; fio timestamps them when the reap
+    /// call returned, before its own accounting.
+    fn reap(&mut self, i: usize, now: SimTime, n: u32) {
+        let account = self.clones[i].thread.engine.account.times(u64::from(n));
+        let at = now.saturating_sub(account);
+        for _ in 0..n {
+            let id = self.clones[i].thread.visible.pop_front().expect("reaping only what is visible");
+            self.complete(i, id, at);
+        }
+        let t = &mut self.clones[i].thread;
+        if t.draining && t.depth_used() <= t.engine.low {
+            t.draining = false;
+        }
+    }
+}
+
+impl Direction {
+    /// The block command that moves data in this direction.
+    pub(crate) fn opcode(self) -> Opcode {
+        match self {
+            Direction::Read => Opcode::Read,
+            Direction::Write => Opcode::Write,
+            Direction::Trim => Opcode::Trim,
+        }
+    }
+}

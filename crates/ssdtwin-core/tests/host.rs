@@ -1,0 +1,220 @@
+//! The host stack over the twin: each engine's CPU costs on the host's cores and fio's
+//! engine semantics. Every expectation is computed from the host profile's costs (read back
+//! from the built `HostConfig`), not from a run.
+
+use crate::common::job;
+use ssdtwin_core::block::BlockDevice;
+use ssdtwin_core::config::{build, load_profile};
+use ssdtwin_core::engine::SimDuration;
+use ssdtwin_core::os::{Host, HostConfig, bare_host, load_host};
+use ssdtwin_core::ssd::{FillPattern, Ssd};
+use ssdtwin_core::workload::{JobSet, JobSpec, RunOptions, RunResult, RwPattern, SizeSpec, run};
+
+fn filled_generic() -> Ssd {
+    let mut dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
+    dev.fill(FillPattern::Sequential { percent: 1.0, command_bytes: 1 << 17 }).unwrap();
+    dev
+}
+
+fn host(name: &str) -> HostConfig {
+    load_host(name, &[]).unwrap()
+}
+
+fn timed(mut j: JobSpec, engine: &str, ms: u64) -> JobSpec {
+    j.ioengine = engine.into();
+    j.size = Some(SizeSpec::Bytes(1 << 30));
+    j.runtime_ns = Some(ms * 1_000_000);
+    j.time_based = true;
+    j
+}
+
+fn run_jobs(dev: &mut Ssd, host: HostConfig, jobs: Vec<JobSpec>) -> RunResult {
+    let set = JobSet { global_options: vec![], jobs };
+    let opts = RunOptions { log_dir: std::env::temp_dir(), ..RunOptions::default() };
+    run(&mut Host::new(dev, host), &set, &opts, &mut |_| true).unwrap()
+}
+
+fn iops(r: &RunResult) -> f64 {
+    r.jobs.iter().map(|j| j.dirs[0].iops() + j.dirs[1].iops()).sum()
+}
+
+fn ns(d: SimDuration) -> f64 {
+    d.as_ns() as f64
+}
+
+/// CPU time of one I/O of an asynchronous engine at saturation on `h`, ns: fio's work,
+/// one submit call per I/O (batch 1), the interrupt path, one reap call per I/O.
+fn async_cost_per_io(h: &HostConfig, engine: &str) -> f64 {
+    let e = h.engine(engine).unwrap();
+    ns(h.fio_prep + h.fio_complete)
+        + ns(e.submit_call + e.submit_io + h.block_submit)
+        + ns(h.irq + h.block_complete + e.complete_io)
+        + ns(e.reap_call + e.reap_io)
+}
+
+// ---- synchronous engines ----
+
+#[test]
+fn psync_ignores_iodepth() {
+    let mut a = filled_generic();
+    let mut b = filled_generic();
+    let mut shallow = timed(job("r", RwPattern::RandRead, 4096, 1), "psync", 30);
+    let ra = run_jobs(&mut a, host("linux-6.1"), vec![shallow.clone()]);
+    shallow.iodepth = 32;
+    let rb = run_jobs(&mut b, host("linux-6.1"), vec![shallow]);
+    assert_eq!(ra.jobs[0].dirs, rb.jobs[0].dirs);
+    assert!(rb.jobs[0].iodepth_level[1..].iter().all(|&n| n == 0), "{:?}", rb.jobs[0].iodepth_level);
+}
+
+#[test]
+fn a_qd1_sync_read_is_the_drive_plus_the_host_path() {
+    let h = host("linux-6.1");
+    let e = h.engine("psync").unwrap().clone();
+    let j = timed(job("r", RwPattern::RandRead, 4096, 1), "psync", 30);
+    let bare = run_jobs(&mut filled_generic(), bare_host(), vec![j.clone()]);
+    let hosted = run_jobs(&mut filled_generic(), h.clone(), vec![j]);
+    let (b, d) = (&bare.jobs[0].dirs[0], &hosted.jobs[0].dirs[0]);
+    // Issue → submit call → block layer → drive → interrupt → wake → return.
+    let path = ns(e.submit_call + e.submit_io + h.block_submit)
+        + ns(h.irq + h.block_complete + e.complete_io)
+        + ns(h.wakeup)
+        + ns(e.reap_call);
+    let expected = b.latency.clat.mean() + path;
+    assert!((d.latency.clat.mean() - expected).abs() < 2.0, "clat {} expected {expected}", d.latency.clat.mean());
+    // fio gives synchronous engines no submission latency; lat adds fio's preparation.
+    assert_eq!(d.latency.slat.n, 0);
+    assert!((d.latency.lat.mean() - d.latency.clat.mean() - ns(h.fio_prep)).abs() < 1.0);
+}
+
+#[test]
+fn a_sync_job_sleeps_once_per_io_and_its_cpu_time_is_its_costs() {
+    let h = host("linux-6.1");
+    let e = h.engine("psync").unwrap().clone();
+    let r =
+        run_jobs(&mut filled_generic(), h.clone(), vec![timed(job("r", RwPattern::RandRead, 4096, 1), "psync", 30)]);
+    let j = &r.jobs[0];
+    let n = j.dirs[0].total_ios;
+    // One context switch per I/O (blocked in pread), give or take the one cut by the deadline.
+    assert!(j.ctx.abs_diff(n) <= 1, "ctx {} ios {n}", j.ctx);
+    let user = ns(h.fio_prep + h.fio_complete);
+    let sys = ns(e.submit_call + e.submit_io + h.block_submit + h.wakeup + e.reap_call);
+    let per_io = |total: u64| total as f64 / n as f64;
+    assert!((per_io(j.usr_ns) - user).abs() < user * 0.01, "usr per io {}", per_io(j.usr_ns));
+    assert!((per_io(j.sys_ns) - sys).abs() < sys * 0.01, "sys per io {}", per_io(j.sys_ns));
+}
+
+// ---- CPU limits ----
+
+#[test]
+fn a_cpu_bound_job_saturates_at_one_core_over_its_cost() {
+    let h = host("linux-6.1");
+    let j = timed(job("r", RwPattern::RandRead, 4096, 128), "libaio", 100);
+    let bare = iops(&run_jobs(&mut filled_generic(), bare_host(), vec![j.clone()]));
+    let hosted = iops(&run_jobs(&mut filled_generic(), h.clone(), vec![j]));
+    let ceiling = 1e9 / async_cost_per_io(&h, "libaio");
+    assert!(bare > ceiling * 1.3, "the drive alone must be faster than the CPU: {bare} vs {ceiling}");
+    assert!((hosted - ceiling).abs() < ceiling * 0.02, "IOPS {hosted}, ceiling {ceiling}");
+}
+
+#[test]
+fn threads_on_one_core_share_it_and_threads_on_two_cores_do_not() {
+    // The null engine touches no device: pure CPU work, fio's own.
+    let h = host("linux-6.1");
+    let per_io = ns(h.fio_prep + h.fio_complete);
+    let mut j = timed(job("n", RwPattern::RandRead, 4096, 8), "null", 20);
+    j.numjobs = 2;
+    j.cpus_allowed = Some(vec![0]);
+    let one_core = iops(&run_jobs(&mut filled_generic(), h.clone(), vec![j.clone()]));
+    j.cpus_allowed = Some(vec![0, 1]);
+    let two_cores = iops(&run_jobs(&mut filled_generic(), h, vec![j]));
+    assert!((one_core - 1e9 / per_io).abs() < 1e9 / per_io * 0.02, "one core: {one_core}");
+    assert!((two_cores - 2e9 / per_io).abs() < 2e9 / per_io * 0.02, "two cores: {two_cores}");
+}
+
+#[test]
+fn batched_submission_and_reaping_cost_less_per_io() {
+    let h = host("linux-6.1");
+    let e = h.engine("io_uring").unwrap().clone();
+    let mut j = timed(job("r", RwPattern::RandRead, 4096, 128), "io_uring", 100);
+    j.iodepth_batch_submit = 8;
+    j.iodepth_batch_complete_min = 8;
+    j.iodepth_batch_complete_max = 8;
+    let batched = iops(&run_jobs(&mut filled_generic(), h.clone(), vec![j]));
+    // Per I/O: an eighth of a submit call; the interrupt entry is shared by completions
+    // arriving while its handler runs, so the ceiling is at least this.
+    let per_io = ns(h.fio_prep + h.fio_complete)
+        + ns(e.submit_call) / 8.0
+        + ns(e.submit_io + h.block_submit + h.block_complete + e.complete_io + e.reap_io)
+        + ns(h.irq)
+        + ns(e.reap_call) / 8.0;
+    let single = 1e9 / async_cost_per_io(&h, "io_uring");
+    assert!(batched > single * 1.05, "batched {batched} vs single {single}");
+    assert!(batched >= 1e9 / per_io * 0.98, "batched {batched} below its ceiling {}", 1e9 / per_io);
+}
+
+#[test]
+fn polled_completions_take_no_interrupts_and_keep_the_core_busy() {
+    let h = host("linux-6.1");
+    let mut j = timed(job("r", RwPattern::RandRead, 4096, 1), "io_uring", 30);
+    j.hipri = true;
+    let mut dev = filled_generic();
+    let set = JobSet { global_options: vec![], jobs: vec![j] };
+    let opts = RunOptions { log_dir: std::env::temp_dir(), ..RunOptions::default() };
+    let mut host = Host::new(&mut dev, h);
+    let r = run(&mut host, &set, &opts, &mut |_| true).unwrap();
+    let core = host.cpu().time(ssdtwin_core::os::CoreId(0));
+    assert_eq!(core.irq_ns, 0);
+    let j = &r.jobs[0];
+    assert_eq!(j.ctx, 0);
+    let runtime = j.dirs[0].runtime_ns as f64;
+    let busy = (j.usr_ns + j.sys_ns) as f64;
+    assert!(busy > runtime * 0.98 && busy < runtime * 1.02, "busy {busy} of {runtime}");
+}
+
+// ---- engines and hosts ----
+
+#[test]
+fn a_kernel_callback_engine_reissues_from_the_handler() {
+    // nvmecontrol perftest -i intr: one command per thread, reissued by the completion
+    // handler; the thread sleeps once for the whole test.
+    let h = host("freebsd-11");
+    let e = h.engine("nvmecontrol-intr").unwrap().clone();
+    let mut j = timed(job("p", RwPattern::Read, 4096, 1), "nvmecontrol-intr", 30);
+    j.size = Some(SizeSpec::Bytes(4096));
+    let bare = run_jobs(&mut filled_generic(), bare_host(), vec![j.clone()]);
+    let hosted = run_jobs(&mut filled_generic(), h.clone(), vec![j]);
+    let device_ns = 1e9 / iops(&bare);
+    let handler = ns(h.irq + e.complete_io + e.submit_io);
+    let expected = 1e9 / (device_ns + handler);
+    assert!((iops(&hosted) - expected).abs() < expected * 0.01, "{} vs {expected}", iops(&hosted));
+    assert_eq!(hosted.jobs[0].ctx, 1);
+}
+
+#[test]
+fn an_engine_the_host_lacks_is_refused_with_what_it_offers() {
+    let mut dev = filled_generic();
+    let set =
+        JobSet { global_options: vec![], jobs: vec![timed(job("r", RwPattern::RandRead, 4096, 1), "io_uring", 1)] };
+    let err = run(&mut Host::new(&mut dev, host("linux-4.15")), &set, &RunOptions::default(), &mut |_| true)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("job 'r': ioengine=io_uring is not available on host linux-4.15 (linux); it offers "),
+        "{err}"
+    );
+    assert!(err.contains("libaio"), "{err}");
+}
+
+#[test]
+fn the_bare_host_adds_no_counters_and_a_real_host_counts_its_cores() {
+    let j = timed(job("r", RwPattern::RandRead, 4096, 4), "libaio", 10);
+    let bare = run_jobs(&mut filled_generic(), bare_host(), vec![j.clone()]);
+    assert!(bare.groups[0].counters_end.entries.iter().all(|c| !c.name.starts_with("host.")));
+    let hosted = run_jobs(&mut filled_generic(), host("linux-6.1"), vec![j]);
+    let row = &hosted.groups[0].counters_end;
+    let task = row.get("host.cpu_task_ns").unwrap();
+    let per_core: u64 = (0..16).map(|c| row.get(&format!("host.cpu{c}.task_ns")).unwrap()).sum();
+    assert_eq!(task, per_core);
+    assert!(row.get("host.cpu_irq_ns").unwrap() > 0);
+    assert_eq!(hosted.profile, BlockDevice::profile(&filled_generic()));
+}

@@ -1,8 +1,10 @@
 //! Configurations that must agree: the bulk fill and the timed path, a saved and restored
-//! device and the original, and two runs with the same seed.
+//! device and the original, two runs with the same seed, and the bare host's shortcuts and
+//! the general I/O loop.
 
 use crate::common::{job, run_one, small_config};
-use ssdtwin_core::os::{Host, bare_host};
+use ssdtwin_core::config::LoadedProfile;
+use ssdtwin_core::os::{Host, HostConfig, bare_host, build_host};
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{JobSet, RunOptions, RwPattern, run};
 
@@ -102,4 +104,50 @@ fn same_seed_same_result_different_seed_different_result() {
     assert_eq!(ca, cb);
     let (c, _) = go(2);
     assert_ne!(a.jobs[0].dirs, c.jobs[0].dirs);
+}
+
+/// A host with every cost 0: it takes the general path of the I/O loop (CPU bookings,
+/// interrupts, wakeups, reaps), each step taking no time.
+fn free_linux() -> HostConfig {
+    let text = "[host]\ndescription = \"no costs\"\nos = \"linux\"\n[cpu]\ncores = 4\ndram_gib = 1.0\n\
+                [engines.libaio]\nkind = \"async\"\n[engines.psync]\nkind = \"sync\"\n";
+    build_host(&LoadedProfile::from_str(text, "free", "free").unwrap()).unwrap()
+}
+
+#[test]
+fn the_bare_hosts_shortcuts_agree_with_the_general_loop_at_no_cost() {
+    // The bare host reaps and replaces each completion on the spot and sends commands
+    // without request records; a host whose every cost is 0 goes the long way. Every
+    // fio figure and the device state must come out the same.
+    let go = |host: HostConfig| {
+        let cfg = small_config(48, 25.0, &[]);
+        let mut dev = Ssd::new(cfg);
+        dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
+        let mut mix = job("mix", RwPattern::RandRw, 4096, 16);
+        mix.runtime_ns = Some(50_000_000);
+        mix.time_based = true;
+        mix.numjobs = 2;
+        let mut sync = job("sync", RwPattern::Read, 1 << 16, 1);
+        sync.ioengine = "psync".into();
+        sync.number_ios = Some(500);
+        sync.stonewall = true;
+        let set = JobSet { global_options: vec![], jobs: vec![mix, sync] };
+        let opts = RunOptions { log_dir: std::env::temp_dir(), ..RunOptions::default() };
+        let r = run(&mut Host::new(&mut dev, host), &set, &opts, &mut |_| true).unwrap();
+        (r.jobs, r.disk, dev)
+    };
+    let (bare_jobs, bare_disk, bare_dev) = go(bare_host());
+    let (mut free_jobs, free_disk, free_dev) = go(free_linux());
+    // The bare host has no threads to put to sleep; a host does, however little it costs.
+    assert!(bare_jobs.iter().all(|j| j.ctx == 0));
+    assert!(free_jobs.iter().all(|j| j.ctx > 0));
+    for j in &mut free_jobs {
+        j.ctx = 0;
+    }
+    for (b, f) in bare_jobs.iter().zip(&free_jobs) {
+        // Compared whole; the message names the job without printing its histograms.
+        assert!(b == f, "job {} differs", b.name);
+    }
+    assert_eq!(bare_disk, free_disk);
+    assert_same_state(&bare_dev, &free_dev);
 }

@@ -98,14 +98,16 @@ impl DiskStats {
     }
 }
 
+/// The device tag bit of a command the bare host sends without a request record: the
+/// rest of the tag is the caller's.
+const DIRECT: u64 = 1 << 63;
+
 #[derive(Clone, Copy, Debug)]
 struct Request {
     tag: u64,
     io: IoRequest,
     parts_left: u32,
     path: CompletionPath,
-    /// When its commands reached the target.
-    sent: SimTime,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -123,6 +125,10 @@ pub struct Host<D: BlockDevice> {
     cpu: Cpu,
     /// Largest command the block layer sends: its limit and the target's, bytes.
     request_bytes: u64,
+    /// The target's block size (fixed while the host holds it).
+    lba_bytes: u64,
+    /// The bare host: nothing costs time, so no interrupt is ever booked.
+    free: bool,
     /// CPUs per hardware queue: a queue's interrupt runs on its group's first CPU.
     cpus_per_queue: u32,
     requests: Vec<Request>,
@@ -150,6 +156,8 @@ impl<D: BlockDevice> Host<D> {
             cpu: Cpu::new(config.cores),
             cpus_per_queue: config.cores.div_ceil(queues),
             request_bytes,
+            lba_bytes: geometry.lba_bytes,
+            free: config.is_none(),
             requests: Vec::new(),
             free_requests: Vec::new(),
             events: EventQueue::with_capacity(256),
@@ -205,10 +213,12 @@ impl<D: BlockDevice> Host<D> {
     }
 
     /// Requests the block layer makes of an I/O of `bytes` (a deallocate is never split).
+    #[inline]
     pub fn parts(&self, opcode: Opcode, bytes: u64) -> u32 {
         match opcode {
             Opcode::Trim | Opcode::Flush => 1,
-            _ => bytes.div_ceil(self.request_bytes).max(1) as u32,
+            _ if bytes <= self.request_bytes => 1,
+            _ => bytes.div_ceil(self.request_bytes) as u32,
         }
     }
 
@@ -255,7 +265,18 @@ impl<D: BlockDevice> Host<D> {
     #[inline]
     pub fn submit(&mut self, now: SimTime, at: SimTime, io: IoRequest, tag: u64, path: CompletionPath) {
         let parts = self.parts(io.opcode, io.bytes);
-        let request = Request { tag, io, parts_left: parts, path, sent: at };
+        if self.free && parts == 1 {
+            // The bare host books nothing on completion: the command carries the caller's
+            // tag itself and needs no request record.
+            debug_assert!(tag & DIRECT == 0, "tags leave the top bit free");
+            self.in_flight += 1;
+            self.command_sent(now);
+            let lba = self.lba_bytes;
+            let command = Command { opcode: io.opcode, slba: io.offset_bytes / lba, blocks: (io.bytes / lba) as u32 };
+            self.device.submit(now, command, tag | DIRECT).expect("the runner validates I/O against the geometry");
+            return;
+        }
+        let request = Request { tag, io, parts_left: parts, path };
         let r = if let Some(r) = self.free_requests.pop() {
             self.requests[r as usize] = request;
             r
@@ -274,12 +295,10 @@ impl<D: BlockDevice> Host<D> {
     /// Hands request `r` to the target as commands of at most `request_bytes`.
     fn send(&mut self, at: SimTime, r: u32) {
         let io = self.requests[r as usize].io;
-        self.requests[r as usize].sent = at;
-        if self.commands_at_device == 0 {
-            self.busy_from = at;
+        for _ in 0..self.requests[r as usize].parts_left {
+            self.command_sent(at);
         }
-        self.commands_at_device += self.requests[r as usize].parts_left;
-        let lba = self.device.geometry().lba_bytes;
+        let lba = self.lba_bytes;
         if matches!(io.opcode, Opcode::Trim | Opcode::Flush) {
             let blocks = (io.bytes / lba) as u32;
             let command = Command { opcode: io.opcode, slba: io.offset_bytes / lba, blocks };
@@ -299,7 +318,7 @@ impl<D: BlockDevice> Host<D> {
     /// A hint that an I/O at `offset_bytes` will come soon (see [`BlockDevice::prefetch`]).
     #[inline]
     pub fn prefetch(&self, offset_bytes: u64) {
-        self.device.prefetch(offset_bytes / self.device.geometry().lba_bytes);
+        self.device.prefetch(offset_bytes / self.lba_bytes);
     }
 
     /// When the host or its target next needs [`Host::poll`].
@@ -311,35 +330,23 @@ impl<D: BlockDevice> Host<D> {
     /// Processes the next event; returns an I/O whose completion became visible with it.
     #[inline]
     pub fn poll(&mut self) -> Option<IoDone> {
-        if self.device.poll_at() <= self.events.peek_time() {
+        if self.events.is_empty() || self.device.poll_at() <= self.events.peek_time() {
             let done = self.device.poll()?;
+            self.command_done(&done);
+            let at = done.completed;
+            if done.user & DIRECT != 0 {
+                self.in_flight -= 1;
+                return Some(IoDone { tag: done.user & !DIRECT, device_done: at, visible: at });
+            }
             let r = done.user as u32;
             let request = &mut self.requests[r as usize];
-            let at_device = done.completed.since(request.sent).as_ns();
-            match request.io.opcode {
-                Opcode::Read => {
-                    self.disk.read_ios += 1;
-                    self.disk.read_ns += at_device;
-                }
-                Opcode::Write => {
-                    self.disk.write_ios += 1;
-                    self.disk.write_ns += at_device;
-                }
-                Opcode::Trim | Opcode::Flush => {}
-            }
-            self.disk.in_queue_ns += at_device;
-            self.commands_at_device -= 1;
-            if self.commands_at_device == 0 {
-                self.disk.busy_ns += done.completed.since(self.busy_from).as_ns();
-            }
             request.parts_left -= 1;
             if request.parts_left > 0 {
                 return None;
             }
-            let at = done.completed;
             let visible = match request.path {
-                CompletionPath::Polled => at,
-                CompletionPath::Interrupt { core, work } => self.cpu.irq(core, at, self.config.irq, work),
+                CompletionPath::Interrupt { core, work } if !self.free => self.cpu.irq(core, at, self.config.irq, work),
+                _ => at,
             };
             if visible > at {
                 self.events.push(visible, Event::Visible { request: r, device_done: at });
@@ -354,6 +361,37 @@ impl<D: BlockDevice> Host<D> {
                 None
             }
             Event::Visible { request, device_done } => Some(self.finish(request, device_done, at)),
+        }
+    }
+
+    /// A command reached the target at `at` (for the disk statistics).
+    #[inline]
+    fn command_sent(&mut self, at: SimTime) {
+        if self.commands_at_device == 0 {
+            self.busy_from = at;
+        }
+        self.commands_at_device += 1;
+    }
+
+    /// A command completed: the kernel's per-device accounting.
+    #[inline]
+    fn command_done(&mut self, done: &crate::block::Completion) {
+        let at_device = done.completed.since(done.submitted).as_ns();
+        match done.command.opcode {
+            Opcode::Read => {
+                self.disk.read_ios += 1;
+                self.disk.read_ns += at_device;
+            }
+            Opcode::Write => {
+                self.disk.write_ios += 1;
+                self.disk.write_ns += at_device;
+            }
+            Opcode::Trim | Opcode::Flush => {}
+        }
+        self.disk.in_queue_ns += at_device;
+        self.commands_at_device -= 1;
+        if self.commands_at_device == 0 {
+            self.disk.busy_ns += done.completed.since(self.busy_from).as_ns();
         }
     }
 

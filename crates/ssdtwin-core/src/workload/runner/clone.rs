@@ -187,6 +187,7 @@ impl JobClone {
 
     /// True once the clone may issue nothing more: its deadline passed, or its byte budget
     /// or I/O count is used up.
+    #[inline]
     pub(super) fn out_of_work(&self, now: SimTime) -> bool {
         now >= self.deadline
             || self.budget_bytes.is_some_and(|b| self.issued_bytes >= b)
@@ -194,6 +195,7 @@ impl JobClone {
     }
 
     /// The next I/O, decided now or taken from those decided ahead.
+    #[inline]
     pub(super) fn next_io(&mut self) -> (Direction, u64, u64) {
         match self.ahead.pop_front() {
             Some(io) => io,
@@ -202,6 +204,7 @@ impl JobClone {
     }
 
     /// When the rate limit of `dir` allows its next I/O (`SimTime::ZERO`: now).
+    #[inline]
     pub(super) fn rate_allows_at(&self, dir: Direction) -> SimTime {
         if self.rate[dir.index()].is_some() { self.next_rate[dir.index()] } else { SimTime::ZERO }
     }
@@ -209,6 +212,7 @@ impl JobClone {
     /// Moves the rate limit of `dir` past an I/O of `bytes`. As fio's `usec_for_io`, the
     /// schedule runs from the clone's start, not from when an I/O went: an even gap per I/O,
     /// or with `rate_process=poisson` an exponentially distributed one of the same mean.
+    #[inline]
     pub(super) fn charge_rate(&mut self, dir: Direction, bytes: u64) {
         let Some(limit) = self.rate[dir.index()] else { return };
         let mean = limit.gap(bytes);

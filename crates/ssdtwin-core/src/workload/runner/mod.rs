@@ -556,11 +556,18 @@ impl Runner {
     }
 
     /// Finishes clone `i`'s bookkeeping once its thread is done.
+    #[inline]
     fn check_finished<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> Result<(), RunError> {
-        let c = &mut self.clones[i];
-        if c.finished || !c.started || !matches!(c.thread.step, Step::Done) {
+        let c = &self.clones[i];
+        if !matches!(c.thread.step, Step::Done) || c.finished || !c.started {
             return Ok(());
         }
+        self.finish_clone(host, i, now)
+    }
+
+    #[cold]
+    fn finish_clone<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> Result<(), RunError> {
+        let c = &mut self.clones[i];
         c.finished = true;
         self.unfinished -= 1;
         let end = now.min(c.deadline);

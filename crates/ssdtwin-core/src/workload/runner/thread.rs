@@ -48,6 +48,14 @@ pub(crate) struct EngineRun {
     pub polled: bool,
     /// No device I/O at all (fio's null engine).
     pub null: bool,
+    /// The bare host: no threads, so nothing sleeps and nothing is counted as a context
+    /// switch.
+    pub free: bool,
+    /// On the bare host, with one I/O per submit and reap: each completion is reaped and
+    /// replaced on the spot, the one path [`Runner::on_visible`] takes without going
+    /// through the loop (the loop would do the same at no cost; `tests/agreement.rs`
+    /// checks they agree).
+    pub direct: bool,
     /// User-space work per I/O before submission.
     pub prep: SimDuration,
     /// User-space work per I/O completed.
@@ -119,7 +127,10 @@ impl EngineRun {
         let low = if spec.iodepth_low == 0 || spec.iodepth_low > depth { depth } else { spec.iodepth_low };
         let complete_max = spec.iodepth_batch_complete_max.max(spec.iodepth_batch_complete_min);
         let Some(c) = costs else {
+            let direct = kind != EngineKind::KernelCallback && batch_submit == 1 && low == depth && name != "null";
             return Ok(EngineRun {
+                direct,
+                free: true,
                 kind,
                 depth,
                 batch_submit,
@@ -161,6 +172,8 @@ impl EngineRun {
         // Waiting is a system call even where completions are read from a ring.
         let wake = host.wakeup + if c.reap_call == zero { host.syscall } else { zero };
         Ok(EngineRun {
+            direct: false,
+            free: false,
             kind,
             depth,
             batch_submit,
@@ -257,6 +270,7 @@ impl ThreadState {
     }
 
     /// fio's `cur_depth`: I/Os queued, in flight or completed but not reaped.
+    #[inline]
     pub(super) fn depth_used(&self) -> u32 {
         self.queued.len() as u32 + self.in_device + self.visible.len() as u32
     }
@@ -312,7 +326,7 @@ impl Runner {
                         self.work(host, i, now, user, sys, Then::Reap { n });
                     } else {
                         t.step = Step::Blocked { need: min.max(1), since: now };
-                        if !t.engine.polled {
+                        if !t.engine.polled && !t.engine.free {
                             self.clones[i].result.ctx += 1;
                         }
                         return;
@@ -339,7 +353,8 @@ impl Runner {
 
     fn next_action(&mut self, i: usize, now: SimTime) -> Action {
         let c = &mut self.clones[i];
-        if !c.stopped && c.out_of_work(now) {
+        // Whether the clone may still issue matters only once its queue has room.
+        if !c.stopped && c.thread.depth_used() < c.thread.engine.depth && c.out_of_work(now) {
             c.stopped = true;
         }
         let t = &c.thread;
@@ -460,6 +475,11 @@ impl Runner {
         then: Then,
     ) {
         let c = &mut self.clones[i];
+        if user + sys == SimDuration::ZERO {
+            // Nothing to book (the bare host): it takes effect now.
+            self.apply(host, i, now, then);
+            return;
+        }
         let booking = host.cpu_mut().task(c.thread.core, now, user + sys);
         if now >= c.ramp_end && now < c.deadline {
             c.result.usr_ns += user.as_ns();
@@ -476,7 +496,9 @@ impl Runner {
 
     fn sleep(&mut self, i: usize, until: SimTime) {
         let c = &mut self.clones[i];
-        c.result.ctx += 1;
+        if !c.thread.engine.free {
+            c.result.ctx += 1;
+        }
         c.thread.step = Step::Sleeping;
         c.thread.generation = c.thread.generation.wrapping_add(1);
         self.timers.push(until, Timer::Resume { clone: i as u32, generation: c.thread.generation });
@@ -532,37 +554,39 @@ impl Runner {
 
     /// The queued I/Os of clone `i` reach the block layer at `now`.
     fn commit<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+        for k in 0..self.clones[i].thread.queued.len() {
+            let id = self.clones[i].thread.queued[k];
+            self.send_io(host, i, id, now);
+        }
+        self.clones[i].thread.queued.clear();
+    }
+
+    /// I/O `id` of clone `i` reaches the block layer at `now`.
+    #[inline]
+    fn send_io<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) {
         let t = &mut self.clones[i].thread;
-        let queued = std::mem::take(&mut t.queued);
         let e = &t.engine;
+        let io = &mut self.ios[id as usize];
+        // A synchronous engine's I/O is issued when its call starts; an asynchronous one's
+        // when the submit call returns.
+        io.issue = if e.kind == EngineKind::Sync { now.saturating_sub(e.submit_call + e.submit_io) } else { now };
+        if e.null {
+            t.visible.push_back(id);
+            return;
+        }
         let path = if e.polled {
             CompletionPath::Polled
         } else {
             CompletionPath::Interrupt { core: t.irq_core, work: e.irq_work }
         };
-        let sync = e.kind == EngineKind::Sync;
-        let null = e.null;
-        let submit_part = e.submit_call + e.submit_io;
-        for &id in &queued {
-            let io = &mut self.ios[id as usize];
-            // A synchronous engine's I/O is issued when its call starts; an asynchronous
-            // one's when the submit call returns.
-            io.issue = if sync { now.saturating_sub(submit_part) } else { now };
-            let request = IoRequest { opcode: io.dir.opcode(), offset_bytes: io.offset, bytes: io.bytes };
-            if null {
-                self.clones[i].thread.visible.push_back(id);
-                continue;
-            }
-            host.submit(now, now, request, u64::from(id), path);
-            self.clones[i].thread.in_device += 1;
-        }
-        let mut queued = queued;
-        queued.clear();
-        self.clones[i].thread.queued = queued;
+        t.in_device += 1;
+        let request = IoRequest { opcode: io.dir.opcode(), offset_bytes: io.offset, bytes: io.bytes };
+        host.submit(now, now, request, u64::from(id), path);
     }
 
     /// An I/O of clone `i` finished and its completion became visible at `now`. The
     /// caller drives the thread afterwards.
+    #[inline]
     pub(super) fn on_visible<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) {
         self.clones[i].thread.in_device -= 1;
         if self.clones[i].thread.engine.kind == EngineKind::KernelCallback {
@@ -582,6 +606,9 @@ impl Runner {
             let next = self.prepare_io(host, i, now);
             self.clones[i].thread.queued.push(next);
             self.commit(host, i, now);
+            return;
+        }
+        if self.replace_directly(host, i, id, now) {
             return;
         }
         let t = &mut self.clones[i].thread;
@@ -607,6 +634,33 @@ impl Runner {
             let wake = e.wake;
             self.work(host, i, now, SimDuration::ZERO, wake, Then::Continue);
         }
+    }
+
+    /// The bare host's shortcut: a thread blocked on its one completion reaps it and issues
+    /// the next I/O at once, as the loop would at no cost. False if the case is not that
+    /// simple (the loop then handles it).
+    #[inline]
+    fn replace_directly<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) -> bool {
+        let c = &self.clones[i];
+        let t = &c.thread;
+        if !t.engine.direct
+            || !matches!(t.step, Step::Blocked { need: 1, .. })
+            || !t.visible.is_empty()
+            || t.think_total > SimDuration::ZERO
+            || c.stopped
+        {
+            return false;
+        }
+        self.complete(i, id, now);
+        let c = &mut self.clones[i];
+        let (dir, _, _) = *c.ahead.front().expect("the lookahead is kept filled");
+        if c.out_of_work(now) || c.rate_allows_at(dir) > now {
+            c.thread.step = Step::Idle;
+            return true;
+        }
+        let next = self.prepare_io(host, i, now);
+        self.send_io(host, i, next, now);
+        true
     }
 
     /// Reaps `n` visible completions of clone `i`; fio timestamps them when the reap

@@ -368,3 +368,31 @@ def test_ctrl_c_exits_130(run_main: RunMain, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(ssdtwin.Device, "run", interrupted)
     outcome = run_main("fio", *QD1_READ)
     assert (outcome.status, outcome.out, outcome.err) == (130, "", "ssdtwin: interrupted\n")
+
+
+# ---- hosts ----------------------------------------------------------------------------------
+
+
+def test_an_unknown_host_is_one_line(run_main: RunMain) -> None:
+    outcome = run_main("fio", "--host", "nosuch", "--name=r", "--rw=read", "--size=1m")
+    assert_one_line_error(
+        outcome, "ssdtwin: host profile 'nosuch' is neither a shipped host (none, linux-4.15, linux-6.1,"
+    )
+
+
+def test_an_engine_the_host_lacks_is_one_line(run_main: RunMain) -> None:
+    outcome = run_main("fio", "--host", "windows-10", "--name=r", "--ioengine=libaio", "--size=1m")
+    assert_one_line_error(
+        outcome,
+        "ssdtwin: job 'r': ioengine=libaio is not available on host windows-10 (windows); "
+        "it offers diskspd, psync, sync, windowsaio",
+    )
+
+
+def test_host_set_changes_a_host_field() -> None:
+    # One core's worth of CPU at half the speed: a CPU-bound job gets half the IOPS.
+    job = ["--name=r", "--rw=randread", "--bs=4k", "--ioengine=libaio", "--iodepth=64", "--size=1g", "--runtime=20ms"]
+    job.append("--time_based")
+    full = fio_json("--fill", "seq:1", *job)["jobs"][0]["read"]["iops"]
+    half = fio_json("--fill", "seq:1", "--host-set", "cpu.speed_factor=0.5", *job)["jobs"][0]["read"]["iops"]
+    assert half == pytest.approx(full / 2, rel=0.03)

@@ -26,7 +26,7 @@ def show(*args: str) -> str:
 def test_profiles_lists_the_shipped_drives() -> None:
     result = CliRunner().invoke(cli, ["profiles"], catch_exceptions=False)
     assert result.exit_code == 0
-    assert result.stdout.splitlines() == [
+    assert result.stdout.splitlines()[:6] == [
         "name             model                      capacity  nand        map",
         "generic-tlc-1tb  ssdtwin Generic TLC 1TB    1,000 GB  TLC, 8 ch   dram",
         "p32a80           SPCC M.2 PCIe SSD          256 GB    TLC, 4 ch   hmb",
@@ -34,6 +34,30 @@ def test_profiles_lists_the_shipped_drives() -> None:
         "wd-black-256     WDC WDS256G1X0C-00ENX0     256 GB    TLC, 8 ch   dram",
         "micron-9200max   Micron_9200_MTFDHAL1T6TCU  1,600 GB  TLC, 16 ch  dram",
     ]
+
+
+def test_profiles_lists_the_shipped_hosts_after_the_drives() -> None:
+    lines = CliRunner().invoke(cli, ["profiles"], catch_exceptions=False).stdout.splitlines()
+    hosts = lines[lines.index("") + 1 :]
+    assert hosts[0].split() == ["host", "os", "cores", "x", "speed", "engines"]
+    assert [h.split()[0] for h in hosts[1:]] == ssdtwin.hosts()
+    assert hosts[1].split() == ["none", "none"]
+    linux = next(h for h in hosts if h.startswith("linux-6.1 "))
+    assert "16 x 1" in linux and "io_uring" in linux
+    assert "io_uring" not in next(h for h in hosts if h.startswith("linux-4.15 "))
+
+
+def test_show_prints_a_host_profile_with_overrides(tmp_path: Path) -> None:
+    parsed = tomllib.loads(show("linux-6.1", "--set", "cpu.cores=4"))
+    assert (parsed["host"]["os"], parsed["cpu"]["cores"]) == ("linux", 4)
+    assert parsed["engines"]["libaio"]["kind"] == "async"
+    (tmp_path / "mine.toml").write_text(show("windows-10"))
+    assert tomllib.loads(show(str(tmp_path / "mine.toml")))["host"]["os"] == "windows"
+
+
+def test_a_bad_host_field_is_one_line(run_main: RunMain) -> None:
+    outcome = run_main("profiles", "show", "linux-6.1", "--set", "cpu.cores=0")
+    assert_one_line_error(outcome, "ssdtwin: shipped:hosts/linux-6.1: cpu.cores = 0: allowed 1 to 4096")
 
 
 def test_show_prints_toml_that_round_trips(tmp_path: Path) -> None:

@@ -1,19 +1,26 @@
-"""``ssdtwin profiles``: list the shipped profiles, or show one resolved."""
+"""``ssdtwin profiles``: list the shipped drive and host profiles, or show one resolved."""
 
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 
 import click
 
-from ..device import profile_toml, profiles, resolved_toml
+from ..device import host_toml, hosts, profile_toml, profiles, resolved_toml
 from .common import parse_overrides
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(r[i]) for r in [*rows, header]) for i in range(len(header))]
+    for r in [header, *rows]:
+        click.echo("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
 
 
 @click.group("profiles", invoke_without_command=True)
 @click.pass_context
 def command(ctx: click.Context) -> None:
-    """List shipped profiles (or 'profiles show NAME')."""
+    """List shipped drive and host profiles (or 'profiles show NAME')."""
     if ctx.invoked_subcommand is not None:
         return
     rows = []
@@ -30,16 +37,39 @@ def command(ctx: click.Context) -> None:
                 p.get("map_cache", {}).get("location", "dram"),
             )
         )
-    widths = [max(len(r[i]) for r in [*rows, ("name", "model", "capacity", "nand", "map")]) for i in range(5)]
-    header = ("name", "model", "capacity", "nand", "map")
-    for r in [header, *rows]:
-        click.echo("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+    _table(("name", "model", "capacity", "nand", "map"), rows)
+    click.echo()
+    host_rows = []
+    for name in hosts():
+        h = tomllib.loads(host_toml(name))
+        cpu = h["cpu"]
+        cores = "" if h["host"]["os"] == "none" else f"{cpu['cores']} x {cpu['speed_factor']:g}"
+        host_rows.append((name, h["host"]["os"], cores, ", ".join(sorted(h.get("engines", {})))))
+    _table(("host", "os", "cores x speed", "engines"), host_rows)
 
 
 @command.command("show")
 @click.argument("name")
 @click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Apply overrides first.")
 def show(name: str, overrides: tuple[str, ...]) -> None:
-    """Print the resolved, validated TOML of a profile (shipped name or file)."""
-    raw = parse_overrides(overrides)
-    click.echo(resolved_toml(name, [f"{k}={v}" for k, v in raw.items()]), nl=False)
+    """Print the resolved, validated TOML of a drive or host profile (shipped name or file)."""
+    raw = [f"{k}={v}" for k, v in parse_overrides(overrides).items()]
+    if _is_host(name):
+        from .. import _ssdtwin
+
+        click.echo(_ssdtwin.host_toml(name, raw), nl=False)
+    else:
+        click.echo(resolved_toml(name, raw), nl=False)
+
+
+def _is_host(name: str) -> bool:
+    """A shipped host name, or a TOML file with a host profile's ``[cpu]`` section."""
+    if name in hosts():
+        return True
+    path = Path(name)
+    if not path.is_file():
+        return False
+    try:
+        return "cpu" in tomllib.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False

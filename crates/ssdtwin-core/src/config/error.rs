@@ -45,6 +45,14 @@ pub enum ProfileError {
         /// Shipped profile names.
         available: String,
     },
+    /// A name is neither a shipped host profile nor a readable file.
+    #[error("host profile '{name}' is neither a shipped host ({available}) nor a readable TOML file")]
+    HostNotFound {
+        /// What was asked for.
+        name: String,
+        /// Shipped host profile names.
+        available: String,
+    },
     /// The profile uses a section or field that has moved.
     #[error("{file}: {what} has moved: use {now}")]
     Moved {

@@ -339,7 +339,7 @@ pub fn load_host(name_or_path: &str, overrides: &[String]) -> Result<HostConfig,
         ((*t).to_string(), format!("shipped:hosts/{n}"), (*n).to_string())
     } else {
         let path = std::path::Path::new(name_or_path);
-        let text = std::fs::read_to_string(path).map_err(|_| ProfileError::NotFound {
+        let text = std::fs::read_to_string(path).map_err(|_| ProfileError::HostNotFound {
             name: name_or_path.to_string(),
             available: shipped_host_names().join(", "),
         })?;

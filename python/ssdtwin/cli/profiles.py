@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -11,7 +12,7 @@ from ..device import host_toml, hosts, profile_toml, profiles, resolved_toml
 from .common import parse_overrides
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(r[i]) for r in [*rows, header]) for i in range(len(header))]
     for r in [header, *rows]:
         click.echo("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())

@@ -4,13 +4,16 @@
 //!   flight, over a sequentially filled 256 GiB DRAM-mapped TLC device;
 //! * `randwrite_gc_ios_per_s`: the same for 4 KiB random writes on a device filled to 90 %
 //!   and brought to GC steady state;
+//! * `randread_host_ios_per_s`: the same reads through the `linux-6.1` host stack (16 jobs
+//!   of 8, one per core, so the drive and not the CPU stays the limit): what a host's CPU
+//!   cores, interrupts and fio's engine loop cost the simulation;
 //! * `bytes_per_4k`: peak resident memory over the simulated capacity in 4 KiB units.
 //!
 //! `cargo run --release --example speed [-- SECONDS]` (simulated seconds per phase,
-//! default 4). `SPEED_PHASE=read` or `SPEED_PHASE=write` runs one phase only, for profiling.
+//! default 4). `SPEED_PHASE=read`, `host` or `write` runs one phase only, for profiling.
 
 use ssdtwin_core::config::{apply_overrides, build, load_profile};
-use ssdtwin_core::os::{Host, bare_host};
+use ssdtwin_core::os::{Host, HostConfig, bare_host, load_host};
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{BlockSize, JobSet, JobSpec, RunOptions, RwPattern, SizeSpec, run};
 use std::time::Instant;
@@ -37,12 +40,17 @@ fn job(rw: RwPattern, seconds: u64, size: Option<u64>) -> JobSet {
     JobSet { global_options: vec![], jobs: vec![j] }
 }
 
-/// Runs `set` and returns (simulated I/Os, wall seconds).
-fn timed(dev: &mut Ssd, set: &JobSet) -> (u64, f64) {
+/// Runs `set` on `host` and returns (simulated I/Os, wall seconds).
+fn timed_on(dev: &mut Ssd, host: HostConfig, set: &JobSet) -> (u64, f64) {
     let t = Instant::now();
-    let r = run(&mut Host::new(dev, bare_host()), set, &RunOptions::default(), &mut |_| true).unwrap();
+    let r = run(&mut Host::new(dev, host), set, &RunOptions::default(), &mut |_| true).unwrap();
     let wall = t.elapsed().as_secs_f64();
     (r.jobs.iter().flat_map(|j| j.dirs.iter()).map(|d| d.total_ios).sum(), wall)
+}
+
+/// Runs `set` on the bare twin.
+fn timed(dev: &mut Ssd, set: &JobSet) -> (u64, f64) {
+    timed_on(dev, bare_host(), set)
 }
 
 /// Peak resident set size of this process, bytes (Linux `VmHWM`).
@@ -62,17 +70,26 @@ fn main() {
     let phase = std::env::var("SPEED_PHASE").unwrap_or_default();
     let mut out = serde_json::Map::new();
 
-    if phase != "write" {
+    if phase.is_empty() || phase == "read" || phase == "host" {
         let mut dev = device();
         let t = Instant::now();
         dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
         out.insert("sequential_fill_s".into(), t.elapsed().as_secs_f64().into());
-        let (reads, wall) = timed(&mut dev, &job(RwPattern::RandRead, seconds, None));
-        out.insert("randread_ios_per_s".into(), (reads as f64 / wall).round().into());
-        out.insert("randread_ios".into(), reads.into());
-        out.insert("randread_wall_s".into(), wall.into());
+        if phase != "host" {
+            let (reads, wall) = timed(&mut dev, &job(RwPattern::RandRead, seconds, None));
+            out.insert("randread_ios_per_s".into(), (reads as f64 / wall).round().into());
+            out.insert("randread_ios".into(), reads.into());
+            out.insert("randread_wall_s".into(), wall.into());
+        }
+        let mut spread = job(RwPattern::RandRead, seconds, None);
+        spread.jobs[0].numjobs = 16;
+        spread.jobs[0].iodepth = 8;
+        let linux = load_host("linux-6.1", &[]).unwrap();
+        let (reads, wall) = timed_on(&mut dev, linux, &spread);
+        out.insert("randread_host_ios_per_s".into(), (reads as f64 / wall).round().into());
+        out.insert("randread_host_ios".into(), reads.into());
     }
-    if phase != "read" {
+    if phase.is_empty() || phase == "write" {
         let mut dev = device();
         let t = Instant::now();
         dev.fill(FillPattern::Random { percent: 90.0, overwrite_passes: 1.0, seed: 1 }).unwrap();

@@ -203,6 +203,12 @@ impl JobClone {
         }
     }
 
+    /// Whether any direction is rate-limited.
+    #[inline]
+    pub(super) fn rate_limited(&self) -> bool {
+        self.rate.iter().any(Option::is_some)
+    }
+
     /// When the rate limit of `dir` allows its next I/O (`SimTime::ZERO`: now).
     #[inline]
     pub(super) fn rate_allows_at(&self, dir: Direction) -> SimTime {

@@ -215,6 +215,9 @@ pub(super) enum Then {
     Commit,
     /// Reap `n` visible completions.
     Reap { n: u32 },
+    /// Reap `n` visible completions, then prepare and submit the next I/O: the thread's
+    /// loop run as one piece of CPU work (the last `issue_cost` of it is the issue).
+    ReapAndIssue { n: u32, issue_cost: SimDuration },
     /// The spinning part of a thinktime is over; sleep the rest.
     Think { sleep: SimDuration },
 }
@@ -235,6 +238,8 @@ pub(super) struct ThreadState {
     pub generation: u32,
     /// The queue was full when reaping started: reap until at most `low` are in flight.
     pub draining: bool,
+    /// Woken from a wait for completions: the next reap call pays the wakeup.
+    pub woken: bool,
     /// Blocks counted for thinktime (issued or completed, per `thinktime_blocks_type`).
     pub think_counter: u64,
     pub think_mark: u64,
@@ -258,6 +263,7 @@ impl ThreadState {
             step: Step::Idle,
             generation: 0,
             draining: false,
+            woken: false,
             think_counter: 0,
             think_mark: 0,
             think_blocks: spec.thinktime_blocks.max(1),
@@ -320,10 +326,22 @@ impl Runner {
                     let ready = t.visible.len() as u32;
                     if ready >= min && ready > 0 {
                         let n = ready.min(t.engine.complete_max.max(min));
+                        let woken = std::mem::take(&mut t.woken);
                         let e = &t.engine;
-                        let sys = e.reap_call + e.reap_io.times(u64::from(n));
-                        let user = e.account.times(u64::from(n));
-                        self.work(host, i, now, user, sys, Then::Reap { n });
+                        let mut sys = e.reap_call + e.reap_io.times(u64::from(n));
+                        if woken {
+                            sys += e.wake;
+                        }
+                        let mut user = e.account.times(u64::from(n));
+                        let issue_cost = e.prep + e.submit_call + e.submit_io + e.lookaside;
+                        if self.issues_after_reap(i, n, now + user + sys + issue_cost) {
+                            let e = &self.clones[i].thread.engine;
+                            user += e.prep;
+                            sys += e.submit_call + e.submit_io + e.lookaside;
+                            self.work(host, i, now, user, sys, Then::ReapAndIssue { n, issue_cost });
+                        } else {
+                            self.work(host, i, now, user, sys, Then::Reap { n });
+                        }
                     } else {
                         t.step = Step::Blocked { need: min.max(1), since: now };
                         if !t.engine.polled && !t.engine.free {
@@ -544,6 +562,19 @@ impl Runner {
             Then::Continue => {}
             Then::Commit => self.commit(host, i, now),
             Then::Reap { n } => self.reap(i, now, n),
+            Then::ReapAndIssue { n, issue_cost } => {
+                let issue_start = now.saturating_sub(issue_cost);
+                self.reap(i, issue_start, n);
+                let c = &mut self.clones[i];
+                // The deadline may have passed while the thread worked.
+                if c.out_of_work(issue_start) {
+                    c.stopped = true;
+                } else {
+                    let id = self.prepare_io(host, i, issue_start);
+                    self.clones[i].thread.queued.push(id);
+                    self.commit(host, i, now);
+                }
+            }
             Then::Think { sleep } => {
                 if sleep > SimDuration::ZERO {
                     self.sleep(i, now + sleep);
@@ -631,8 +662,8 @@ impl Runner {
             host.cpu_mut().spin(c.thread.core, since, now);
             self.work(host, i, now, user, sys, Then::Reap { n });
         } else {
-            let wake = e.wake;
-            self.work(host, i, now, SimDuration::ZERO, wake, Then::Continue);
+            // The wakeup is paid with the reap call that follows (see `drive`).
+            t.woken = true;
         }
     }
 
@@ -661,6 +692,26 @@ impl Runner {
         let next = self.prepare_io(host, i, now);
         self.send_io(host, i, next, now);
         true
+    }
+
+    /// Whether, after reaping `n` completions, clone `i`'s loop goes straight on to issue one
+    /// I/O that ends by `end` and nothing else could happen first: fio's loop with one I/O
+    /// per submit call, no rate, thinktime or low-water mark to wait for, and work left.
+    fn issues_after_reap(&self, i: usize, n: u32, end: SimTime) -> bool {
+        let c = &self.clones[i];
+        let t = &c.thread;
+        let e = &t.engine;
+        let used = t.depth_used() - n;
+        e.kind != EngineKind::KernelCallback
+            && !e.null
+            && e.batch_submit == 1
+            && used < e.depth
+            && !(t.draining && used > e.low)
+            && t.queued.is_empty()
+            && t.think_total == SimDuration::ZERO
+            && !c.stopped
+            && !c.rate_limited()
+            && !c.out_of_work(end)
     }
 
     /// Reaps `n` visible completions of clone `i`; fio timestamps them when the reap

@@ -521,6 +521,7 @@ impl Runner {
     }
 
     /// Records the completion of I/O `id` of clone `i`, seen by fio at `at`.
+    #[inline]
     fn complete(&mut self, i: usize, id: u32, at: SimTime) {
         let InFlightIo { dir, offset, bytes, start, issue, .. } = self.ios[id as usize];
         self.free_ios.push(id);

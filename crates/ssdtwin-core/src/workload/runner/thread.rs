@@ -435,6 +435,7 @@ impl Runner {
     }
 
     /// Decides the next I/O of clone `i` and records it in flight from `now`.
+    #[inline]
     fn prepare_io<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> u32 {
         let c = &mut self.clones[i];
         let (dir, offset, bytes) = c.next_io();

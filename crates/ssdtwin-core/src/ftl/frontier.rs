@@ -189,6 +189,14 @@ impl Frontier {
         }
     }
 
+    /// True if a program unit of `sb` this frontier wrote is not programmed yet.
+    pub(crate) fn has_pending(&self, sb: u32) -> bool {
+        if self.sb == Some(sb) {
+            return self.pu_state.iter().any(|&s| s != DONE);
+        }
+        matches!(&self.prev, Some((p, states)) if *p == sb && states.iter().any(|&s| s != DONE))
+    }
+
     /// Records that pending program unit `pu_in_sb` of `sb` holds relocated data still
     /// readable on `die` in `mode` (the first source wins).
     pub(crate) fn set_source(&mut self, sb: u32, pu_in_sb: u32, die: u32, mode: CellMode) {

@@ -129,6 +129,11 @@ pub struct Ftl {
     slc_valid: u64,
     /// Full SLC superblocks, oldest first (folding takes the front).
     slc_full: VecDeque<u32>,
+    /// Full SLC superblocks whose data has all been overwritten or trimmed: firmware erases
+    /// them and gives them back to the cache, once their last programs are done.
+    slc_stale: Vec<u32>,
+    /// Stale SLC superblocks handed over for erasing and not yet free.
+    slc_stale_erasing: Vec<u32>,
     /// Units placed so far (a logical clock for superblock age).
     write_seq: u64,
     /// In verify mode, the data version stored in each physical unit.
@@ -151,6 +156,8 @@ impl Ftl {
             slc_in_use: 0,
             slc_valid: 0,
             slc_full: VecDeque::new(),
+            slc_stale: Vec::new(),
+            slc_stale_erasing: Vec::new(),
             write_seq: 0,
             tags: verify.then(|| BigArray::filled(physical as usize, 0)),
             counters: FtlCounters::default(),
@@ -373,8 +380,48 @@ impl Ftl {
             self.sbs.valid[sb as usize] -= 1;
             if self.sbs.mode(sb) == CellMode::Slc {
                 self.slc_valid -= 1;
+                if self.sbs.valid[sb as usize] == 0 && self.sbs.state(sb) == SbState::Full {
+                    self.slc_stale.push(sb);
+                }
             }
         }
+    }
+
+    /// Hands over the full SLC superblocks that hold nothing valid any more and whose
+    /// programs are all done, each now a victim with nothing to move: the caller erases
+    /// them (cheaply: no relocation) and they return to the free pool, so overwritten data
+    /// does not hold the cache's superblocks (the drive's own reclaim of stale SLC blocks).
+    pub fn take_stale_slc(&mut self, out: &mut Vec<u32>) {
+        let mut k = 0;
+        while k < self.slc_stale.len() {
+            let sb = self.slc_stale[k];
+            if self.sbs.state(sb) != SbState::Full || self.sbs.valid(sb) != 0 || self.sbs.mode(sb) != CellMode::Slc {
+                // Collected by GC or folding meanwhile.
+                self.slc_stale.swap_remove(k);
+            } else if self.frontiers.iter().any(|f| f.has_pending(sb)) {
+                k += 1;
+            } else {
+                self.slc_stale.swap_remove(k);
+                self.sbs.state[sb as usize] = SbState::Victim;
+                self.sbs.reclaiming += 1;
+                self.slc_stale_erasing.push(sb);
+                out.push(sb);
+            }
+        }
+    }
+
+    /// True if host writes would leave the full SLC cache while some of its superblocks
+    /// hold only stale data about to be erased: cache space a few milliseconds away, which
+    /// writes wait for (firmware erases stale blocks ahead of need rather than write
+    /// natively what the cache can take).
+    pub fn host_waits_for_slc_erase(&self) -> bool {
+        (!self.slc_stale.is_empty() || !self.slc_stale_erasing.is_empty()) && self.host_stream() == Some(Stream::Host)
+    }
+
+    /// True if some stale SLC superblock waits to be erased.
+    #[inline]
+    pub fn has_stale_slc(&self) -> bool {
+        !self.slc_stale.is_empty()
     }
 
     /// Unmaps `lpn` (TRIM / deallocate).
@@ -594,6 +641,9 @@ impl Ftl {
         }
         if self.sbs.mode(sb) == CellMode::Slc {
             self.slc_in_use -= 1;
+            if let Some(k) = self.slc_stale_erasing.iter().position(|&s| s == sb) {
+                self.slc_stale_erasing.swap_remove(k);
+            }
         }
         // A frontier may still keep the program flags of its previous superblock; they
         // must not outlive it, as the superblock may reopen in another mode.
@@ -620,6 +670,8 @@ impl Ftl {
         self.slc_in_use = 0;
         self.slc_valid = 0;
         self.slc_full.clear();
+        self.slc_stale.clear();
+        self.slc_stale_erasing.clear();
         if let Some(tags) = self.tags.as_mut() {
             tags.fill(0);
         }
@@ -724,6 +776,11 @@ impl Ftl {
         self.slc_in_use = state.slc_in_use;
         self.slc_valid = state.slc_valid;
         self.slc_full = state.slc_full;
+        self.slc_stale = (0..self.sbs.len())
+            .filter(|&sb| {
+                self.sbs.mode(sb) == CellMode::Slc && self.sbs.state(sb) == SbState::Full && self.sbs.valid(sb) == 0
+            })
+            .collect();
         if let (Some(mine), Some(theirs)) = (self.tags.as_mut(), tags) {
             if theirs.len() != mine.len() {
                 return Err("verify tags do not match the physical array".into());
@@ -739,6 +796,20 @@ impl Ftl {
         self.write(lpn, tag, scratch);
         for pu in scratch.drain(..) {
             self.program_done(pu);
+        }
+        if self.has_stale_slc() {
+            self.take_stale_slc(scratch);
+            for sb in std::mem::take(scratch) {
+                self.erase_untimed(sb);
+            }
+        }
+    }
+
+    /// Erases victim `sb` on every die with no timing.
+    fn erase_untimed(&mut self, sb: u32) {
+        let dies = self.begin_erase(sb);
+        for _ in 0..dies {
+            self.erase_done(sb);
         }
     }
 
@@ -796,9 +867,6 @@ impl Ftl {
         for pu in scratch.drain(..) {
             self.program_done(pu);
         }
-        let dies = self.begin_erase(victim);
-        for _ in 0..dies {
-            self.erase_done(victim);
-        }
+        self.erase_untimed(victim);
     }
 }

@@ -10,9 +10,10 @@
 //! ```
 //!
 //! Queues are by class, highest priority first: host and map reads, relocation (GC/fold)
-//! reads, programs (host, GC, map, urgent fold programs, and fold programs with
-//! `slc_cache.fold_priority = "host"`), erases, background programs (fold programs by
-//! default). Urgent fold programs are the only programs a read never suspends. Under
+//! reads, programs and erases (host, GC, map, urgent fold programs, fold programs with
+//! `slc_cache.fold_priority = "host"`, and every erase, first come first served: an erase
+//! below programs would wait for good behind a steady write stream, and the superblock it
+//! frees is what later programs need), background programs (fold programs by default). Urgent fold programs are the only programs a read never suspends. Under
 //! [`DieScheduler::ReadPriority`] the die takes the first non-empty class, except that a
 //! parked (suspended) op resumes as soon as the host and map reads are drained, before the
 //! other classes; under [`DieScheduler::Fifo`] every op goes to one queue. An op may carry a
@@ -55,9 +56,10 @@ impl DieOpKind {
         match self {
             DieOpKind::HostRead | DieOpKind::MapRead => 0,
             DieOpKind::RelocRead => 1,
-            DieOpKind::Program | DieOpKind::MapWrite | DieOpKind::UrgentProgram => 2,
-            DieOpKind::Erase => 3,
-            DieOpKind::BackgroundProgram => 4,
+            // Erases queue with programs: a free superblock is what lets programs go on, and
+            // below them a steady write stream would hold erases off for good.
+            DieOpKind::Program | DieOpKind::MapWrite | DieOpKind::UrgentProgram | DieOpKind::Erase => 2,
+            DieOpKind::BackgroundProgram => 3,
         }
     }
     fn suspendable(self) -> bool {
@@ -134,17 +136,20 @@ struct Parked {
     suspends: u8,
 }
 
+/// Queue classes, highest priority first (see [`DieOpKind::class`]).
+const CLASSES: usize = 4;
+
 /// Per-die state.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Die {
-    queues: [VecDeque<DieOp>; 5],
+    queues: [VecDeque<DieOp>; CLASSES],
     running: Option<Running>,
     parked: Option<Parked>,
     /// Bumped whenever a scheduled completion must be ignored.
     pub generation: u32,
-    /// Array busy time by op class, in ns (reads, relocation reads, programs, erases,
+    /// Array busy time by op class, in ns (reads, relocation reads, programs and erases,
     /// background programs).
-    pub busy_ns: [u64; 5],
+    pub busy_ns: [u64; CLASSES],
     /// Number of suspensions performed.
     pub suspensions: u64,
 }
@@ -247,7 +252,7 @@ impl Die {
             let array_start = now + suspend.t_resume;
             return self.run(p.op, now, array_start, p.remaining, p.suspends);
         }
-        for class in 1..5 {
+        for class in 1..CLASSES {
             if let Some(op) = self.queues[class].pop_front() {
                 let start = now.max(op.ready);
                 let array_start = array_start_for(&op, start);

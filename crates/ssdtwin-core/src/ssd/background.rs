@@ -117,8 +117,24 @@ impl Ssd {
         }
     }
 
+    /// Erases the SLC superblocks whose data all went stale (overwritten or trimmed) once
+    /// their programs are done, so they return to the cache.
+    pub(super) fn reclaim_stale_slc(&mut self) {
+        if !self.ftl.has_stale_slc() {
+            return;
+        }
+        let mut stale = std::mem::take(&mut self.ready_scratch);
+        self.ftl.take_stale_slc(&mut stale);
+        for &sb in &stale {
+            self.erase_victim(sb);
+        }
+        stale.clear();
+        self.ready_scratch = stale;
+    }
+
     /// Host-side triggers of folding, checked after host writes are placed.
     pub(super) fn after_host_writes(&mut self) {
+        self.reclaim_stale_slc();
         self.maybe_start_gc();
         if self.ftl.slc_valid_units() >= self.ftl.slc.fold_high_units {
             self.start_fold_session();

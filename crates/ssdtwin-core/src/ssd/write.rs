@@ -22,7 +22,7 @@ impl Ssd {
     /// cache. A write that waits starts GC or folding if that is what it waits for.
     pub(super) fn try_admit(&mut self, slot: u32, ready: SimTime) {
         let units = self.slots[slot as usize].units;
-        if self.buffer.has_room(units) && self.ftl.host_can_take(units) {
+        if self.buffer.has_room(units) && self.ftl.host_can_take(units) && !self.ftl.host_waits_for_slc_erase() {
             self.admit(slot, ready);
         } else {
             self.counters.write_stalls += 1;
@@ -67,6 +67,9 @@ impl Ssd {
             };
             if !self.ftl.host_can_take(self.slots[slot as usize].units) {
                 self.maybe_fold_for_space();
+                break;
+            }
+            if self.ftl.host_waits_for_slc_erase() {
                 break;
             }
             self.buffer.pop_waiting();
@@ -140,6 +143,8 @@ impl Ssd {
         let rec = self.programs[op.token as usize];
         self.free_programs.push(op.token);
         self.ftl.program_done(rec.pu);
+        // A stale SLC superblock may have been waiting for this program before its erase.
+        self.reclaim_stale_slc();
         if let Some(job) = rec.job {
             let victims = std::mem::take(&mut self.program_victims[op.token as usize]);
             for &victim in &victims {
@@ -176,6 +181,7 @@ impl Ssd {
         }
         let ready = self.slots[slot as usize].ready;
         self.map_updates(first, last.saturating_sub(first), false, ready);
+        self.reclaim_stale_slc();
     }
 
     /// A flush completes at once if the buffer is power-protected or empty; otherwise the

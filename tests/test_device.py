@@ -520,6 +520,7 @@ COUNTERS = {
     "erases",
     "free_superblocks",
     "unmapped_units_read",
+    "unmapped_read_bytes",
     "buffered_units_read",
     "write_stalls",
     "suspensions",

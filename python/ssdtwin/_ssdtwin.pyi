@@ -48,6 +48,8 @@ class RunOutput:
         """fio 3.33 JSON (json+ with ``plus``)."""
     def fio_normal(self) -> str:
         """fio 3.33 normal output."""
+    def warnings(self) -> list[str]:
+        """One-line warnings about the run (reads mostly of never-written data)."""
     def summary_columns(self) -> dict[str, list[Any]]:
         """One row per job clone and direction, as columns."""
     def series_columns(self) -> dict[str, list[Any]]:

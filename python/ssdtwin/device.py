@@ -96,6 +96,12 @@ class RunResult:
         return self._output.fio_normal()
 
     @cached_property
+    def warnings(self) -> list[str]:
+        """One-line warnings about the run, e.g. reads mostly of never-written data (which
+        return zeros without touching NAND: such results describe memory, not flash)."""
+        return list(self._output.warnings())
+
+    @cached_property
     def summary(self) -> pd.DataFrame:
         """One row per job clone and direction: ``iops``, ``bw_mbps``, latencies in µs.
 

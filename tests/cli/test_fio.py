@@ -357,7 +357,7 @@ class ClosedPipe(io.StringIO):
 def test_a_closed_pipe_exits_0(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     # `ssdtwin fio ... | head -1`: click.Command.main would turn EPIPE into sys.exit(1).
     monkeypatch.setattr(sys, "stdout", ClosedPipe())
-    assert main(["fio", "--output-format=json", *QD1_READ]) == 0
+    assert main(["fio", "--output-format=json", "--fill", "seq:1", *QD1_READ]) == 0
     assert capsys.readouterr().err == ""
 
 
@@ -396,3 +396,60 @@ def test_host_set_changes_a_host_field() -> None:
     full = fio_json("--fill", "seq:1", *job)["jobs"][0]["read"]["iops"]
     half = fio_json("--fill", "seq:1", "--host-set", "cpu.speed_factor=0.5", *job)["jobs"][0]["read"]["iops"]
     assert half == pytest.approx(full / 2, rel=0.03)
+
+
+# ---- fio's engine-loop and CPU options on a host ----------------------------------------------
+
+CPU_BOUND = ["--fill", "seq:1", "--name=r", "--rw=randread", "--bs=4k", "--ioengine=libaio", "--iodepth=64"]
+CPU_BOUND += ["--size=1g", "--runtime=20ms", "--time_based", "--group_reporting"]
+
+
+def test_clones_confined_to_one_cpu_share_it() -> None:
+    # libaio at QD64 is bound by its core (2.86 us per I/O on linux-6.1): two clones on
+    # CPU 0 get what one gets alone; split over CPUs 0 and 1 they get more.
+    alone = fio_json(*CPU_BOUND)["jobs"][0]["read"]["iops"]
+    shared = fio_json(*CPU_BOUND, "--numjobs=2", "--cpus_allowed=0")["jobs"][0]["read"]["iops"]
+    masked = fio_json(*CPU_BOUND, "--numjobs=2", "--cpumask=1")["jobs"][0]["read"]["iops"]
+    split = fio_json(*CPU_BOUND, "--numjobs=2", "--cpus_allowed=0-1", "--cpus_allowed_policy=split")
+    assert shared == pytest.approx(alone, rel=0.02)
+    assert masked == shared
+    assert split["jobs"][0]["read"]["iops"] > 1.5 * alone
+
+
+def test_hipri_polls_instead_of_waiting_for_the_interrupt() -> None:
+    qd1 = ["--fill", "seq:1", "--name=r", "--rw=randread", "--bs=4k", "--ioengine=io_uring", "--size=1g"]
+    qd1 += ["--runtime=20ms", "--time_based"]
+    plain = fio_json(*qd1)["jobs"][0]
+    polled = fio_json(*qd1, "--hipri")["jobs"][0]
+    # Polling skips the interrupt (250 ns) and the wakeup (900 ns) and costs a poll call
+    # (300 ns) per I/O on linux-6.1; the thread spins on its core meanwhile.
+    assert plain["read"]["clat_ns"]["mean"] - polled["read"]["clat_ns"]["mean"] > 800
+    assert polled["sys_cpu"] + polled["usr_cpu"] > 95 > plain["sys_cpu"] + plain["usr_cpu"]
+
+
+def test_cpus_beyond_the_host_and_offloaded_submission_are_one_line(run_main: RunMain) -> None:
+    outcome = run_main("fio", "--host", "linux-6.1", "--name=r", "--size=1m", "--cpus_allowed=16")
+    assert_one_line_error(outcome, "ssdtwin: job 'r': cpus_allowed names CPU 16; host linux-6.1 has CPUs 0 to 15")
+    outcome = run_main("fio", "--name=r", "--size=1m", "--io_submit_mode=offload")
+    assert outcome.status == 2 and "io_submit_mode=offload" in outcome.err and "not modelled" in outcome.err
+
+
+# ---- reads of never-written data --------------------------------------------------------------
+
+
+def test_reads_of_never_written_lbas_are_called_out_on_stderr_and_in_the_json(run_main: RunMain) -> None:
+    outcome = run_main("fio", "--output-format=json", *QD1_READ)
+    assert outcome.status == 0
+    warning = outcome.err.strip()
+    assert warning.startswith("ssdtwin: warning: job 'r': 100% of the bytes read were never written")
+    assert "--fill seq:100" in warning and "\n" not in warning
+    twin = json.loads(outcome.out)["jobs"][0]["ssdtwin"]
+    assert twin["warnings"] == [warning.removeprefix("ssdtwin: warning: ")]
+    assert twin["unmapped_read_bytes"] == twin["host_read_bytes"] > 0
+
+
+def test_reads_of_written_lbas_raise_no_warning(run_main: RunMain) -> None:
+    outcome = run_main("fio", "--output-format=json", "--fill", "seq:1", *QD1_READ)
+    assert outcome.status == 0 and outcome.err == ""
+    twin = json.loads(outcome.out)["jobs"][0]["ssdtwin"]
+    assert twin["warnings"] == [] and twin["unmapped_read_bytes"] == 0

@@ -67,6 +67,19 @@ impl RunOutput {
         fio_normal(&self.set, &self.result, &self.options(false))
     }
 
+    /// One-line warnings about the run, one per reporting group at most (reads that were
+    /// mostly of never-written data).
+    fn warnings(&self) -> Vec<String> {
+        self.result
+            .groups
+            .iter()
+            .filter_map(|g| {
+                let first = self.result.jobs.iter().find(|j| j.groupid == g.groupid)?;
+                g.unmapped_read_warning(&first.name)
+            })
+            .collect()
+    }
+
     /// One row per job clone and direction that moved data: columns of a tidy table.
     fn summary_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let mut cols: Vec<(&str, Vec<serde_json::Value>)> = [

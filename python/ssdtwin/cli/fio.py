@@ -82,6 +82,8 @@ def command(
     json_to_stdout = output is None and any(f != "normal" for f in formats)
     with progress.simulation_bar("simulating", progress.wanted(json_to_stdout)) as bar:
         result = device.run(list(fio_args), seed=seed, progress=bar)
+    for warning in result.warnings:
+        click.echo(f"ssdtwin: warning: {warning}", err=True)
     # Each report ends with one newline, as fio's own do ("}\n" after the JSON).
     parts = [result.normal if f == "normal" else result.fio_json_text(plus=f == "json+") for f in formats]
     report = "".join(p if p.endswith("\n") else p + "\n" for p in parts)

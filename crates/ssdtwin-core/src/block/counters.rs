@@ -83,6 +83,18 @@ impl CounterRow {
     }
 }
 
+impl CounterRow {
+    /// Share of the bytes read over the span from `earlier` that were never written (read
+    /// as zeros without touching the media), from the top-level `host_read_bytes` and
+    /// `unmapped_read_bytes`; `None` if nothing was read or the target counts no such reads.
+    pub fn unmapped_read_share_since(&self, earlier: &CounterRow) -> Option<f64> {
+        let delta = |name| Some(self.get(name)?.saturating_sub(earlier.get(name).unwrap_or(0)));
+        let read = delta("host_read_bytes")?;
+        let unmapped = delta("unmapped_read_bytes")?;
+        (read > 0).then(|| unmapped as f64 / read as f64)
+    }
+}
+
 fn join(prefix: &str, name: &str) -> String {
     if prefix.is_empty() { name.to_string() } else { format!("{prefix}.{name}") }
 }

@@ -78,6 +78,8 @@ pub struct CounterSnapshot {
     pub free_superblocks: u64,
     /// Units read as zeros (unmapped).
     pub unmapped_units_read: u64,
+    /// Bytes read as zeros (unmapped): no NAND read, served at the speed of memory.
+    pub unmapped_read_bytes: u64,
     /// Units read from the write buffer.
     pub buffered_units_read: u64,
     /// Write commands that waited for buffer space or free blocks.

@@ -269,8 +269,6 @@ pub struct JobSpec {
     /// `sqthread_poll`: a kernel thread submits (`io_uring`); the job's thread makes no
     /// submit call.
     pub sqthread_poll: bool,
-    /// `io_submit_mode=offload`: a separate fio thread submits.
-    pub submit_offload: bool,
     /// `cpus_allowed=` / `cpumask=`: CPUs the job's threads may run on (`None`: all).
     pub cpus_allowed: Option<Vec<u32>>,
     /// `cpus_allowed_policy=split`: each clone gets one CPU of the set, in order.
@@ -356,7 +354,6 @@ impl JobSpec {
             fixedbufs: false,
             registerfiles: false,
             sqthread_poll: false,
-            submit_offload: false,
             cpus_allowed: None,
             cpus_split: false,
             filename: None,

@@ -73,6 +73,25 @@ pub struct GroupResult {
     pub counters_end: CounterRow,
 }
 
+/// Above this share of never-written data in what a group read, its results describe
+/// reads of zeros at memory speed, not the drive's media: the run says so.
+pub const UNMAPPED_READ_WARNING_SHARE: f64 = 0.5;
+
+impl GroupResult {
+    /// A one-line warning if most of what this group read was never written, naming
+    /// `job` (the group's first job) and what to do about it.
+    pub fn unmapped_read_warning(&self, job: &str) -> Option<String> {
+        let share = self.counters_end.unmapped_read_share_since(&self.counters_start)?;
+        (share > UNMAPPED_READ_WARNING_SHARE).then(|| {
+            format!(
+                "job '{job}': {:.0}% of the bytes read were never written, so they were read as zeros without \
+                 touching NAND; fill the drive first (--fill seq:100) or write the region in an earlier job",
+                share * 100.0
+            )
+        })
+    }
+}
+
 /// fio's `disk_util` entry, from the device's point of view.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DiskUtil {
@@ -83,11 +102,13 @@ pub struct DiskUtil {
     pub read_ios: u64,
     /// Write fio I/Os completed inside the measured window, as `read_ios`.
     pub write_ios: u64,
-    /// Sum of those reads' latencies, each truncated to whole ms.
+    /// Time the block layer's read requests spent from submission to completion, summed in
+    /// ns and then shown in ms (the kernel's `nsecs[READ] / NSEC_PER_MSEC`).
     pub read_ticks_ms: u64,
-    /// Sum of those writes' latencies, each truncated to whole ms.
+    /// The same for writes.
     pub write_ticks_ms: u64,
-    /// Sum of the latencies of all I/Os counted (trims included), each truncated to whole ms.
+    /// The same over every request (trims and flushes included): the kernel's
+    /// `time_in_queue`.
     pub in_queue_ms: u64,
     /// Share of the run with at least one fio I/O in flight, percent.
     pub util_pct: f64,

@@ -160,7 +160,7 @@ fn job_object(e: &Entry<'_>, report: &Report<'_>, result: &RunResult, elapsed_s:
     job.int("latency_window", 0);
 
     let group = result.groups.iter().find(|g| g.groupid == e.groupid);
-    job.object("ssdtwin", ssdtwin_object(group, &result.profile));
+    job.object("ssdtwin", ssdtwin_object(group, &result.profile, e.name));
     job
 }
 
@@ -236,11 +236,12 @@ fn lat_object(stats: &LatStats, percentiles: Option<(&PlatHistogram, &[f64])>, p
 /// `time_ns` is therefore the group's measured span), `write_amplification` (NAND bytes
 /// programmed per host byte written over that span, `null` if the host wrote nothing) and
 /// the profile name.
-fn ssdtwin_object(group: Option<&GroupResult>, profile: &str) -> Object {
+fn ssdtwin_object(group: Option<&GroupResult>, profile: &str, job: &str) -> Object {
     let mut o = Object::new();
     o.string("profile", profile);
     let Some(group) = group else {
         o.add("write_amplification", Value::Null);
+        o.add("warnings", Value::Array(Vec::new()));
         return o;
     };
     for (key, value) in report::counter_deltas(group) {
@@ -250,6 +251,8 @@ fn ssdtwin_object(group: Option<&GroupResult>, profile: &str) -> Object {
         Some(waf) => o.float("write_amplification", waf),
         None => o.add("write_amplification", Value::Null),
     }
+    let warnings = group.unmapped_read_warning(job).into_iter().map(Value::Str).collect();
+    o.add("warnings", Value::Array(warnings));
     o
 }
 

@@ -175,6 +175,22 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.thinktime_ns = values::time_ns(v, DefaultTimeUnit::Microseconds)?;
         Ok(())
     }),
+    value("thinktime_spin", |d, v| {
+        d.spec.thinktime_spin_ns = values::time_ns(v, DefaultTimeUnit::Microseconds)?;
+        Ok(())
+    }),
+    value("thinktime_blocks", |d, v| {
+        d.spec.thinktime_blocks = values::count_in(v, d.kb_base, 1, u64::from(u32::MAX))?;
+        Ok(())
+    }),
+    value("thinktime_blocks_type", |d, v| {
+        d.spec.thinktime_blocks_issue = values::one_of(v, &["complete", "issue"])? == "issue";
+        Ok(())
+    }),
+    value("thinktime_iotime", |d, v| {
+        d.spec.thinktime_iotime_ns = values::time_ns(v, DefaultTimeUnit::Seconds)?;
+        Ok(())
+    }),
     // ---- queueing, clones, groups ----
     value("iodepth", |d, v| {
         d.spec.iodepth = values::count_in(v, d.kb_base, 1, 65536)? as u32;
@@ -184,12 +200,80 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.numjobs = values::count_in(v, d.kb_base, 1, 65536)? as u32;
         Ok(())
     }),
+    alias(
+        value("iodepth_batch_submit", |d, v| {
+            d.spec.iodepth_batch_submit = values::count_in(v, d.kb_base, 0, 65536)? as u32;
+            Ok(())
+        }),
+        &["iodepth_batch"],
+    ),
+    alias(
+        value("iodepth_batch_complete_min", |d, v| {
+            d.spec.iodepth_batch_complete_min = values::count_in(v, d.kb_base, 0, 65536)? as u32;
+            Ok(())
+        }),
+        &["iodepth_batch_complete"],
+    ),
+    value("iodepth_batch_complete_max", |d, v| {
+        d.spec.iodepth_batch_complete_max = values::count_in(v, d.kb_base, 0, 65536)? as u32;
+        Ok(())
+    }),
+    value("iodepth_low", |d, v| {
+        d.spec.iodepth_low = values::count_in(v, d.kb_base, 0, 65536)? as u32;
+        Ok(())
+    }),
+    value("io_submit_mode", |_, v| match values::one_of(v, &["inline", "offload"])? {
+        "offload" => Err("io_submit_mode=offload (a pool of submitting threads) is not modelled; use inline".into()),
+        _ => Ok(()),
+    }),
+    // ---- engine options (io_uring; the host profile says what each saves) ----
+    flag("hipri", |d, v| {
+        d.spec.hipri = values::boolean(v)?;
+        Ok(())
+    }),
+    flag("fixedbufs", |d, v| {
+        d.spec.fixedbufs = values::boolean(v)?;
+        Ok(())
+    }),
+    flag("registerfiles", |d, v| {
+        d.spec.registerfiles = values::boolean(v)?;
+        Ok(())
+    }),
+    flag("sqthread_poll", |d, v| {
+        d.spec.sqthread_poll = values::boolean(v)?;
+        Ok(())
+    }),
+    // ---- CPUs ----
+    value("cpus_allowed", |d, v| {
+        d.spec.cpus_allowed = Some(values::cpu_list(v)?);
+        Ok(())
+    }),
+    value("cpumask", |d, v| {
+        d.spec.cpus_allowed = Some(values::cpu_mask(v)?);
+        Ok(())
+    }),
+    value("cpus_allowed_policy", |d, v| {
+        d.spec.cpus_split = values::one_of(v, &["shared", "split"])? == "split";
+        Ok(())
+    }),
     value("rate_iops", |d, v| {
         for (dir, part) in values::per_direction(v)?.into_iter().enumerate() {
             if let Some(text) = part {
                 d.spec.rate_iops[dir] = Some(values::count(text, d.kb_base)?).filter(|&n| n > 0);
             }
         }
+        Ok(())
+    }),
+    value("rate", |d, v| {
+        for (dir, part) in values::per_direction(v)?.into_iter().enumerate() {
+            if let Some(text) = part {
+                d.spec.rate_bytes[dir] = Some(values::size(text, d.kb_base)?).filter(|&n| n > 0);
+            }
+        }
+        Ok(())
+    }),
+    value("rate_process", |d, v| {
+        d.spec.rate_poisson = values::one_of(v, &["linear", "poisson"])? == "poisson";
         Ok(())
     }),
     flag("group_reporting", |d, v| {
@@ -246,7 +330,35 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.log_offset = values::boolean(v)?;
         Ok(())
     }),
+    // ---- accepted, with no effect on a simulated run (values still checked) ----
+    // Processes and threads cost the same here; fio's own clock and statistics switches
+    // change what fio spends, not what the drive does; data contents are not modelled.
+    flag("thread", no_effect_flag),
+    value("description", |_, _| Ok(())),
+    flag("gtod_reduce", no_effect_flag),
+    flag("disable_lat", no_effect_flag),
+    flag("disable_clat", no_effect_flag),
+    flag("disable_slat", no_effect_flag),
+    alias(flag("disable_bw_measurement", no_effect_flag), &["disable_bw"]),
+    value("per_job_logs", no_effect_flag),
+    value("clocksource", |_, v| values::one_of(v, &["gettimeofday", "clock_gettime", "cpu"]).map(drop)),
+    value("random_generator", |_, v| values::one_of(v, &["tausworthe", "lfsr", "tausworthe64"]).map(drop)),
+    value("nice", |_, v| values::plain_integer(v.trim_start_matches('-')).map(drop)),
+    value("prio", |_, v| values::count_in(v, 1024, 0, 7).map(drop)),
+    value("prioclass", |_, v| values::count_in(v, 1024, 0, 3).map(drop)),
+    flag("zero_buffers", no_effect_flag),
+    flag("refill_buffers", no_effect_flag),
+    flag("scramble_buffers", no_effect_flag),
+    value("buffer_pattern", |_, _| Ok(())),
+    value("buffer_compress_percentage", |_, v| values::count_in(v, 1024, 0, 100).map(drop)),
+    value("buffer_compress_chunk", |_, v| values::size(v, 1024).map(drop)),
+    value("dedupe_percentage", |_, v| values::count_in(v, 1024, 0, 100).map(drop)),
 ];
+
+/// A switch with no effect on a simulated run: its value must still be 0 or 1.
+fn no_effect_flag(_: &mut JobDraft, v: &str) -> Result<(), String> {
+    values::boolean(v).map(drop)
+}
 
 /// Why `direct=0` / `buffered=1` are refused.
 const BUFFERED_REFUSAL: &str = "ssdtwin simulates O_DIRECT I/O only (it models no host page cache); use direct=1";
@@ -455,39 +567,10 @@ const HINTS: &[(&[&str], &str)] = &[
         &["verify", "do_verify", "verify_pattern", "verify_fatal", "verify_backlog"],
         "ssdtwin moves no data, so it cannot verify any",
     ),
-    (
-        &[
-            "buffer_pattern",
-            "zero_buffers",
-            "refill_buffers",
-            "scramble_buffers",
-            "buffer_compress_percentage",
-            "dedupe_percentage",
-        ],
-        "ssdtwin moves no data, so buffer contents do not matter",
-    ),
-    (&["rate", "rate_min", "ratemin", "rate_process"], "limit I/Os with rate_iops= instead"),
-    (
-        &["thinktime_blocks", "thinktime_spin", "thinktime_iotime"],
-        "only plain thinktime= (after every I/O) is supported",
-    ),
-    (
-        &[
-            "iodepth_batch",
-            "iodepth_batch_submit",
-            "iodepth_batch_complete",
-            "iodepth_batch_complete_min",
-            "iodepth_low",
-        ],
-        "ssdtwin issues one I/O per completion, up to iodepth in flight; batching is not modelled",
-    ),
+    (&["rate_min", "ratemin", "rate_cycle"], "a job that ends when it falls below a rate is not modelled; limit with rate= or rate_iops="),
     (
         &["nrfiles", "filesize", "directory", "opendir", "filename_format"],
         "ssdtwin has one namespace; shape the region with size= and offset=",
-    ),
-    (
-        &["thread", "cpus_allowed", "cpumask", "nice", "prio", "prioclass"],
-        "ssdtwin has no host processes or CPUs; remove it",
     ),
     (&["rw_sequencer"], "rw offset modifiers are not supported"),
     (&["ramp_size"], "use ramp_time= instead"),
@@ -677,6 +760,62 @@ mod tests {
         assert_eq!(apply(&mut JobDraft::defaults(), "iodepth", "0"), Err("allowed 1..=65536".into()));
         assert_eq!(apply(&mut JobDraft::defaults(), "numjobs", "65537"), Err("allowed 1..=65536".into()));
         assert_eq!(apply(&mut JobDraft::defaults(), "loops", "0"), Err("allowed 1..=4294967295".into()));
+    }
+
+    #[test]
+    fn engine_loop_options_reach_the_job() {
+        let d = job(&[
+            ("iodepth_batch", "8"),
+            ("iodepth_batch_complete", "4"),
+            ("iodepth_batch_complete_max", "16"),
+            ("iodepth_low", "2"),
+            ("hipri", "1"),
+            ("fixedbufs", "1"),
+            ("sqthread_poll", "1"),
+            ("io_submit_mode", "inline"),
+        ]);
+        let s = &d.spec;
+        assert_eq!((s.iodepth_batch_submit, s.iodepth_batch_complete_min, s.iodepth_batch_complete_max), (8, 4, 16));
+        assert_eq!(s.iodepth_low, 2);
+        assert!(s.hipri && s.fixedbufs && s.sqthread_poll && !s.registerfiles);
+        let offload = apply(&mut JobDraft::defaults(), "io_submit_mode", "offload").unwrap_err();
+        assert!(offload.contains("not modelled"), "{offload}");
+        assert_eq!(apply(&mut JobDraft::defaults(), "io_submit_mode", "x"), Err("allowed inline, offload".into()));
+    }
+
+    #[test]
+    fn cpus_rates_and_thinktime_variants() {
+        let d = job(&[("cpus_allowed", "0,2-3"), ("cpus_allowed_policy", "split")]);
+        assert_eq!(d.spec.cpus_allowed, Some(vec![0, 2, 3]));
+        assert!(d.spec.cpus_split);
+        assert_eq!(job(&[("cpumask", "34")]).spec.cpus_allowed, Some(vec![1, 5]));
+        let d = job(&[("rate", "1m,500k"), ("rate_process", "poisson")]);
+        assert_eq!(d.spec.rate_bytes, [Some(1 << 20), Some(500 << 10), Some(500 << 10)]);
+        assert!(d.spec.rate_poisson);
+        let d = job(&[
+            ("thinktime", "100"),
+            ("thinktime_spin", "20"),
+            ("thinktime_blocks", "8"),
+            ("thinktime_blocks_type", "issue"),
+            ("thinktime_iotime", "9"),
+        ]);
+        let s = &d.spec;
+        assert_eq!((s.thinktime_ns, s.thinktime_spin_ns, s.thinktime_blocks), (100_000, 20_000, 8));
+        assert!(s.thinktime_blocks_issue);
+        assert_eq!(s.thinktime_iotime_ns, 9_000_000_000);
+        let bad = apply(&mut JobDraft::defaults(), "cpus_allowed_policy", "spread").unwrap_err();
+        assert_eq!(bad, "allowed shared, split");
+    }
+
+    #[test]
+    fn options_with_no_effect_still_check_their_values() {
+        let d = job(&[("thread", "1"), ("gtod_reduce", "1"), ("clocksource", "cpu"), ("random_generator", "lfsr")]);
+        assert_eq!(d.spec, JobDraft::defaults().spec);
+        assert_eq!(
+            apply(&mut JobDraft::defaults(), "clocksource", "tsc"),
+            Err("allowed gettimeofday, clock_gettime, cpu".into())
+        );
+        assert!(apply(&mut JobDraft::defaults(), "disable_lat", "yes").unwrap_err().contains("0 or 1"));
     }
 
     // ---- distributions ----

@@ -225,6 +225,51 @@ pub(super) fn per_direction(text: &str) -> Result<[Option<&str>; 3], String> {
     Ok(dirs)
 }
 
+/// Most CPUs a CPU list may name (fio's own limit is the machine's; ours is the host
+/// profile's, checked when the job runs).
+const MAX_CPU: u32 = 4095;
+
+/// A CPU list `0,5,8-15` (`cpus_allowed=`), sorted and without repeats.
+pub(super) fn cpu_list(text: &str) -> Result<Vec<u32>, String> {
+    let allowed = || format!("expected CPU numbers and ranges such as 0,5,8-15 (CPUs 0..={MAX_CPU})");
+    let cpu = |s: &str| s.parse::<u32>().ok().filter(|&c| c <= MAX_CPU).ok_or_else(allowed);
+    let mut cpus = Vec::new();
+    for part in text.split(',') {
+        match part.split_once('-') {
+            Some((lo, hi)) => {
+                let (lo, hi) = (cpu(lo)?, cpu(hi)?);
+                if lo > hi {
+                    return Err(format!("range {part} runs backwards"));
+                }
+                cpus.extend(lo..=hi);
+            }
+            None => cpus.push(cpu(part)?),
+        }
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    Ok(cpus)
+}
+
+/// A CPU bit mask (`cpumask=`, decimal or `0x` hex): the CPUs whose bits are set.
+pub(super) fn cpu_mask(text: &str) -> Result<Vec<u32>, String> {
+    let allowed = || "expected a non-zero bit mask of CPUs, decimal or 0x hex (e.g. 34 or 0x22 for CPUs 1 and 5)";
+    let mask = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse::<u64>(),
+    }
+    .map_err(|_| allowed())?;
+    if mask == 0 {
+        return Err(allowed().into());
+    }
+    Ok((0..64).filter(|bit| mask & (1 << bit) != 0).collect())
+}
+
+/// One of `allowed` (fio's enumerated values are case-sensitive).
+pub(super) fn one_of<'a>(text: &str, allowed: &[&'a str]) -> Result<&'a str, String> {
+    allowed.iter().find(|&&a| a == text).copied().ok_or_else(|| format!("allowed {}", allowed.join(", ")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,6 +388,18 @@ mod tests {
     }
 
     // ---- booleans, ranges, decimals ----
+
+    #[test]
+    fn cpu_lists_and_masks_name_the_same_cpus() {
+        assert_eq!(cpu_list("0,5,8-10"), Ok(vec![0, 5, 8, 9, 10]));
+        assert_eq!(cpu_list("3,1-2,2"), Ok(vec![1, 2, 3]));
+        assert!(cpu_list("4-2").unwrap_err().contains("backwards"));
+        assert!(cpu_list("a").unwrap_err().contains("0,5,8-15"));
+        assert!(cpu_list("").is_err());
+        assert_eq!(cpu_mask("34"), Ok(vec![1, 5]));
+        assert_eq!(cpu_mask("0x22"), Ok(vec![1, 5]));
+        assert!(cpu_mask("0").is_err());
+    }
 
     #[test]
     fn booleans_are_0_or_1() {

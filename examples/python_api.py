@@ -71,7 +71,7 @@ def slc_fill(out: Path) -> None:
     s = result.summary.iloc[0]
     internals = result.json["jobs"][0]["ssdtwin"]  # the device counters fio's JSON carries
     cached = internals["slc_cached_bytes"] / 2**30
-    print(f"crucial-p1: 4 GiB written at {s.bw_mbps:,.0f} MB/s, {cached:.2f} GiB of it in the SLC cache")
+    print(f"crucial-p1: 4 GiB written at {s.bw_mb_per_s:,.0f} MB/s, {cached:.2f} GiB of it in the SLC cache")
     series = result.series
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot(series.time_s, series.slc_cached_bytes / 2**30, label="SLC-cached data")

@@ -589,7 +589,7 @@ SUMMARY_COLUMNS = [
     "ios",
     "runtime_s",
     "iops",
-    "bw_mbps",
+    "bw_mb_per_s",
     "mean_lat_us",
     "p50_lat_us",
     "p99_lat_us",
@@ -630,7 +630,7 @@ def test_summary_is_tidy_and_agrees_with_the_json(mixed: RunResult) -> None:
         assert row.io_bytes == d["io_bytes"] == 4096 * row.ios
         assert row.runtime_s == pytest.approx(0.020)
         assert row.iops == pytest.approx(row.ios / row.runtime_s)
-        assert row.bw_mbps == pytest.approx(row.io_bytes / row.runtime_s / 1e6)
+        assert row.bw_mb_per_s == pytest.approx(row.io_bytes / row.runtime_s / 1e6)
         assert row.mean_lat_us == pytest.approx(d["lat_ns"]["mean"] / 1e3)
         assert row.max_lat_us == pytest.approx(d["lat_ns"]["max"] / 1e3)
         assert row.mean_slat_us == pytest.approx(d["slat_ns"]["mean"] / 1e3)

@@ -86,7 +86,7 @@ def test_wait_writes_fill_the_cache_sequentially_and_rates_add_up() -> None:
     assert dev.slc_resident_fraction(0, written) == 1.0
     assert list(r.per_second.t_s) == [1, 2]
     # The per-second rates sum to what the summary line reports.
-    assert r.per_second.mbps.sum() / 2 == pytest.approx(r.iops * KIB128 / 2**20, rel=0.01)
+    assert r.per_second.mib_per_s.sum() / 2 == pytest.approx(r.iops * KIB128 / 2**20, rel=0.01)
     assert r.per_second.total_gb.iloc[-1] == pytest.approx(written / 1e9, rel=0.001)
 
 
@@ -97,4 +97,4 @@ def test_reads_of_a_formatted_drive_never_touch_nand() -> None:
     assert dev.counters()["nand_host_read_bytes"] == 0
     # One thread, one I/O at a time: the rate is the inverse of a read's service time,
     # steady from second to second.
-    assert r.per_second.mbps.iloc[0] == pytest.approx(r.iops * KIB128 / 2**20, rel=0.01)
+    assert r.per_second.mib_per_s.iloc[0] == pytest.approx(r.iops * KIB128 / 2**20, rel=0.01)

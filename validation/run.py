@@ -41,6 +41,7 @@ from reference import (
     R4_FIO,
     Point,
 )
+from ssdtwin.studies.base import second_edges
 from ssdtwin.studies.cdm import PRESETS, cdm_sweep, plot_cdm, text_export
 from ssdtwin.studies.hmb import hmb_sweep
 from ssdtwin.studies.lbaf import lbaf_sweep, plot_lbaf, verdicts
@@ -171,13 +172,13 @@ def slc_write() -> bool:
     k = knee(table)
     assert k is not None, "no knee in the write rate"
     values = {
-        "write rate before the knee": k["before_mbps"],
-        "write rate after the knee": k["after_mbps"],
+        "write rate before the knee": k["before_mib_per_s"],
+        "write rate after the knee": k["after_mib_per_s"],
         "GB written at the knee": k["written_gb"],
     }
     result, ok = check(R3_WRITE, lambda p: values[p.series])
     ax = plt.figure(figsize=(7.5, 4.2)).subplots()
-    ax.step(table.t_s, table.write_mbps, where="post", label="ssdtwin")
+    ax.stairs(table.write_mib_per_s, second_edges(table.t_s), baseline=None, label="ssdtwin")
     ax.axhline(690, color="C1", ls="--", lw=1, label="R3: ~690 MB/s into the cache")
     ax.axhline(210, color="C2", ls="--", lw=1, label="R3: ~210 MB/s after it")
     ax.axvline(k["t_s"], color="grey", lw=0.8, label=f"knee: {k['written_gb']:.2f} GB written")
@@ -189,12 +190,12 @@ def slc_write() -> bool:
 
 def read_after_write() -> bool:
     table = read_after_write_sweep("wd-black-256", write_seconds=[0, 1, 3, 5, 7, 9], read_seconds=15)
-    fresh = float(table[table.write_s == 0].read_mbps.median())
+    fresh = float(table[table.write_s == 0].read_mib_per_s.median())
 
     def simulated(p: Point) -> float:
         if p.series == "formatted drive, steady":
             return fresh
-        rates = table[table.write_s == p.x].read_mbps.reset_index(drop=True)
+        rates = table[table.write_s == p.x].read_mib_per_s.reset_index(drop=True)
         if p.series.startswith("plateau"):
             # The median second between the first one and recovery.
             slow = rates[rates < 0.95 * fresh]
@@ -204,13 +205,14 @@ def read_after_write() -> bool:
     result, ok = check(R3_READ, simulated)
     # Recovery: the first second within 5 % of the formatted drive's rate.
     recovery = {
-        int(w): int(g[g.read_mbps >= 0.95 * fresh].t_s.iloc[0]) for w, g in table[table.write_s > 0].groupby("write_s")
+        int(w): int(g[g.read_mib_per_s >= 0.95 * fresh].t_s.iloc[0])
+        for w, g in table[table.write_s > 0].groupby("write_s")
     }
     times = list(recovery.values())
     later = all(a <= b for a, b in itertools.pairwise(times)) and times[-1] > times[0]
     ax = plt.figure(figsize=(7.5, 4.2)).subplots()
     for w, g in table.groupby("write_s"):
-        ax.plot(g.t_s, g.read_mbps, marker="o", ms=3, label=f"ssdtwin, W = {w} s")
+        ax.plot(g.t_s, g.read_mib_per_s, marker="o", ms=3, label=f"ssdtwin, W = {w} s")
     ax.axhline(1340, color="k", ls="--", lw=1, label="R3: ~1340 MB/s formatted")
     ax.axhline(490, color="k", ls=":", lw=1, label="R3: ~490 MB/s right after 1 to 3 s of writing")
     ax.set(xlabel="s of reading", ylabel="MB/s (2^20 B/s)", title="R3: reads after W seconds of writing")
@@ -289,7 +291,7 @@ def lbaf() -> bool:
         print(
             f"| {r.lbaf} | {r.data_bytes}+{r.metadata_bytes} B | {r.advertised_rp} | {r.deserved_rp} | {r.score:.3f} |"
         )
-    per_byte = table.set_index(["lbaf", "test", "op"]).mbps
+    per_byte = table.set_index(["lbaf", "test", "op"]).mb_per_s
     small, big = per_byte[(0, "RNDLBA Q32", "write")], per_byte[(2, "RND4K Q32", "write")]
     print(f"\n512 B random writes at QD32 on LBA format 0: {small:,.1f} MB/s; 4 KiB on format 2: {big:,.1f} MB/s.")
     return bool(v.agrees.all()) and small < big

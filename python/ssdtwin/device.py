@@ -103,7 +103,7 @@ class RunResult:
 
     @cached_property
     def summary(self) -> pd.DataFrame:
-        """One row per job clone and direction: ``iops``, ``bw_mbps``, latencies in µs.
+        """One row per job clone and direction: ``iops``, ``bw_mb_per_s``, latencies in µs.
 
         Clones stay separate rows under ``group_reporting`` too (``groupid`` says which
         group each belongs to): a group's IOPS are the sum of its rows, as in the merged

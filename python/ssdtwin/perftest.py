@@ -45,7 +45,7 @@ class PerftestResult:
     seconds: int
     #: Completions of each thread.
     thread_ios: list[int]
-    #: One row per second: ``t_s`` (end of the second), ``mbps`` (2^20 bytes/s, the
+    #: One row per second: ``t_s`` (end of the second), ``mib_per_s`` (2^20 bytes/s, the
     #: tool's "MB/s"), ``total_gb`` (10^9 bytes moved so far) and the device's SLC
     #: figures then.
     per_second: pd.DataFrame
@@ -140,7 +140,7 @@ def perftest(
     per_second = pd.DataFrame(
         {
             "t_s": (seconds_done.time_ns // 1_000_000_000).astype(int).to_numpy(),
-            "mbps": (delta / 2**20).to_numpy(),
+            "mib_per_s": (delta / 2**20).to_numpy(),
             "total_gb": ((seconds_done[moved] - whole[moved].iloc[0]) / 1e9).to_numpy(),
             "slc_cached_gb": (seconds_done.slc_cached_bytes / 1e9).to_numpy(),
             "folded_gb": (seconds_done.folded_bytes / 1e9).to_numpy(),

@@ -17,7 +17,7 @@ from ..helpers import Outcome, assert_one_line_error
 
 RunMain = Callable[..., Outcome]
 
-COLUMNS = ["rw", "iodepth", "iops", "bw_mbps", "direction", "mean_lat_us", "p99_lat_us", "host"]
+COLUMNS = ["rw", "iodepth", "iops", "bw_mb_per_s", "direction", "mean_lat_us", "p99_lat_us", "host"]
 
 
 def tiny_sweep(profile: Path, *extra: str) -> list[str]:
@@ -57,7 +57,7 @@ def test_writes_csv_json_and_png(small_profile_file: Path, tmp_path: Path) -> No
     # submission 1.5 us, interrupt, wakeup and reap 2.01 us. IOPS is its inverse.
     assert reads.mean_lat_us.iloc[0] == pytest.approx(57.983 + 1.5 + 2.01, abs=0.01)
     assert reads.iops.iloc[0] == pytest.approx(1e6 / 61.493, rel=0.01)
-    assert list(table.bw_mbps) == pytest.approx(list(table.iops * 4096 / 1e6))
+    assert list(table.bw_mb_per_s) == pytest.approx(list(table.iops * 4096 / 1e6))
     assert (table.p99_lat_us >= table.mean_lat_us * 0.99).all()
     assert set(table.direction) == {"read", "write"}
 

@@ -29,8 +29,8 @@ def lbaf_table() -> pd.DataFrame:
     return lbaf_sweep("generic-tlc-1tb", span_gib=0.03, seconds=0.01, overrides=overrides)
 
 
-def mbps(table: pd.DataFrame, lbaf: int, test: str, op: str) -> float:
-    return float(table[(table.lbaf == lbaf) & (table.test == test) & (table.op == op)].mbps.iloc[0])
+def mb_per_s(table: pd.DataFrame, lbaf: int, test: str, op: str) -> float:
+    return float(table[(table.lbaf == lbaf) & (table.test == test) & (table.op == op)].mb_per_s.iloc[0])
 
 
 def lat(table: pd.DataFrame, lbaf: int, test: str, op: str) -> float:
@@ -49,7 +49,7 @@ def test_lbaf_measures_every_format_with_the_smallest_io_it_allows(lbaf_table: p
         "bs",
         "iodepth",
         "iops",
-        "mbps",
+        "mb_per_s",
         "lat_us",
         "advertised_rp",
         "host",
@@ -58,7 +58,7 @@ def test_lbaf_measures_every_format_with_the_smallest_io_it_allows(lbaf_table: p
     ]
     one_lba = t[t.test.str.startswith("RNDLBA")]
     assert list(one_lba.groupby("lbaf").bs.first()) == [4096, 512, 512]
-    assert list(t.mbps) == pytest.approx(list(t.iops * t.bs / 1e6))
+    assert list(t.mb_per_s) == pytest.approx(list(t.iops * t.bs / 1e6))
 
 
 def test_sub_4k_writes_pay_a_read_modify_write(lbaf_table: pd.DataFrame) -> None:
@@ -70,11 +70,11 @@ def test_sub_4k_writes_pay_a_read_modify_write(lbaf_table: pd.DataFrame) -> None
     assert lat(t, 1, "RNDLBA Q1", "write") > 3 * lat(t, 1, "RND4K Q1", "write")
     # So per byte it is far slower than 4 KiB writes on the 4 KiB format, at any depth.
     for depth in ("Q1", "Q32"):
-        assert mbps(t, 1, f"RNDLBA {depth}", "write") < mbps(t, 0, f"RND4K {depth}", "write") / 8
+        assert mb_per_s(t, 1, f"RNDLBA {depth}", "write") < mb_per_s(t, 0, f"RND4K {depth}", "write") / 8
     # Whole-unit I/O is the same on every format: the map unit is 4 KiB whatever the LBA.
     for test in ("RND4K Q1", "SEQ128K Q32"):
         for op in ("read", "write"):
-            assert mbps(t, 1, test, op) == pytest.approx(mbps(t, 0, test, op), rel=0.02)
+            assert mb_per_s(t, 1, test, op) == pytest.approx(mb_per_s(t, 0, test, op), rel=0.02)
 
 
 def test_rmw_counters_account_every_partial_unit() -> None:
@@ -109,8 +109,8 @@ def test_a_wrongly_advertised_format_is_flagged(lbaf_table: pd.DataFrame) -> Non
 
 def test_the_score_is_the_geometric_mean_of_ratios_to_the_best(lbaf_table: pd.DataFrame) -> None:
     t = lbaf_table
-    best = t.groupby(["test", "op"]).mbps.transform("max")
-    ratios = (t.mbps / best)[t.lbaf == 1]
+    best = t.groupby(["test", "op"]).mb_per_s.transform("max")
+    ratios = (t.mb_per_s / best)[t.lbaf == 1]
     assert float(t[t.lbaf == 1].score.iloc[0]) == pytest.approx(float(ratios.prod()) ** (1 / len(ratios)))
 
 
@@ -177,15 +177,15 @@ def cdm_table() -> pd.DataFrame:
 
 def test_cdm_scores_are_the_best_run_and_latency_the_lowest_mean(cdm_table: pd.DataFrame) -> None:
     t = cdm_table
-    assert list(t.columns) == ["test", "op", "mbps", "iops", "lat_us", "runs_mbps", "host"]
+    assert list(t.columns) == ["test", "op", "mb_per_s", "iops", "lat_us", "runs_mb_per_s", "host"]
     assert set(t.host) == {"windows-10"}
     assert list(t.op) == ["read"] * 4 + ["write"] * 4
     assert list(t.test) == [test.name for test in PRESETS["nvme"]] * 2
     for r in t.itertuples():
-        assert len(r.runs_mbps) == 3
-        assert r.mbps == pytest.approx(max(r.runs_mbps), abs=1e-3)
+        assert len(r.runs_mb_per_s) == 3
+        assert r.mb_per_s == pytest.approx(max(r.runs_mb_per_s), abs=1e-3)
     kib = {test.name: test.kib for test in PRESETS["nvme"]}
-    assert list(t.iops) == pytest.approx(list(t.mbps * 1e6 / (t.test.map(kib) * 1024)))
+    assert list(t.iops) == pytest.approx(list(t.mb_per_s * 1e6 / (t.test.map(kib) * 1024)))
     # Little's law per test: with Q x T outstanding, MB/s x latency ~ bytes in flight.
     rnd = t[(t.test == "RND4K Q1T1") & (t.op == "read")].iloc[0]
     assert rnd.iops == pytest.approx(1e6 / rnd.lat_us, rel=0.05)

@@ -18,7 +18,7 @@ def test_qd_sweep_returns_one_row_per_point_and_direction(small: dict[str, objec
         "rw",
         "iodepth",
         "iops",
-        "bw_mbps",
+        "bw_mb_per_s",
         "direction",
         "mean_lat_us",
         "p99_lat_us",

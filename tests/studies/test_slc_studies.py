@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 import ssdtwin
 from ssdtwin.studies import REGISTRY
-from ssdtwin.studies.qlc_tr import decomposition, profile_tr_us, qlc_tr_sweep, report
-from ssdtwin.studies.read_after_write import read_after_write_sweep
+from ssdtwin.studies.qlc_tr import decomposition, plot_qlc_tr, profile_tr_us, qlc_tr_sweep, report
+from ssdtwin.studies.read_after_write import plot_read_after_write, read_after_write_sweep
 from ssdtwin.studies.read_after_write import report as raw_report
-from ssdtwin.studies.slc_write import knee, slc_write_sweep
+from ssdtwin.studies.slc_write import knee, plot_slc_write, slc_write_sweep
 
 # Folding starts once 4 GiB are cached: during the 4th append, and the reads after it.
 SMALL_FOLD = {"slc_cache.fold_high_gib": 4.0, "slc_cache.fold_low_gib": 3.0}
@@ -59,36 +59,45 @@ def test_profile_tr_reads_the_native_mode() -> None:
 
 def test_slc_write_falls_from_the_write_path_to_tlc_program_bandwidth() -> None:
     t = slc_write_sweep("wd-black-256", seconds=4, overrides={"slc_cache.static_gib": 1.0})
-    assert list(t.columns) == ["t_s", "write_mbps", "written_gb", "slc_cached_gb", "folded_gb", "host"]
+    assert list(t.columns) == ["t_s", "write_mib_per_s", "written_gb", "slc_cached_gb", "folded_gb", "profile", "host"]
     k = knee(t)
     assert k is not None
     nand = tomllib.loads(ssdtwin.profile_toml("wd-black-256"))["nand"]
     # After the cache: every die programs 2 planes x 16 KiB per tPROG plus the transfer in.
     per_die = 2 * 16384 / (nand["tlc"]["t_prog_us"] * 1e-6 + 100e-9 + 2 * 16384 / (nand["channel_mts"] * 1e6))
-    assert k["after_mbps"] == pytest.approx(nand["channels"] * per_die / 2**20, rel=0.01)
+    assert k["after_mib_per_s"] == pytest.approx(nand["channels"] * per_die / 2**20, rel=0.01)
     # The knee comes when the 1 GiB cache is full (less what the write buffer holds).
     assert k["written_gb"] == pytest.approx(2**30 / 1e9, rel=0.05)
     assert t.slc_cached_gb.max() == pytest.approx(2**30 / 1e9, rel=0.01)
-    assert k["before_mbps"] > 3 * k["after_mbps"]
+    assert k["before_mib_per_s"] > 3 * k["after_mib_per_s"]
 
 
 def test_knee_is_none_without_a_fall() -> None:
-    flat = pd.DataFrame({"write_mbps": [700.0, 690, 695, 700], "written_gb": [0.7, 1.4, 2.1, 2.8]})
+    flat = pd.DataFrame({"write_mib_per_s": [700.0, 690, 695, 700], "written_gb": [0.7, 1.4, 2.1, 2.8]})
     assert knee(flat) is None
     assert knee(flat.head(2)) is None
 
 
 def test_read_after_write_slows_reads_of_the_folding_data() -> None:
     t = read_after_write_sweep("wd-black-256", write_seconds=[0, 1], read_seconds=3)
-    assert list(t.columns) == ["write_s", "t_s", "read_mbps", "written_gb", "slc_cached_gb", "folded_gb", "host"]
+    assert list(t.columns) == [
+        "write_s",
+        "t_s",
+        "read_mib_per_s",
+        "written_gb",
+        "slc_cached_gb",
+        "folded_gb",
+        "profile",
+        "host",
+    ]
     fresh, after = t[t.write_s == 0], t[t.write_s == 1]
     # A formatted drive reads nothing from NAND: the same rate every second.
-    assert fresh.read_mbps.max() - fresh.read_mbps.min() < 1
+    assert fresh.read_mib_per_s.max() - fresh.read_mib_per_s.min() < 1
     # Right after writing, the first reads contend with folding (which the reads started).
-    assert after.read_mbps.iloc[0] < 0.6 * fresh.read_mbps.iloc[0]
+    assert after.read_mib_per_s.iloc[0] < 0.6 * fresh.read_mib_per_s.iloc[0]
     assert after.folded_gb.iloc[0] > 0
     # Once past the data written, reads are of unmapped LBAs again.
-    assert after.read_mbps.iloc[-1] == pytest.approx(fresh.read_mbps.iloc[0], rel=0.01)
+    assert after.read_mib_per_s.iloc[-1] == pytest.approx(fresh.read_mib_per_s.iloc[0], rel=0.01)
     text = raw_report(t)
     assert text.splitlines()[3].split()[:2] == ["1", f"{after.written_gb.iloc[0]:.2f}"]
     assert "by t = 3 s" in text or "by t = 2 s" in text
@@ -108,7 +117,7 @@ def test_reads_after_the_cache_overflowed_meet_urgent_folding_first() -> None:
             overrides={**small, "slc_cache.fold_urgent_gib": watermark},
         )
         assert t.written_gb.iloc[0] > 0.5 * 2**30 / 1e9
-        rates[watermark] = list(t.read_mbps)
+        rates[watermark] = list(t.read_mib_per_s)
     urgent, background = rates[0.3], rates[1.0]
     assert urgent[0] < 0.5 * background[0]
     assert urgent[0] < urgent[1] < urgent[2]
@@ -118,3 +127,29 @@ def test_reads_after_the_cache_overflowed_meet_urgent_folding_first() -> None:
 def test_the_studies_are_registered() -> None:
     names = [s.name for s in REGISTRY]
     assert {"qlc-tr", "slc-write", "read-after-write"} <= set(names)
+
+
+# ---- figures --------------------------------------------------------------------------------
+
+
+def test_figures_draw_each_second_over_the_second_it_measures() -> None:
+    # Rows are seconds ending at t_s: the second ending at 2 s is drawn over (1 s, 2 s].
+    t = pd.DataFrame({"t_s": [1, 2, 3], "write_mib_per_s": [700.0, 300.0, 200.0], "written_gb": [0.7, 1.0, 1.2]})
+    t = t.assign(slc_cached_gb=0.0, folded_gb=0.0, profile="wd-black-256", host="freebsd-11")
+    ax = plot_slc_write(t).axes[0]
+    values, edges, _ = ax.patches[0].get_data()
+    assert list(edges) == [0.0, 1.0, 2.0, 3.0] and list(values) == [700.0, 300.0, 200.0]
+    assert "wd-black-256" in ax.get_title() and "freebsd-11" in ax.get_title()
+
+
+def test_read_after_write_curves_stay_apart_and_qlc_tr_shading_is_in_the_legend() -> None:
+    t = read_after_write_sweep("wd-black-256", write_seconds=[0, 5, 7], read_seconds=2)
+    ax = plot_read_after_write(t).axes[0]
+    styles = {(patch.get_linestyle(), patch.get_linewidth()) for patch in ax.patches}
+    assert len(styles) == 3
+    assert "wd-black-256" in ax.get_title()
+    q = pd.DataFrame({"written_gib": [1, 2], "mean_lat_us": [60.0, 120.0], "p99_lat_us": [61.0, 130.0]}).assign(
+        slc_resident_fraction=[1.0, 0.0], profile="crucial-p1", host="linux-4.15"
+    )
+    legend = plot_qlc_tr(q).axes[0].get_legend()
+    assert "share of the first GiB in SLC" in [text.get_text() for text in legend.get_texts()]

@@ -92,7 +92,7 @@ impl RunOutput {
             "ios",
             "runtime_s",
             "iops",
-            "bw_mbps",
+            "bw_mb_per_s",
             "mean_lat_us",
             "p50_lat_us",
             "p99_lat_us",

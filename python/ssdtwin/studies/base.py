@@ -67,3 +67,15 @@ def choice_list(text: str, allowed: tuple[str, ...], param_hint: str | None = No
     if bad or not values:
         raise click.BadParameter(f"'{text}': allowed {', '.join(allowed)} (comma-separated)", param_hint=param_hint)
     return values
+
+
+def second_edges(t_s: pd.Series) -> list[float]:
+    """Edges of the one-second intervals that end at ``t_s`` (rows measured per second are
+    labelled by their end): ``[t_s[0] - 1, t_s[0], …, t_s[-1]]``, for ``Axes.stairs``, so each
+    value is drawn over the second it measured.
+
+    >>> second_edges(pd.Series([1, 2, 3]))
+    [0.0, 1.0, 2.0, 3.0]
+    """
+    ends = [float(t) for t in t_s]
+    return [ends[0] - 1.0, *ends] if ends else []

@@ -52,7 +52,7 @@ class CdmTest:
         size = f"{self.kib // 1024}M" if self.kib >= 1024 else f"{self.kib}K"
         return f"{'SEQ' if self.sequential else 'RND'}{size} Q{self.queues}T{self.threads}"
 
-    def line(self, mbps: float, lat_us: float) -> str:
+    def line(self, mb_per_s: float, lat_us: float) -> str:
         """The test's line in the text export.
 
         >>> CdmTest(False, 4, 1, 1).line(70.0, 58.4)
@@ -60,10 +60,10 @@ class CdmTest:
         """
         size, unit = (self.kib // 1024, "MiB") if self.kib >= 1024 else (self.kib, "KiB")
         kind = "SEQ" if self.sequential else "RND"
-        iops = mbps * 1e6 / (self.kib * 1024)
+        iops = mb_per_s * 1e6 / (self.kib * 1024)
         return (
             f"  {kind} {size:4d}{unit} (Q={self.queues:3d}, T={self.threads:2d}): "
-            f"{mbps:9.3f} MB/s [{iops:9.1f} IOPS] <{lat_us:9.2f} us>"
+            f"{mb_per_s:9.3f} MB/s [{iops:9.1f} IOPS] <{lat_us:9.2f} us>"
         )
 
 
@@ -125,8 +125,8 @@ def cdm_sweep(
     host: str = HOST,
     advance: Advance = None,
 ) -> pd.DataFrame:
-    """One row per test and direction: ``test``, ``op``, ``mbps`` (best run), ``iops``,
-    ``lat_us`` (lowest run mean), and every run's MB/s in ``runs_mbps``, on a fresh drive.
+    """One row per test and direction: ``test``, ``op``, ``mb_per_s`` (best run), ``iops``,
+    ``lat_us`` (lowest run mean), and every run's MB/s in ``runs_mb_per_s``, on a fresh drive.
 
     >>> t = cdm_sweep("generic-tlc-1tb", size=64 << 20, count=1, measure=0.05, interval=0)
     >>> list(t.test[:4]), list(t.op.unique())
@@ -161,10 +161,10 @@ def cdm_sweep(
                 {
                     "test": test.name,
                     "op": op,
-                    "mbps": best,
+                    "mb_per_s": best,
                     "iops": best * 1e6 / (test.kib * 1024),
                     "lat_us": min(lat for _, lat in runs),
-                    "runs_mbps": [round(mb, 3) for mb, _ in runs],
+                    "runs_mb_per_s": [round(mb, 3) for mb, _ in runs],
                 }
             )
             if advance:
@@ -190,7 +190,7 @@ def text_export(
     for op, title in (("read", "[Read]"), ("write", "[Write]")):
         lines.append(title)
         for r in table[table.op == op].itertuples():
-            lines.append(tests[str(r.test)].line(float(r.mbps), float(r.lat_us)))
+            lines.append(tests[str(r.test)].line(float(r.mb_per_s), float(r.lat_us)))
         lines.append("")
     lines += [
         f"Profile: {PROFILE_NAMES[preset]}",
@@ -214,7 +214,7 @@ def plot_cdm(table: pd.DataFrame) -> Any:
     fig, ax = plt.subplots(figsize=(7, 3.8))
     for i, op in enumerate(("read", "write")):
         g = table[table.op == op].set_index("test").reindex(tests)
-        bars = ax.barh([t + 0.4 * i for t in range(len(tests))], g.mbps, 0.4, label=op)
+        bars = ax.barh([t + 0.4 * i for t in range(len(tests))], g.mb_per_s, 0.4, label=op)
         ax.bar_label(bars, fmt="%.0f", fontsize="small", padding=2)
     ax.set_yticks([t + 0.2 for t in range(len(tests))], tests)
     ax.invert_yaxis()

@@ -58,7 +58,7 @@ def lbaf_sweep(
     advance: Advance = None,
 ) -> pd.DataFrame:
     """On ``host``, one row per (format, test, op): ``lbaf``, ``data_bytes``, ``metadata_bytes``,
-    ``test``, ``op``, ``bs``, ``iodepth``, ``iops``, ``mbps`` (10^6 B/s), ``lat_us``, and
+    ``test``, ``op``, ``bs``, ``iodepth``, ``iops``, ``mb_per_s`` (10^6 B/s), ``lat_us``, and
     per format ``advertised_rp``, ``score`` and ``deserved_rp``. Each point runs
     ``seconds`` after a ramp of as long (which fills the write buffer)."""
     formats = Device(profile, overrides=overrides).identity()["lba_formats"]
@@ -96,7 +96,7 @@ def lbaf_sweep(
                         "bs": size,
                         "iodepth": depth,
                         "iops": float(s.iops),
-                        "mbps": float(s.iops) * size / 1e6,
+                        "mb_per_s": float(s.iops) * size / 1e6,
                         "lat_us": float(s.mean_lat_us),
                         "advertised_rp": fmt["relative_performance"],
                         "host": host,
@@ -105,8 +105,8 @@ def lbaf_sweep(
         if advance:
             advance(f"LBA format {lbaf} ({fmt['data_bytes']}+{fmt['metadata_bytes']})")
     table = pd.DataFrame(rows)
-    best = table.groupby(["test", "op"]).mbps.transform("max")
-    ratio = (table.mbps / best).clip(lower=1e-9)
+    best = table.groupby(["test", "op"]).mb_per_s.transform("max")
+    ratio = (table.mb_per_s / best).clip(lower=1e-9)
     scores = ratio.apply(math.log).groupby(table.lbaf).mean().apply(math.exp)
     table["score"] = table.lbaf.map(scores)
     table["deserved_rp"] = table.score.map(deserved_rp)
@@ -128,7 +128,7 @@ def report(table: pd.DataFrame, profile: str) -> str:
         adv = f"{r.advertised_rp} {RP_NAMES[r.advertised_rp]}"
         des = f"{r.deserved_rp} {RP_NAMES[r.deserved_rp]}"
         lines.append(f"{r.lbaf:>4} {fmt:>9} {adv:>13} {des:>13} {r.score:6.3f}{'' if r.agrees else '  DISAGREES'}")
-    pivot = table.pivot_table(index=["test", "op"], columns="lbaf", values="mbps", sort=False).round(1)
+    pivot = table.pivot_table(index=["test", "op"], columns="lbaf", values="mb_per_s", sort=False).round(1)
     lines += ["", "MB/s by test and LBA format:", pivot.to_string()]
     wrong = v[~v.agrees]
     if wrong.empty:
@@ -155,7 +155,7 @@ def plot_lbaf(table: pd.DataFrame) -> Any:
         for i, lbaf in enumerate(formats):
             g = part[part.lbaf == lbaf].set_index("test").reindex(tests)
             label = f"LBAF {lbaf}: {g.data_bytes.iloc[0]}+{g.metadata_bytes.iloc[0]} B, RP {g.advertised_rp.iloc[0]}"
-            ax.bar([t + i * width for t in range(len(tests))], g.mbps, width, label=label)
+            ax.bar([t + i * width for t in range(len(tests))], g.mb_per_s, width, label=label)
         ax.set_xticks([t + 0.4 - width / 2 for t in range(len(tests))], tests, rotation=20)
         ax.set(ylabel="MB/s", yscale="log", title=f"{op}s by LBA format")
         ax.grid(alpha=0.3, axis="y")

@@ -36,7 +36,7 @@ def qd_sweep(
     >>> small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30}
     >>> t = qd_sweep(rws=["randread"], depths=[1, 32], seconds=0.05, span_gib=1, overrides=small)
     >>> list(t.columns[:4])
-    ['rw', 'iodepth', 'iops', 'bw_mbps']
+    ['rw', 'iodepth', 'iops', 'bw_mb_per_s']
     >>> bool(t.iops[1] > t.iops[0])
     True
     """
@@ -63,7 +63,7 @@ def qd_sweep(
                         "rw": rw,
                         "iodepth": depth,
                         "iops": r.iops,
-                        "bw_mbps": r.bw_mbps,
+                        "bw_mb_per_s": r.bw_mb_per_s,
                         "direction": r.rw,
                         "mean_lat_us": r.mean_lat_us,
                         "p99_lat_us": r.p99_lat_us,

@@ -96,6 +96,7 @@ def qlc_tr_sweep(
                 "slc_resident_fraction": resident,
                 "folded_gib": after["folded_bytes"] / GIB,
                 "folded_during_reads_gib": (after["folded_bytes"] - before["folded_bytes"]) / GIB,
+                "profile": str(profile),
                 "host": host,
             }
         )
@@ -185,13 +186,20 @@ def plot_qlc_tr(table: pd.DataFrame) -> Any:
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot(table.written_gib, table.mean_lat_us, marker="o", ms=3, label="mean")
     ax.plot(table.written_gib, table.p99_lat_us, marker=".", ms=3, ls="--", label="p99")
-    ax.set(xlabel="data written (GiB)", ylabel="QD1 4 KiB read latency (µs)", title="First GiB: SLC vs native")
+    ax.set(
+        xlabel="data written (GiB)",
+        ylabel="QD1 4 KiB read latency (µs)",
+        title=f"{table.profile.iloc[0]} on {table.host.iloc[0]}: QD1 4 KiB reads of the first GiB",
+    )
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     share = ax.twinx()
-    share.fill_between(table.written_gib, table.slc_resident_fraction, alpha=0.12, color="C2", step="mid")
+    shaded = share.fill_between(
+        table.written_gib, table.slc_resident_fraction, alpha=0.12, color="C2", step="mid", label="first GiB in SLC"
+    )
     share.set(ylabel="share of the first GiB in SLC", ylim=(0, 1.05))
-    ax.legend(loc="upper left")
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend([*handles, shaded], [*labels, "share of the first GiB in SLC"], loc="upper left")
     fig.tight_layout()
     return fig
 

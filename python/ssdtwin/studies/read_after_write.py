@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..device import Device
 from ..perftest import perftest
-from .base import Advance, Study, int_list
+from .base import Advance, Study, int_list, second_edges
 from .slc_write import HOST, parse_size
 
 
@@ -32,12 +32,12 @@ def read_after_write_sweep(
     advance: Advance = None,
 ) -> pd.DataFrame:
     """On ``host`` (R3's FreeBSD 11.1 by default), one row per (write time, read second):
-    ``write_s``, ``t_s``, ``read_mbps``, with ``written_gb`` before the reads and the
+    ``write_s``, ``t_s``, ``read_mib_per_s``, with ``written_gb`` before the reads and the
     device's ``slc_cached_gb`` and ``folded_gb`` at the end of each read second.
     ``overrides`` change profile fields as in :class:`~ssdtwin.Device`.
 
     >>> t = read_after_write_sweep(write_seconds=[0], read_seconds=2)
-    >>> t.t_s.tolist(), bool(t.read_mbps.min() > 1000)
+    >>> t.t_s.tolist(), bool(t.read_mib_per_s.min() > 1000)
     ([1, 2], True)
     """
     parts = []
@@ -51,25 +51,27 @@ def read_after_write_sweep(
             wrote = perftest(dev, threads=1, operation="write", size=bs, seconds=w, mode="wait")
             written = float(wrote.per_second.total_gb.iloc[-1])
         read = perftest(dev, threads=1, operation="read", size=bs, seconds=read_seconds, mode="wait").per_second
-        part = read.rename(columns={"mbps": "read_mbps"}).drop(columns="total_gb")
+        part = read.rename(columns={"mib_per_s": "read_mib_per_s"}).drop(columns="total_gb")
         part.insert(0, "write_s", w)
         part.insert(3, "written_gb", written)
         parts.append(part)
         if advance:
             advance(f"W = {w} s")
-    return pd.concat(parts, ignore_index=True).assign(host=host)
+    return pd.concat(parts, ignore_index=True).assign(profile=profile, host=host)
 
 
 def report(table: pd.DataFrame) -> str:
     """Per write time: the first second's rate, the lowest, and when reads recovered
     (within 5 % of the formatted drive's steady rate, or of the best rate seen)."""
     fresh = table[table.write_s == 0]
-    steady = float(fresh.read_mbps.median()) if len(fresh) else float(table.read_mbps.max())
+    steady = float(fresh.read_mib_per_s.median()) if len(fresh) else float(table.read_mib_per_s.max())
     lines = [f"{'W (s)':>5s} {'written GB':>10s} {'first s':>8s} {'lowest':>8s}  recovered to {steady:.0f} MB/s"]
     for w, g in table.groupby("write_s"):
-        back = g[g.read_mbps >= 0.95 * steady]
+        back = g[g.read_mib_per_s >= 0.95 * steady]
         when = f"by t = {int(back.t_s.iloc[0])} s" if len(back) else "not within the test"
-        lines.append(f"{w:5d} {g.written_gb.iloc[0]:10.2f} {g.read_mbps.iloc[0]:8.0f} {g.read_mbps.min():8.0f}  {when}")
+        lines.append(
+            f"{w:5d} {g.written_gb.iloc[0]:10.2f} {g.read_mib_per_s.iloc[0]:8.0f} {g.read_mib_per_s.min():8.0f}  {when}"
+        )
     return "Reads after W seconds of writing (MB/s = 2^20 bytes/s):\n" + "\n".join(lines)
 
 
@@ -81,10 +83,17 @@ def plot_read_after_write(table: pd.DataFrame) -> Any:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    for w, g in table.groupby("write_s"):
-        label = "formatted (W = 0)" if w == 0 else f"after W = {w} s of writes"
-        ax.step(g.t_s, g.read_mbps, where="post", label=label)
-    ax.set(xlabel="read time (s)", ylabel="MB/s (2^20 B/s)", title="Sequential reads right after writing")
+    # Curves that coincide (W = 5, 7, 9 s all overflow the cache) stay visible: each later
+    # one is drawn thinner and dashed over the earlier, wider ones.
+    styles = ["-", "--", "-.", ":"]
+    groups = list(table.groupby("write_s"))
+    for k, (w, g) in enumerate(groups):
+        label = "formatted (W = 0)" if w == 0 else f"after W = {w} s of writes ({g.written_gb.iloc[0]:.1f} GB)"
+        width = 1.0 + 2.5 * (len(groups) - 1 - k) / max(len(groups) - 1, 1)
+        ax.stairs(g.read_mib_per_s, second_edges(g.t_s), baseline=None, label=label, lw=width, ls=styles[k % len(styles)])
+    title = f"{table.profile.iloc[0]} on {table.host.iloc[0]}: 128 KiB sequential reads after writing"
+    ax.set(xlabel="read time (s)", ylabel="MiB/s (2^20 B/s)", title=title)
+    ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")

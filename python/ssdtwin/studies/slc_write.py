@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..device import Device
 from ..perftest import perftest
-from .base import Advance, Study
+from .base import Advance, Study, second_edges
 
 
 def parse_size(text: str) -> int:
@@ -49,19 +49,21 @@ def slc_write_sweep(
     host: str = HOST,
     advance: Advance = None,
 ) -> pd.DataFrame:
-    """On ``host`` (R3's FreeBSD 11.1 by default), one row per second: ``t_s``, ``write_mbps``,
+    """On ``host`` (R3's FreeBSD 11.1 by default), one row per second: ``t_s``, ``write_mib_per_s``,
     ``written_gb`` (so far), and the device's ``slc_cached_gb`` and ``folded_gb`` at the
     end of the second. ``overrides`` change profile fields as in
     :class:`~ssdtwin.Device`.
 
     >>> t = slc_write_sweep(seconds=2)
-    >>> t.t_s.tolist(), bool(t.write_mbps.min() > 600)
+    >>> t.t_s.tolist(), bool(t.write_mib_per_s.min() > 600)
     ([1, 2], True)
     """
     dev = Device(profile, overrides=overrides, host=host)
     dev.format()
     result = perftest(dev, threads=threads, operation="write", size=bs, seconds=seconds, mode="wait")
-    table = result.per_second.rename(columns={"mbps": "write_mbps", "total_gb": "written_gb"}).assign(host=host)
+    table = result.per_second.rename(columns={"mib_per_s": "write_mib_per_s", "total_gb": "written_gb"}).assign(
+        profile=profile, host=host
+    )
     if advance:
         advance(f"{seconds} s written")
     return table
@@ -73,13 +75,13 @@ def knee(table: pd.DataFrame) -> dict[str, float] | None:
     when it fell, interpolated inside the second that straddles it. None without a fall
     of at least a quarter.
 
-    >>> t = pd.DataFrame({"write_mbps": [700.0, 700, 400, 210, 210, 210]})
-    >>> t["written_gb"] = (t.write_mbps * 2**20 / 1e9).cumsum()
+    >>> t = pd.DataFrame({"write_mib_per_s": [700.0, 700, 400, 210, 210, 210]})
+    >>> t["written_gb"] = (t.write_mib_per_s * 2**20 / 1e9).cumsum()
     >>> k = knee(t)
-    >>> round(k["before_mbps"]), round(k["after_mbps"]), round(k["t_s"], 2), round(k["written_gb"], 3)
+    >>> round(k["before_mib_per_s"]), round(k["after_mib_per_s"]), round(k["t_s"], 2), round(k["written_gb"], 3)
     (700, 210, 2.39, 1.753)
     """
-    rates = table.write_mbps.to_numpy()
+    rates = table.write_mib_per_s.to_numpy()
     n = len(rates)
     if n < 3:
         return None
@@ -93,8 +95,8 @@ def knee(table: pd.DataFrame) -> dict[str, float] | None:
     f = min(1.0, max(0.0, float(rates[k] - after) / (before - after)))
     written_before = float(table.written_gb.iloc[k - 1]) if k else 0.0
     return {
-        "before_mbps": before,
-        "after_mbps": after,
+        "before_mib_per_s": before,
+        "after_mib_per_s": after,
         "t_s": k + f,
         "written_gb": written_before + f * before * 2**20 / 1e9,
     }
@@ -104,11 +106,12 @@ def report(table: pd.DataFrame) -> str:
     k = knee(table)
     total = float(table.written_gb.iloc[-1])
     if k is None:
-        rate = float(table.write_mbps.median())
+        rate = float(table.write_mib_per_s.median())
         return f"No cliff within {len(table)} s ({total:.2f} GB written, median {rate:.0f} MB/s)."
     return (
         f"SLC cache: {k['written_gb']:.2f} GB written before the cliff at t = {k['t_s']:.1f} s; "
-        f"{k['before_mbps']:.0f} MB/s before, {k['after_mbps']:.0f} MB/s after (MB = 2^20 bytes, as nvmecontrol)."
+        f"{k['before_mib_per_s']:.0f} MB/s before, {k['after_mib_per_s']:.0f} MB/s after "
+        "(MB = 2^20 bytes, as nvmecontrol)."
     )
 
 
@@ -120,8 +123,10 @@ def plot_slc_write(table: pd.DataFrame) -> Any:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    ax.step(table.t_s, table.write_mbps, where="post", label="write MB/s")
-    ax.set(xlabel="time (s)", ylabel="MB/s (2^20 B/s)", title="Sequential writes after format")
+    ax.stairs(table.write_mib_per_s, second_edges(table.t_s), baseline=None, label="write MiB/s", lw=1.5)
+    title = f"{table.profile.iloc[0]} on {table.host.iloc[0]}: sequential writes after a format"
+    ax.set(xlabel="time (s)", ylabel="MiB/s (2^20 B/s)", title=title)
+    ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     written = ax.twinx()

@@ -119,9 +119,11 @@ class RunResult:
         return df
 
     @cached_property
-    def groups(self) -> list[dict[str, Any]]:
-        """Device counter changes per reporting group, with ``write_amplification``."""
-        return list(self._output.groups())
+    def groups(self) -> pd.DataFrame:
+        """One row per reporting group (``groupid``): the device's counter changes over the
+        group's measured span (``time_ns`` long), levels as their value at its end, and
+        ``write_amplification`` (NaN where nothing was written)."""
+        return pd.DataFrame(self._output.groups()).astype({"write_amplification": float})
 
     def __repr__(self) -> str:
         rows = ", ".join(f"{r.rw} {r.iops:,.0f} IOPS" for r in self.summary.itertuples())

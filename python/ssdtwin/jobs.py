@@ -24,6 +24,10 @@ class JobInput:
     base_dir: str = "."
 
 
+#: Time options whose plain numbers fio reads as seconds.
+SECONDS_OPTIONS = frozenset({"runtime", "timeout", "ramp_time", "startdelay", "thinktime_iotime"})
+
+
 def _option_args(options: Mapping[str, object]) -> list[str]:
     args = []
     for key, value in options.items():
@@ -33,6 +37,12 @@ def _option_args(options: Mapping[str, object]) -> list[str]:
             args.append(f"--{key}")
         elif value is False or value is None:
             continue
+        elif isinstance(value, float) and key in SECONDS_OPTIONS:
+            # fio reads whole numbers only; a float of seconds becomes whole microseconds
+            # (fio's own resolution), so {"runtime": 0.5} means runtime=500000us.
+            if not value >= 0 or value * 1e6 >= 2**63:
+                raise JobError(f"job dict: {key}={value}: expected seconds, 0 or more")
+            args.append(f"--{key}={round(value * 1e6)}us")
         else:
             args.append(f"--{key}={value}")
     return args
@@ -51,6 +61,8 @@ def job_input(job: str | Path | Mapping[str, object] | Sequence[str]) -> JobInpu
 
     >>> job_input({"rw": "randread", "bs": "4k", "time_based": True}).args
     ['--name=job', '--rw=randread', '--bs=4k', '--time_based']
+    >>> job_input({"runtime": 0.5, "ramp_time": 1}).args
+    ['--name=job', '--runtime=500000us', '--ramp_time=1']
     >>> job_input({"global": {"bs": "4k"}, "a": {"rw": "read"}, "b": {"name": "bee", "rw": "write"}}).args
     ['--bs=4k', '--name=a', '--rw=read', '--name=bee', '--rw=write']
     >>> job_input("[a]\\nrw=write\\n").text

@@ -573,6 +573,10 @@ const HINTS: &[(&[&str], &str)] = &[
         "ssdtwin has one namespace; shape the region with size= and offset=",
     ),
     (&["rw_sequencer"], "rw offset modifiers are not supported"),
+    (
+        &["steadystate", "ss", "ss_dur", "ss_ramp", "ss_interval"],
+        "fio's steady-state detection is not modelled yet; run for a fixed runtime and read the per-window series",
+    ),
     (&["ramp_size"], "use ramp_time= instead"),
 ];
 
@@ -805,6 +809,14 @@ mod tests {
         assert_eq!(s.thinktime_iotime_ns, 9_000_000_000);
         let bad = apply(&mut JobDraft::defaults(), "cpus_allowed_policy", "spread").unwrap_err();
         assert_eq!(bad, "allowed shared, split");
+    }
+
+    #[test]
+    fn steadystate_options_are_named_not_mistaken_for_bs() {
+        for name in ["ss", "ss_dur", "steadystate"] {
+            let hint = unsupported_hint(name, false);
+            assert!(hint.contains("steady-state") && !hint.contains("'bs'"), "{name}: {hint}");
+        }
     }
 
     #[test]

@@ -207,3 +207,15 @@ def test_bad_hmb_setting_and_unknown_subcommand(run_main: RunMain) -> None:
         run_main("nvme", "id-ctrl", "--hmb", "lots"), "--hmb 'lots': allowed off, auto, or a size in MiB"
     )
     assert_one_line_error(run_main("nvme", "smart-log"), "No such command 'smart-log'")
+
+
+@pytest.mark.parametrize("command", ["id-ctrl", "id-ns"])
+def test_the_device_name_is_taken_as_nvme_cli_takes_it(run_main: RunMain, command: str) -> None:
+    bare = run_main("nvme", command, "--profile", "p32a80")
+    for name in ("/dev/nvme0", "/dev/nvme0n1"):
+        named = run_main("nvme", command, name, "--profile", "p32a80")
+        assert (named.status, named.out) == (0, bare.out)
+    assert_one_line_error(
+        run_main("nvme", command, "/dev/nvme1"),
+        "'/dev/nvme1': the simulated drive is /dev/nvme0 (namespace /dev/nvme0n1); choose it with --profile or --state",
+    )

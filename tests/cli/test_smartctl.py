@@ -91,7 +91,6 @@ def test_the_format_in_use_after_nvme_format(run_main: RunMain, small_profile_fi
         (["-H"], "-H"),
         (["-x", "--json"], "--json"),
         (["-a", "-l", "error"], "-l"),
-        (["-x", "/dev/nvme0"], "/dev/nvme0"),
         (["-i", "-x"], "-i"),
     ],
 )
@@ -99,6 +98,19 @@ def test_other_smartctl_options_are_refused_by_name(run_main: RunMain, args: lis
     assert_one_line_error(
         run_main("smartctl", *args),
         f"'{refused}' is not emulated: ssdtwin smartctl takes -x or -a, and the drive comes from --profile or --state",
+    )
+
+
+def test_the_device_name_is_taken_as_smartctl_takes_it(run_main: RunMain) -> None:
+    def without_time(lines: list[str]) -> list[str]:
+        return [line for line in lines if not line.startswith("Local Time is:")]
+
+    bare = without_time(report(run_main, "-x", "--profile", "p32a80"))
+    for name in ("/dev/nvme0", "/dev/nvme0n1"):
+        assert without_time(report(run_main, "-x", name, "--profile", "p32a80")) == bare
+    assert_one_line_error(
+        run_main("smartctl", "-x", "/dev/sda"),
+        "'/dev/sda': the simulated drive is /dev/nvme0 (namespace /dev/nvme0n1); choose it with --profile or --state",
     )
 
 

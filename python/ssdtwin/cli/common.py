@@ -62,6 +62,32 @@ def host_options(default: str = DEFAULT_HOST) -> Callable[[F], F]:
     return decorate
 
 
+#: The simulated drive's device names: its controller and its one namespace.
+DEVICE_NAMES = ("/dev/nvme0", "/dev/nvme0n1")
+
+
+def check_device_name(name: str) -> str:
+    """``name`` if it names the simulated drive (as users paste ``nvme id-ctrl /dev/nvme0``);
+    otherwise a usage error saying which names there are."""
+    if name not in DEVICE_NAMES:
+        raise click.UsageError(
+            f"'{name}': the simulated drive is /dev/nvme0 (namespace /dev/nvme0n1); choose it with --profile or --state"
+        )
+    return name
+
+
+def device_argument(f: F) -> F:
+    """An optional DEVICE argument, as nvme-cli and smartctl take one: the simulated
+    drive's name or nothing."""
+
+    def check(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+        return None if value is None else check_device_name(value)
+
+    return click.argument(
+        "device", required=False, metavar="[/dev/nvme0|/dev/nvme0n1]", callback=check, expose_value=False
+    )(f)
+
+
 def parse_overrides(overrides: tuple[str, ...], option: str = "--set") -> dict[str, str]:
     """``section.field=value`` strings as a dict of raw TOML values."""
     out = {}

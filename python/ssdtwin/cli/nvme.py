@@ -22,7 +22,7 @@ from ..nvme import (
     list_text,
 )
 from ..nvme.constants import NSID
-from .common import host_options, load_device, profile_options
+from .common import device_argument, host_options, load_device, profile_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -58,6 +58,7 @@ def command() -> None:
 
 
 @command.command("id-ctrl")
+@device_argument
 @profile_options
 @host_options()
 @human_option
@@ -88,6 +89,7 @@ def id_ctrl(
 
 
 @command.command("id-ns")
+@device_argument
 @profile_options
 @human_option
 @output_format_option
@@ -118,6 +120,7 @@ def list_(profile: str | None, state: Path | None, overrides: tuple[str, ...], o
 
 
 @command.command("format")
+@device_argument
 @click.option("--profile", help="Shipped profile name or TOML file, for a fresh drive when FILE does not exist.")
 @click.option(
     "--state",

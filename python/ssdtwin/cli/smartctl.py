@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..nvme import identify_controller, identify_namespace, smart_log, smartctl_x
-from .common import load_device, profile_options
+from .common import DEVICE_NAMES, check_device_name, load_device, profile_options
 
 
 @click.command(
@@ -32,10 +32,15 @@ def command(
 
     Identity, capacities, LBA formats and the SMART/Health counters that move (data units
     and commands read and written, power-on hours of simulated time) come from the drive;
-    the other health values are documented constants (ssdtwin.nvme.constants). Other
-    smartctl options, and a device name, are refused: the drive comes from --profile
-    (default generic-tlc-1tb) or --state.
+    the other health values are documented constants (ssdtwin.nvme.constants). The device
+    name may be given as smartctl takes it (/dev/nvme0 or /dev/nvme0n1: the simulated
+    drive, which comes from --profile, default generic-tlc-1tb, or --state); other smartctl
+    options are refused.
     """
+    devices = [a for a in other if a.startswith("/dev/")]
+    for name in devices:
+        check_device_name(name)
+    other = tuple(a for a in other if a not in DEVICE_NAMES)
     if other:
         raise click.UsageError(
             f"'{other[0]}' is not emulated: ssdtwin smartctl takes -x or -a, "

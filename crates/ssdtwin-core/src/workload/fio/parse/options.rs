@@ -256,22 +256,8 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.cpus_split = values::one_of(v, &["shared", "split"])? == "split";
         Ok(())
     }),
-    value("rate_iops", |d, v| {
-        for (dir, part) in values::per_direction(v)?.into_iter().enumerate() {
-            if let Some(text) = part {
-                d.spec.rate_iops[dir] = Some(values::count(text, d.kb_base)?).filter(|&n| n > 0);
-            }
-        }
-        Ok(())
-    }),
-    value("rate", |d, v| {
-        for (dir, part) in values::per_direction(v)?.into_iter().enumerate() {
-            if let Some(text) = part {
-                d.spec.rate_bytes[dir] = Some(values::size(text, d.kb_base)?).filter(|&n| n > 0);
-            }
-        }
-        Ok(())
-    }),
+    value("rate_iops", |d, v| per_direction_limit(v, &mut d.spec.rate_iops, |t| values::count(t, d.kb_base))),
+    value("rate", |d, v| per_direction_limit(v, &mut d.spec.rate_bytes, |t| values::size(t, d.kb_base))),
     value("rate_process", |d, v| {
         d.spec.rate_poisson = values::one_of(v, &["linear", "poisson"])? == "poisson";
         Ok(())
@@ -354,6 +340,21 @@ static OPTIONS: &[OptionDef] = &[
     value("buffer_compress_chunk", |_, v| values::size(v, 1024).map(drop)),
     value("dedupe_percentage", |_, v| values::count_in(v, 1024, 0, 100).map(drop)),
 ];
+
+/// Sets the per-direction limits `v` gives (`read[,write][,trim]`, 0 meaning none),
+/// leaving the directions it omits as they were.
+fn per_direction_limit(
+    v: &str,
+    limits: &mut [Option<u64>; 3],
+    parse: impl Fn(&str) -> Result<u64, String>,
+) -> Result<(), String> {
+    for (dir, part) in values::per_direction(v)?.into_iter().enumerate() {
+        if let Some(text) = part {
+            limits[dir] = Some(parse(text)?).filter(|&n| n > 0);
+        }
+    }
+    Ok(())
+}
 
 /// A switch with no effect on a simulated run: its value must still be 0 or 1.
 fn no_effect_flag(_: &mut JobDraft, v: &str) -> Result<(), String> {
@@ -567,7 +568,10 @@ const HINTS: &[(&[&str], &str)] = &[
         &["verify", "do_verify", "verify_pattern", "verify_fatal", "verify_backlog"],
         "ssdtwin moves no data, so it cannot verify any",
     ),
-    (&["rate_min", "ratemin", "rate_cycle"], "a job that ends when it falls below a rate is not modelled; limit with rate= or rate_iops="),
+    (
+        &["rate_min", "ratemin", "rate_cycle"],
+        "a job that ends when it falls below a rate is not modelled; limit with rate= or rate_iops=",
+    ),
     (
         &["nrfiles", "filesize", "directory", "opendir", "filename_format"],
         "ssdtwin has one namespace; shape the region with size= and offset=",

@@ -453,3 +453,12 @@ def test_reads_of_written_lbas_raise_no_warning(run_main: RunMain) -> None:
     assert outcome.status == 0 and outcome.err == ""
     twin = json.loads(outcome.out)["jobs"][0]["ssdtwin"]
     assert twin["warnings"] == [] and twin["unmapped_read_bytes"] == 0
+
+
+def test_parse_only_checks_the_jobs_and_runs_nothing(run_main: RunMain, tmp_path: Path) -> None:
+    good = run_main("fio", "--parse-only", "--name=r", "--rw=randread", "--bs=4k", "--iodepth=8")
+    assert (good.status, good.out, good.err) == (0, "", "")
+    bad = tmp_path / "bad.fio"
+    bad.write_text("[a]\nrw=read\nbogus=1\n")
+    outcome = run_main("fio", "--parse-only", bad)
+    assert outcome.status == 2 and "bogus" in outcome.err and outcome.out == ""

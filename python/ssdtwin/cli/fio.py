@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from .. import _ssdtwin
 from ..device import Device
 from . import progress
 from .common import host_options, load_device, profile_options
@@ -41,6 +42,7 @@ def _formats(value: str) -> list[str]:
 )
 @click.option("--force", is_flag=True, help="Let --save-state replace an existing file.")
 @click.option("--seed", type=int, default=0x5EED, show_default=True, help="Seed of every random stream.")
+@click.option("--parse-only", is_flag=True, help="As fio's: check the jobs and their options, run nothing.")
 @click.argument("fio_args", nargs=-1, type=click.UNPROCESSED)
 def command(
     profile: str | None,
@@ -55,6 +57,7 @@ def command(
     save_state: Path | None,
     force: bool,
     seed: int,
+    parse_only: bool,
     fio_args: tuple[str, ...],
 ) -> None:
     """Run fio jobs on a simulated drive in a simulated machine (--host).
@@ -69,6 +72,10 @@ def command(
     formats = _formats(output_format)
     if not fio_args:
         raise click.UsageError("no job: give fio options (--name=... --rw=...) or job files")
+    if parse_only:
+        # fio --parse-only reads the jobs and exits quietly when they are valid.
+        _ssdtwin.check_fio_args(list(fio_args))
+        return
     if save_state is not None and save_state.exists() and not force:
         raise click.UsageError(f"--save-state {save_state} exists; add --force to replace it")
     device: Device = load_device(profile, state, overrides, host, host_overrides, hmb)

@@ -37,9 +37,9 @@ def command(
     drive, which comes from --profile, default generic-tlc-1tb, or --state); other smartctl
     options are refused.
     """
-    devices = [a for a in other if a.startswith("/dev/")]
-    for name in devices:
-        check_device_name(name)
+    for name in other:
+        if name.startswith("/dev/"):
+            check_device_name(name)
     other = tuple(a for a in other if a not in DEVICE_NAMES)
     if other:
         raise click.UsageError(

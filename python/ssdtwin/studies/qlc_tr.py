@@ -194,12 +194,13 @@ def plot_qlc_tr(table: pd.DataFrame) -> Any:
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     share = ax.twinx()
+    in_slc = "share of the first GiB in SLC"
     shaded = share.fill_between(
-        table.written_gib, table.slc_resident_fraction, alpha=0.12, color="C2", step="mid", label="first GiB in SLC"
+        table.written_gib, table.slc_resident_fraction, alpha=0.12, color="C2", step="mid", label=in_slc
     )
-    share.set(ylabel="share of the first GiB in SLC", ylim=(0, 1.05))
+    share.set(ylabel=in_slc, ylim=(0, 1.05))
     handles, labels = ax.get_legend_handles_labels()
-    ax.legend([*handles, shaded], [*labels, "share of the first GiB in SLC"], loc="upper left")
+    ax.legend([*handles, shaded], [*labels, in_slc], loc="upper left")
     fig.tight_layout()
     return fig
 

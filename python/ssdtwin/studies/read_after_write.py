@@ -92,7 +92,7 @@ def plot_read_after_write(table: pd.DataFrame) -> Any:
         width = 1.0 + 2.5 * (len(groups) - 1 - k) / max(len(groups) - 1, 1)
         style = styles[k % len(styles)]
         ax.stairs(g.read_mib_per_s, second_edges(g.t_s), baseline=None, label=label, lw=width, ls=style)
-    title = f"{table.profile.iloc[0]} on {table.host.iloc[0]}: 128 KiB sequential reads after writing"
+    title = f"{table.profile.iloc[0]} on {table.host.iloc[0]}: sequential reads after writing"
     ax.set(xlabel="read time (s)", ylabel="MiB/s (2^20 B/s)", title=title)
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)

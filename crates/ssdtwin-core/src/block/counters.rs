@@ -76,22 +76,22 @@ impl CounterRow {
     /// `self`, from the top-level `host_write_bytes` and `nand_write_bytes`; `None` if the
     /// host wrote nothing or the target counts no media writes.
     pub fn write_amplification_since(&self, earlier: &CounterRow) -> Option<f64> {
-        let delta = |name| Some(self.get(name)?.saturating_sub(earlier.get(name).unwrap_or(0)));
-        let host = delta("host_write_bytes")?;
-        let nand = delta("nand_write_bytes")?;
-        (host > 0).then(|| nand as f64 / host as f64)
+        self.ratio_since(earlier, "nand_write_bytes", "host_write_bytes")
     }
-}
 
-impl CounterRow {
     /// Share of the bytes read over the span from `earlier` that were never written (read
     /// as zeros without touching the media), from the top-level `host_read_bytes` and
     /// `unmapped_read_bytes`; `None` if nothing was read or the target counts no such reads.
     pub fn unmapped_read_share_since(&self, earlier: &CounterRow) -> Option<f64> {
+        self.ratio_since(earlier, "unmapped_read_bytes", "host_read_bytes")
+    }
+
+    /// The growth of running total `part` over that of `whole` since `earlier`; `None` if
+    /// the row lacks either or `whole` did not grow.
+    fn ratio_since(&self, earlier: &CounterRow, part: &str, whole: &str) -> Option<f64> {
         let delta = |name| Some(self.get(name)?.saturating_sub(earlier.get(name).unwrap_or(0)));
-        let read = delta("host_read_bytes")?;
-        let unmapped = delta("unmapped_read_bytes")?;
-        (read > 0).then(|| unmapped as f64 / read as f64)
+        let (part, whole) = (delta(part)?, delta(whole)?);
+        (whole > 0).then(|| part as f64 / whole as f64)
     }
 }
 

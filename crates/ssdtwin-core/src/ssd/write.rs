@@ -22,7 +22,7 @@ impl Ssd {
     /// cache. A write that waits starts GC or folding if that is what it waits for.
     pub(super) fn try_admit(&mut self, slot: u32, ready: SimTime) {
         let units = self.slots[slot as usize].units;
-        if self.buffer.has_room(units) && self.ftl.host_can_take(units) && !self.ftl.host_waits_for_slc_erase() {
+        if self.buffer.has_room(units) && self.host_may_place(units) {
             self.admit(slot, ready);
         } else {
             self.counters.write_stalls += 1;
@@ -31,6 +31,14 @@ impl Ssd {
             self.maybe_fold_for_space();
             self.keep_buffer_draining(ready);
         }
+    }
+
+    /// True if `units` host units may be placed now: the host frontier has room for them
+    /// and no stale SLC superblock is about to give the cache space back (see
+    /// [`Ftl::host_waits_for_slc_erase`](crate::ftl::Ftl::host_waits_for_slc_erase)).
+    /// Folding for space is started only by the first condition (`writes_wait_for_space`).
+    fn host_may_place(&self, units: u32) -> bool {
+        self.ftl.host_can_take(units) && !self.ftl.host_waits_for_slc_erase()
     }
 
     /// Space only comes back when programs finish. If writes are waiting and no host
@@ -65,11 +73,8 @@ impl Ssd {
             let Some(slot) = self.buffer.next_admissible(|s| slots[s as usize].units) else {
                 break;
             };
-            if !self.ftl.host_can_take(self.slots[slot as usize].units) {
+            if !self.host_may_place(self.slots[slot as usize].units) {
                 self.maybe_fold_for_space();
-                break;
-            }
-            if self.ftl.host_waits_for_slc_erase() {
                 break;
             }
             self.buffer.pop_waiting();

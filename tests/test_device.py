@@ -509,6 +509,7 @@ COUNTERS = {
     "host_trim_bytes",
     "host_read_cmds",
     "host_write_cmds",
+    "host_flush_cmds",
     "nand_host_read_bytes",
     "nand_gc_read_bytes",
     "nand_write_bytes",
@@ -644,12 +645,28 @@ def test_summary_is_tidy_and_agrees_with_the_json(mixed: RunResult) -> None:
 def test_series_samples_counters_per_window(mixed: RunResult) -> None:
     df = mixed.series
     assert list(df.columns[:2]) == ["time_s", "time_ns"]
-    # The drive's counters, then the host's: CPU time of thread work and handlers, per core.
+    # The drive's counters, then the host's: CPU time of thread work and handlers, per core,
+    # and the page cache's.
     drive = [c for c in df.columns[2:] if not c.startswith("host.")]
     assert set(drive) == COUNTERS - {"time_ns"}
     cores = tomllib.loads(ssdtwin.host_toml(ssdtwin.DEFAULT_HOST))["cpu"]["cores"]
     per_core = {f"host.cpu{c}.{kind}_ns" for c in range(cores) for kind in ("task", "irq")}
-    assert set(df.columns[2 + len(drive) :]) == {"host.cpu_task_ns", "host.cpu_irq_ns"} | per_core
+    page_cache = {
+        f"host.{name}"
+        for name in (
+            "page_cache_hit_bytes",
+            "page_cache_miss_bytes",
+            "page_cache_read_bytes",
+            "readahead_bytes",
+            "writeback_bytes",
+            "page_cache_evicted_bytes",
+            "dirty_throttle_ns",
+            "page_cache_bytes",
+            "dirty_bytes",
+            "under_writeback_bytes",
+        )
+    }
+    assert set(df.columns[2 + len(drive) :]) == {"host.cpu_task_ns", "host.cpu_irq_ns"} | per_core | page_cache
     assert (df.time_s == df.time_ns / 1e9).all()
     assert df.time_ns.is_monotonic_increasing
     # 5 ms ramp + 20 ms measured in 5 ms windows: samples at 0, 5, ..., 25 ms (and the end).

@@ -100,9 +100,9 @@ def dev() -> Device:
     ("args", "message"),
     [
         (
-            ["--name=a", "--fsync=1"],
-            "command line: fio option 'fsync' is not supported by ssdtwin; the fio runner sends no flushes or sync "
-            "writes (the device models Flush, but no job can issue one)",
+            ["--name=a", "--write_barrier=1"],
+            "command line: fio option 'write_barrier' is not supported by ssdtwin; barrier writes and sync_file_range "
+            "are not modelled; use fsync=, fdatasync= or sync=1",
         ),
         (
             ["--name=a", "--iodepht=4"],
@@ -126,8 +126,8 @@ def dev() -> Device:
             "remove it",
         ),
         (
-            ["--name=a", "--direct=0"],
-            "command line: direct=0: ssdtwin simulates O_DIRECT I/O only (it models no host page cache); use direct=1",
+            ["--name=a", "--direct=2"],
+            "command line: direct=2: expected 0 or 1 (fio does not accept true/false or yes/no)",
         ),
         ([], "command line: no jobs defined"),
         (["--rw=read"], "command line: no jobs defined"),

@@ -125,8 +125,8 @@ def test_a_missing_job_file_path_is_a_job_error(small_device: Device, tmp_path: 
 
 def test_job_text_errors_name_the_line(small_device: Device) -> None:
     with pytest.raises(JobError) as e:
-        small_device.run("[a]\nrw=read\nfsync=1\n")
+        small_device.run("[a]\nrw=read\nwrite_barrier=1\n")
     assert str(e.value) == (
-        "<job text>:3: fio option 'fsync' is not supported by ssdtwin; the fio runner sends no flushes or sync writes "
-        "(the device models Flush, but no job can issue one)"
+        "<job text>:3: fio option 'write_barrier' is not supported by ssdtwin; barrier writes and sync_file_range "
+        "are not modelled; use fsync=, fdatasync= or sync=1"
     )

@@ -234,9 +234,9 @@ def test_the_seed_changes_random_offsets_and_is_repeatable() -> None:
     ("args", "message"),
     [
         (
-            ["--name=a", "--fsync=1"],
-            "ssdtwin: command line: fio option 'fsync' is not supported by ssdtwin; the fio runner sends no flushes or "
-            "sync writes (the device models Flush, but no job can issue one)",
+            ["--name=a", "--write_barrier=1"],
+            "ssdtwin: command line: fio option 'write_barrier' is not supported by ssdtwin; barrier writes and "
+            "sync_file_range are not modelled; use fsync=, fdatasync= or sync=1",
         ),
         (
             ["--name=a", "--bs=4q"],
@@ -320,8 +320,8 @@ def test_a_garbage_state_file(run_main: RunMain, tmp_path: Path) -> None:
 
 
 def test_debug_shows_the_exception_instead(run_main: RunMain) -> None:
-    with pytest.raises(JobError, match="fio option 'fsync' is not supported"):
-        run_main("--debug", "fio", "--name=a", "--fsync=1")
+    with pytest.raises(JobError, match="fio option 'write_barrier' is not supported"):
+        run_main("--debug", "fio", "--name=a", "--write_barrier=1")
 
 
 def test_debug_after_the_subcommand_is_fio_s_option_not_ours(run_main: RunMain) -> None:

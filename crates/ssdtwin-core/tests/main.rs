@@ -19,3 +19,5 @@ mod slc;
 mod timing;
 // The host stack: engine costs on CPU cores, fio's engine semantics, polling, callbacks.
 mod host;
+// Buffered I/O through the page cache: hits, readahead, the dirty throttle, fsync.
+mod page_cache;

@@ -16,9 +16,13 @@
 //! Call protocol, as [`BlockDevice`]'s: [`Host::poll_at`] says when the host next needs
 //! [`Host::poll`]; every `now` passed in is at or after the last event processed.
 
+mod buffered;
 mod cpu;
 mod hmb;
+pub mod page_cache;
 mod profile;
+
+pub use buffered::{BufferedIo, BufferedStart, PageCacheConfig};
 
 pub use cpu::{Booking, CoreId, CoreTime, Cpu};
 pub use hmb::{HmbSetting, negotiate_hmb};
@@ -116,6 +120,8 @@ enum Event {
     Submit { request: u32 },
     /// A request's completion becomes visible to its submitter.
     Visible { request: u32, device_done: SimTime },
+    /// Buffered I/O: a waiting call completes, a throttled writer wakes, the flusher runs.
+    Buffered(buffered::BufferedEvent),
 }
 
 /// A host over block target `D`. See the module documentation.
@@ -139,6 +145,8 @@ pub struct Host<D: BlockDevice> {
     commands_at_device: u32,
     busy_from: SimTime,
     disk: DiskStats,
+    /// The page cache, on hosts that have one.
+    buffered: Option<Box<buffered::BufferedState>>,
 }
 
 impl<D: BlockDevice> Host<D> {
@@ -152,7 +160,12 @@ impl<D: BlockDevice> Host<D> {
             (config.max_request_bytes / lba * lba).max(lba).min(geometry.max_transfer_bytes)
         };
         let queues = geometry.hardware_queues.clamp(1, config.cores);
+        let buffered = config
+            .page_cache
+            .clone()
+            .map(|pc| Box::new(buffered::BufferedState::new(pc, geometry.capacity_bytes(), request_bytes)));
         Host {
+            buffered,
             cpu: Cpu::new(config.cores),
             cpus_per_queue: config.cores.div_ceil(queues),
             request_bytes,
@@ -257,6 +270,7 @@ impl<D: BlockDevice> Host<D> {
             out.total(&core, "task_ns", t.task_ns);
             out.total(&core, "irq_ns", t.irq_ns);
         }
+        self.page_cache_counters(prefix, out);
     }
 
     /// Submits `io` so that it reaches the target at `at` (`now` is the caller's present;
@@ -352,7 +366,7 @@ impl<D: BlockDevice> Host<D> {
                 self.events.push(visible, Event::Visible { request: r, device_done: at });
                 return None;
             }
-            return Some(self.finish(r, at, visible));
+            return self.finish(r, at, visible);
         }
         let (at, event) = self.events.pop()?;
         match event {
@@ -360,7 +374,8 @@ impl<D: BlockDevice> Host<D> {
                 self.send(at, request);
                 None
             }
-            Event::Visible { request, device_done } => Some(self.finish(request, device_done, at)),
+            Event::Visible { request, device_done } => self.finish(request, device_done, at),
+            Event::Buffered(e) => self.buffered_event(at, e),
         }
     }
 
@@ -395,10 +410,15 @@ impl<D: BlockDevice> Host<D> {
         }
     }
 
-    fn finish(&mut self, r: u32, device_done: SimTime, visible: SimTime) -> IoDone {
+    /// Request `r` is over; the host's own requests go on inside it.
+    fn finish(&mut self, r: u32, device_done: SimTime, visible: SimTime) -> Option<IoDone> {
         self.free_requests.push(r);
         self.in_flight -= 1;
-        IoDone { tag: self.requests[r as usize].tag, device_done, visible }
+        let tag = self.requests[r as usize].tag;
+        if tag & buffered::INTERNAL != 0 {
+            return self.internal_done(tag, visible);
+        }
+        Some(IoDone { tag, device_done, visible })
     }
 }
 

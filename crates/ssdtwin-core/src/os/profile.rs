@@ -37,6 +37,47 @@ pub struct HostProfile {
     /// File systems, by name.
     #[serde(default)]
     pub fs: BTreeMap<String, FsSection>,
+    /// The page cache for buffered I/O (`direct=0`); absent, the host has none and
+    /// buffered jobs are refused.
+    #[serde(default)]
+    pub page_cache: Option<PageCacheSection>,
+}
+
+/// `[page_cache]`: Linux's page cache, readahead and writeback, with the kernel's sysctl
+/// names; CPU costs on the reference core.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageCacheSection {
+    /// Page size, bytes.
+    #[serde(default = "default_page_bytes")]
+    pub page_bytes: u64,
+    /// Memory file pages may use, GiB: DRAM less the kernel and the applications' anonymous
+    /// memory (free plus file pages, what `global_dirtyable_memory` counts).
+    pub memory_gib: f64,
+    /// `read_ahead_kb` of the block device.
+    pub read_ahead_kb: u64,
+    /// `vm.dirty_background_ratio`, percent.
+    pub dirty_background_ratio: u32,
+    /// `vm.dirty_ratio`, percent.
+    pub dirty_ratio: u32,
+    /// `vm.dirty_writeback_centisecs`.
+    pub dirty_writeback_centisecs: u64,
+    /// `vm.dirty_expire_centisecs`.
+    pub dirty_expire_centisecs: u64,
+    /// Background writeback requests in flight (blk-wbt's background limit).
+    pub writeback_background_depth: u32,
+    /// Writeback requests in flight for fsync and O_SYNC writes (blk-wbt's normal limit).
+    pub writeback_sync_depth: u32,
+    /// Copy to or from user memory, ns per KiB.
+    pub copy_ns_per_kib: u64,
+    /// Per page a read finds or adds (lookup, LRU marking), ns.
+    pub read_page_ns: u64,
+    /// Per page written (write_begin/write_end, dirty accounting), ns.
+    pub write_page_ns: u64,
+}
+
+fn default_page_bytes() -> u64 {
+    4096
 }
 
 /// `[host]`
@@ -294,6 +335,8 @@ pub struct HostConfig {
     pub file_systems: Vec<FsCosts>,
     /// The file system job files live on.
     pub default_fs: Option<String>,
+    /// The page cache, if the host models one.
+    pub page_cache: Option<crate::os::PageCacheConfig>,
 }
 
 impl HostConfig {
@@ -427,6 +470,7 @@ pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, P
         return Err(c.bad("host.os", &"\"none\"", "a host with os = \"none\" has no [engines] or [fs]"));
     }
     let max_sectors_kb = c.range("block.max_sectors_kb", p.block.max_sectors_kb, 4, 1 << 22)?;
+    let page_cache = p.page_cache.as_ref().map(|pc| build_page_cache(&c, pc, speed, dram)).transpose()?;
     Ok(HostConfig {
         name: loaded.name.clone(),
         source: loaded.source.clone(),
@@ -447,5 +491,52 @@ pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, P
         engines,
         file_systems,
         default_fs: p.host.default_fs.clone(),
+        page_cache,
+    })
+}
+
+/// Checks `[page_cache]`; costs are divided by the CPU's `speed` factor.
+fn build_page_cache(
+    c: &Checker<'_>,
+    pc: &PageCacheSection,
+    speed: f64,
+    dram_gib: f64,
+) -> Result<crate::os::PageCacheConfig, ProfileError> {
+    let page = c.range("page_cache.page_bytes", pc.page_bytes, 4096, 65536)?;
+    if !page.is_power_of_two() {
+        return Err(c.bad("page_cache.page_bytes", &page, "a power of two from 4096 to 65536"));
+    }
+    let memory = pc.memory_gib;
+    if !memory.is_finite() || memory <= 0.0 || memory > dram_gib {
+        return Err(c.bad("page_cache.memory_gib", &memory, &format!("above 0 and at most cpu.dram_gib ({dram_gib})")));
+    }
+    let ra_kb = c.range("page_cache.read_ahead_kb", pc.read_ahead_kb, 0, 1 << 20)?;
+    let background = c.range("page_cache.dirty_background_ratio", pc.dirty_background_ratio, 0, 100)?;
+    let ratio = c.range("page_cache.dirty_ratio", pc.dirty_ratio, 1, 100)?;
+    let centisecs = |field: &str, v: u64| -> Result<SimDuration, ProfileError> {
+        Ok(SimDuration(c.range(field, v, 1, 8_640_000)? * 10_000_000))
+    };
+    let cost = |field: &str, ns: u64| -> Result<SimDuration, ProfileError> {
+        c.range(field, ns, 0, 1_000_000_000)?;
+        Ok(SimDuration((ns as f64 / speed).round() as u64))
+    };
+    Ok(crate::os::PageCacheConfig {
+        page_bytes: page,
+        memory_bytes: (memory * (1u64 << 30) as f64) as u64 / page * page,
+        read_ahead_bytes: ra_kb * 1024,
+        dirty_background_ratio: background,
+        dirty_ratio: ratio,
+        writeback_interval: centisecs("page_cache.dirty_writeback_centisecs", pc.dirty_writeback_centisecs)?,
+        dirty_expire: centisecs("page_cache.dirty_expire_centisecs", pc.dirty_expire_centisecs)?,
+        writeback_background_depth: c.range(
+            "page_cache.writeback_background_depth",
+            pc.writeback_background_depth,
+            1,
+            4096,
+        )?,
+        writeback_sync_depth: c.range("page_cache.writeback_sync_depth", pc.writeback_sync_depth, 1, 4096)?,
+        copy_per_kib: cost("page_cache.copy_ns_per_kib", pc.copy_ns_per_kib)?,
+        read_page: cost("page_cache.read_page_ns", pc.read_page_ns)?,
+        write_page: cost("page_cache.write_page_ns", pc.write_page_ns)?,
     })
 }

@@ -56,6 +56,8 @@ pub struct CounterSnapshot {
     pub host_read_cmds: u64,
     /// Host write commands.
     pub host_write_cmds: u64,
+    /// Flush commands.
+    pub host_flush_cmds: u64,
     /// Bytes read from NAND for the host.
     pub nand_host_read_bytes: u64,
     /// Bytes read from NAND by relocation: GC and folding together.

@@ -365,6 +365,7 @@ impl Ssd {
             host_trim_bytes: self.counters.bytes_trimmed,
             host_read_cmds: self.counters.read_cmds,
             host_write_cmds: self.counters.write_cmds,
+            host_flush_cmds: self.counters.flush_cmds,
             nand_host_read_bytes: self.counters.nand_units_read * unit,
             nand_gc_read_bytes: f.reloc_units_read * unit,
             nand_write_bytes: programmed * unit + map_write_bytes,

@@ -243,8 +243,23 @@ pub struct JobSpec {
     pub stonewall: bool,
     /// `new_group`: start a new reporting group without waiting.
     pub new_group: bool,
-    /// `direct=`: must be 1 (`O_DIRECT`); ssdtwin has no page cache, so buffered I/O is refused.
+    /// `direct=` (`buffered=` negated): `O_DIRECT`, or through the host's page cache.
     pub direct: bool,
+    /// `invalidate=`: drop the region's clean cached pages before the job starts (fio's
+    /// default; ignored with `pre_read`).
+    pub invalidate: bool,
+    /// `pre_read=`: read the region into the page cache before the job starts.
+    pub pre_read: bool,
+    /// `fsync=`: an fsync after every this many writes issued (0: none).
+    pub fsync_blocks: u64,
+    /// `fdatasync=`: an fdatasync after every this many writes issued (0: none).
+    pub fdatasync_blocks: u64,
+    /// `end_fsync=`, `fsync_on_close=` or `end_syncfs=`: one fsync when a writing job ends
+    /// (the job has one file, so the three agree).
+    pub end_fsync: bool,
+    /// `sync=1|sync|dsync`: writes with `O_SYNC`/`O_DSYNC`, on stable storage when the call
+    /// returns.
+    pub sync_writes: bool,
     /// `ioengine=`: the host profile gives its costs and how it waits (synchronous engines
     /// keep one I/O in flight whatever `iodepth` says, as fio's do).
     pub ioengine: String,
@@ -345,6 +360,12 @@ impl JobSpec {
             stonewall: false,
             new_group: false,
             direct: true,
+            invalidate: true,
+            pre_read: false,
+            fsync_blocks: 0,
+            fdatasync_blocks: 0,
+            end_fsync: false,
+            sync_writes: false,
             ioengine: "psync".to_string(),
             iodepth_batch_submit: 1,
             iodepth_batch_complete_min: 1,

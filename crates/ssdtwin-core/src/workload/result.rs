@@ -49,6 +49,9 @@ pub struct JobResult {
     pub sys_ns: u64,
     /// Context switches (each time the thread blocked or slept; fio's `ctx`).
     pub ctx: u64,
+    /// Latency of its periodic fsync/fdatasync calls (`fsync=`, `fdatasync=`), ns (fio's
+    /// `sync`; the one at the end of `end_fsync` is not counted, as in fio).
+    pub sync_lat: crate::stats::LatStats,
 }
 
 impl JobResult {

@@ -179,6 +179,7 @@ impl JobClone {
                 usr_ns: 0,
                 sys_ns: 0,
                 ctx: 0,
+                sync_lat: crate::stats::LatStats::default(),
             },
             logs: s.logs,
             thread: s.thread,
@@ -188,6 +189,11 @@ impl JobClone {
     /// True once the clone may issue nothing more: its deadline passed, or its byte budget
     /// or I/O count is used up.
     #[inline]
+    /// The bytes the clone addresses, `(start, end)`: its file.
+    pub(super) fn region(&self) -> (u64, u64) {
+        (self.region_start, self.region_start + self.region_bytes)
+    }
+
     pub(super) fn out_of_work(&self, now: SimTime) -> bool {
         now >= self.deadline
             || self.budget_bytes.is_some_and(|b| self.issued_bytes >= b)

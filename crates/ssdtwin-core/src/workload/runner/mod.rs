@@ -135,6 +135,19 @@ struct InFlightIo {
     start: SimTime,
     /// When it was issued.
     issue: SimTime,
+    /// A sync call rather than data.
+    sync: SyncCall,
+}
+
+/// Whether an I/O is an fsync call, and which kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SyncCall {
+    /// A read, write or trim.
+    No,
+    /// `fsync=` / `fdatasync=`: counted in fio's `sync` statistics.
+    Periodic,
+    /// `end_fsync`: part of the job's time, in no statistics.
+    End,
 }
 
 struct Group {
@@ -476,6 +489,16 @@ impl Runner {
                 c.result.start_ns = now.since(self.run_start).as_ns();
                 c.result.ramp_end_ns = c.ramp_end.since(self.run_start).as_ns();
                 c.thread.last_think = now;
+                if c.thread.engine.buffered.is_some() {
+                    // fio opens the file: it reads it in (`pre_read`) or drops what the
+                    // cache holds of it (`invalidate`, the default).
+                    let (start, end) = c.region();
+                    if c.thread.pre_read {
+                        host.pre_read(start, end);
+                    } else if c.thread.invalidate {
+                        host.invalidate(start, end);
+                    }
+                }
                 let g = c.group;
                 let (ramp_end, deadline) = (c.ramp_end, c.deadline);
                 self.groups[g].start.get_or_insert(now);
@@ -523,10 +546,16 @@ impl Runner {
     /// Records the completion of I/O `id` of clone `i`, seen by fio at `at`.
     #[inline]
     fn complete(&mut self, i: usize, id: u32, at: SimTime) {
-        let InFlightIo { dir, offset, bytes, start, issue, .. } = self.ios[id as usize];
+        let InFlightIo { dir, offset, bytes, start, issue, sync, .. } = self.ios[id as usize];
         self.free_ios.push(id);
         let sample_window = self.sample_window;
         let c = &mut self.clones[i];
+        if sync != SyncCall::No {
+            if sync == SyncCall::Periodic && at >= c.ramp_end && at <= c.deadline {
+                c.result.sync_lat.record(at.since(start).as_ns());
+            }
+            return;
+        }
         if !c.thread.think_on_issue {
             c.thread.think_counter += 1;
         }

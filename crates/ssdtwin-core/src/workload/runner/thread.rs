@@ -27,10 +27,10 @@
 //! when the reap call that found it returns. slat = issue − start, clat = complete − issue.
 
 use super::super::{Direction, JobError, JobSpec};
-use super::{InFlightIo, Runner, Timer};
+use super::{InFlightIo, Runner, SyncCall, Timer};
 use crate::block::{BlockDevice, Opcode};
 use crate::engine::{SimDuration, SimTime};
-use crate::os::{Booking, CompletionPath, CoreId, EngineKind, Host, HostConfig, IoRequest};
+use crate::os::{Booking, BufferedIo, BufferedStart, CompletionPath, CoreId, EngineKind, Host, HostConfig, IoRequest};
 use std::collections::VecDeque;
 
 /// An engine as one job runs it: fio's batching options resolved and the host's costs
@@ -76,6 +76,26 @@ pub(crate) struct EngineRun {
     pub wake: SimDuration,
     /// Per completion found by polling.
     pub poll_io: SimDuration,
+    /// Buffered I/O (`direct=0`): the page cache's CPU costs per call.
+    pub buffered: Option<BufferedCosts>,
+}
+
+/// What a buffered call costs its thread beyond the engine's system call: the copy and
+/// the per-page work, booked when the call returns.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BufferedCosts {
+    pub page_bytes: u64,
+    pub copy_per_kib: SimDuration,
+    pub read_page: SimDuration,
+    pub write_page: SimDuration,
+}
+
+impl BufferedCosts {
+    fn call(&self, dir: Direction, bytes: u64) -> SimDuration {
+        let pages = bytes.div_ceil(self.page_bytes);
+        let per_page = if dir == Direction::Write { self.write_page } else { self.read_page };
+        SimDuration(self.copy_per_kib.as_ns() * bytes / 1024) + per_page.times(pages)
+    }
 }
 
 impl EngineRun {
@@ -91,6 +111,13 @@ impl EngineRun {
         })?;
         if let super::super::Support::Refused(why) = fio.support {
             return Err(invalid(format!("ioengine={name} is not supported by ssdtwin: {why}")));
+        }
+        let page_cache = host.page_cache.as_ref();
+        if !spec.direct && page_cache.is_none() {
+            return Err(invalid(format!(
+                "direct=0 (buffered I/O) needs a host with a page cache; host {} has none (linux-4.15 and linux-6.1 do)",
+                host.name
+            )));
         }
         let zero = SimDuration::ZERO;
         let (kind, costs) = if host.is_none() {
@@ -116,6 +143,12 @@ impl EngineRun {
         if spec.hipri && costs.is_some_and(|c| c.poll_io.is_none()) {
             return Err(invalid(format!("ioengine={name} cannot poll for completions (hipri) on host {}", host.name)));
         }
+        if !spec.direct && kind == EngineKind::KernelCallback {
+            return Err(invalid(format!("ioengine={name} does no buffered I/O; use direct=1")));
+        }
+        // Linux's native AIO queues only O_DIRECT I/O: buffered, io_submit does the I/O
+        // before it returns (host-facts §1.2).
+        let kind = if !spec.direct && name == "libaio" { EngineKind::Sync } else { kind };
         let depth = if kind == EngineKind::Async { spec.iodepth } else { 1 };
         // fio's init.c fix-ups: a batch of 0 or above iodepth is iodepth; a low-water mark
         // of 0 or above iodepth is iodepth; the most reaped at once is at least the least.
@@ -149,14 +182,22 @@ impl EngineRun {
                 irq_work: zero,
                 wake: zero,
                 poll_io: zero,
+                buffered: None,
             });
         };
-        let fs = if on_file {
-            host.default_fs.as_deref().and_then(|f| host.fs(f)).map_or(zero, |f| f.direct_io)
-        } else {
-            zero
+        let file_system = if on_file { host.default_fs.as_deref().and_then(|f| host.fs(f)) } else { None };
+        let buffered = (!spec.direct).then(|| page_cache.expect("checked above")).map(|pc| BufferedCosts {
+            page_bytes: pc.page_bytes,
+            copy_per_kib: pc.copy_per_kib,
+            read_page: pc.read_page,
+            write_page: pc.write_page,
+        });
+        // A buffered call's device I/O (readahead, writeback) pays the block layer where
+        // the host sends it, not per call.
+        let (fs, block_submit) = match buffered {
+            Some(_) => (file_system.map_or(zero, |f| f.buffered_io), zero),
+            None => (file_system.map_or(zero, |f| f.direct_io), if c.block_layer { host.block_submit } else { zero }),
         };
-        let block_submit = if c.block_layer { host.block_submit } else { zero };
         let block_complete = if c.block_layer { host.block_complete } else { zero };
         let mut submit_io = c.submit_io + block_submit + fs;
         if spec.fixedbufs {
@@ -192,6 +233,7 @@ impl EngineRun {
             irq_work,
             wake,
             poll_io: c.poll_io.unwrap_or(zero),
+            buffered,
         })
     }
 }
@@ -220,6 +262,8 @@ pub(super) enum Then {
     ReapAndIssue { n: u32, issue_cost: SimDuration },
     /// The spinning part of a thinktime is over; sleep the rest.
     Think { sleep: SimDuration },
+    /// The fsync call reaches the kernel.
+    Sync { end: bool },
 }
 
 /// A clone's thread.
@@ -249,6 +293,20 @@ pub(super) struct ThreadState {
     pub think_spin: SimDuration,
     pub think_iotime: SimDuration,
     pub last_think: SimTime,
+    /// `fsync=` / `fdatasync=`: a sync after this many writes issued (0: never).
+    pub fsync_blocks: u64,
+    pub fdatasync_blocks: u64,
+    /// `end_fsync`: one sync when the job's writes end; done once.
+    pub end_fsync: bool,
+    pub end_synced: bool,
+    /// `sync=1`: buffered writes are written through.
+    pub sync_writes: bool,
+    /// Writes issued, and whether the last I/O issued was one (fio's `last_ddir_issued`).
+    pub writes_issued: u64,
+    pub last_issue_write: bool,
+    /// `pre_read` and `invalidate`: what happens to the file's cached pages at the start.
+    pub pre_read: bool,
+    pub invalidate: bool,
 }
 
 impl ThreadState {
@@ -272,7 +330,23 @@ impl ThreadState {
             think_spin: SimDuration(spec.thinktime_spin_ns.min(spec.thinktime_ns)),
             think_iotime: SimDuration(spec.thinktime_iotime_ns),
             last_think: SimTime::ZERO,
+            fsync_blocks: spec.fsync_blocks,
+            fdatasync_blocks: spec.fdatasync_blocks,
+            end_fsync: spec.end_fsync && spec.rw.uses(Direction::Write),
+            end_synced: false,
+            sync_writes: spec.sync_writes,
+            writes_issued: 0,
+            last_issue_write: false,
+            pre_read: spec.pre_read,
+            invalidate: spec.invalidate,
         }
+    }
+
+    /// fio's `get_rw_ddir`: after a write, a sync is due every `fsync` (or `fdatasync`)
+    /// writes issued.
+    fn sync_due(&self) -> bool {
+        let every = |n: u64| n > 0 && self.writes_issued % n == 0;
+        self.last_issue_write && (every(self.fsync_blocks) || every(self.fdatasync_blocks))
     }
 
     /// fio's `cur_depth`: I/Os queued, in flight or completed but not reaped.
@@ -302,6 +376,10 @@ enum Action {
         min: u32,
     },
     Think,
+    /// An fsync call (`end`: the one when the job's writes are over).
+    Sync {
+        end: bool,
+    },
     Sleep(SimTime),
     Finish,
 }
@@ -332,6 +410,12 @@ impl Runner {
                         if woken {
                             sys += e.wake;
                         }
+                        if let Some(b) = &e.buffered {
+                            for &id in t.visible.iter().take(n as usize) {
+                                let io = &self.ios[id as usize];
+                                sys += b.call(io.dir, io.bytes);
+                            }
+                        }
                         let mut user = e.account.times(u64::from(n));
                         let issue_cost = e.prep + e.submit_call + e.submit_io + e.lookaside;
                         if self.issues_after_reap(i, n, now + user + sys + issue_cost) {
@@ -356,6 +440,13 @@ impl Runner {
                     t.last_think = now;
                     let (spin, sleep) = (t.think_spin, SimDuration(t.think_total.as_ns() - t.think_spin.as_ns()));
                     self.work(host, i, now, spin, SimDuration::ZERO, Then::Think { sleep });
+                }
+                Action::Sync { end } => {
+                    let t = &mut self.clones[i].thread;
+                    t.last_issue_write = false;
+                    t.end_synced |= end;
+                    let sys = t.engine.submit_call;
+                    self.work(host, i, now, SimDuration::ZERO, sys, Then::Sync { end });
                 }
                 Action::Sleep(until) => {
                     self.sleep(i, until);
@@ -392,8 +483,21 @@ impl Runner {
                 Action::Commit
             } else if used > 0 {
                 Action::Wait { min: used }
+            } else if t.end_fsync && !t.end_synced && t.writes_issued > 0 {
+                Action::Sync { end: true }
             } else {
                 Action::Finish
+            };
+        }
+        if t.sync_due() {
+            // Simplified: the queue drains before the sync (fio's sync engines do; libaio
+            // waits only for what it has not submitted).
+            return if !t.queued.is_empty() {
+                Action::Commit
+            } else if used > 0 {
+                Action::Wait { min: used }
+            } else {
+                Action::Sync { end: false }
             };
         }
         if t.think_due(now) {
@@ -452,6 +556,10 @@ impl Runner {
             _ => 6,
         };
         c.result.iodepth_level[depth_bucket] += 1;
+        c.thread.last_issue_write = dir == Direction::Write;
+        if dir == Direction::Write {
+            c.thread.writes_issued += 1;
+        }
         if c.thread.think_on_issue {
             c.thread.think_counter += 1;
         }
@@ -461,7 +569,7 @@ impl Runner {
             host.prefetch(next.1);
             c.ahead.push_back(next);
         }
-        self.alloc_io(InFlightIo { clone: i as u32, dir, offset, bytes, start: now, issue: now })
+        self.alloc_io(InFlightIo { clone: i as u32, dir, offset, bytes, start: now, issue: now, sync: SyncCall::No })
     }
 
     /// Prepares one I/O; submits it (a synchronous engine, or a full batch) or queues it.
@@ -581,6 +689,42 @@ impl Runner {
                     self.sleep(i, now + sleep);
                 }
             }
+            Then::Sync { end } => self.send_sync(host, i, now, end),
+        }
+    }
+
+    /// Clone `i`'s fsync reaches the kernel at `now`: through the page cache (its dirty
+    /// pages written back, then a device flush), or, for direct I/O, a device flush.
+    fn send_sync<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime, end: bool) {
+        let sync = if end { SyncCall::End } else { SyncCall::Periodic };
+        let io =
+            InFlightIo { clone: i as u32, dir: Direction::Write, offset: 0, bytes: 0, start: now, issue: now, sync };
+        let id = self.alloc_io(io);
+        let t = &mut self.clones[i].thread;
+        if t.engine.null {
+            t.visible.push_back(id);
+            return;
+        }
+        let path = CompletionPath::Interrupt { core: t.irq_core, work: t.engine.irq_work };
+        let flush = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0 };
+        t.in_device += 1;
+        if t.engine.buffered.is_some() {
+            let b = BufferedIo {
+                stream: i as u32,
+                core: t.core,
+                io: flush,
+                file: self.clones[i].region(),
+                sync: false,
+                path,
+                tag: u64::from(id),
+            };
+            if host.submit_buffered(now, b) == BufferedStart::Done {
+                let t = &mut self.clones[i].thread;
+                t.in_device -= 1;
+                t.visible.push_back(id);
+            }
+        } else {
+            host.submit(now, now, flush, u64::from(id), path);
         }
     }
 
@@ -611,8 +755,26 @@ impl Runner {
         } else {
             CompletionPath::Interrupt { core: t.irq_core, work: e.irq_work }
         };
-        t.in_device += 1;
         let request = IoRequest { opcode: io.dir.opcode(), offset_bytes: io.offset, bytes: io.bytes };
+        if e.buffered.is_some() {
+            let b = BufferedIo {
+                stream: i as u32,
+                core: t.core,
+                io: request,
+                file: self.clones[i].region(),
+                sync: self.clones[i].thread.sync_writes,
+                path,
+                tag: u64::from(id),
+            };
+            let t = &mut self.clones[i].thread;
+            if host.submit_buffered(now, b) == BufferedStart::Done {
+                t.visible.push_back(id);
+            } else {
+                t.in_device += 1;
+            }
+            return;
+        }
+        t.in_device += 1;
         host.submit(now, now, request, u64::from(id), path);
     }
 
@@ -679,6 +841,7 @@ impl Runner {
             || !matches!(t.step, Step::Blocked { need: 1, .. })
             || !t.visible.is_empty()
             || t.think_total > SimDuration::ZERO
+            || t.sync_due()
             || c.stopped
         {
             return false;
@@ -710,6 +873,7 @@ impl Runner {
             && !(t.draining && used > e.low)
             && t.queued.is_empty()
             && t.think_total == SimDuration::ZERO
+            && !t.sync_due()
             && !c.stopped
             && !c.rate_limited()
             && !c.out_of_work(end)

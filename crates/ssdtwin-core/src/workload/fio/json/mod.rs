@@ -13,8 +13,8 @@
 //!
 //! Where a fio figure has no counterpart in a simulation it is printed as fio prints an idle
 //! one: `majf`, `minf` are 0 (a job takes no page faults), `short_ios`/`drop_ios`/`error`/
-//! `eta` are 0, the `sync` object is
-//! empty, `latency_target`/`latency_window` are 0 and `latency_percentile` 100. Each job entry
+//! `eta` are 0, the `sync` object counts the job's `fsync=`/`fdatasync=` calls,
+//! `latency_target`/`latency_window` are 0 and `latency_percentile` 100. Each job entry
 //! ends with an `"ssdtwin"` object that fio does not have: the device counters of the job's
 //! reporting group, the write amplification and the profile name. `usr_cpu`, `sys_cpu` and
 //! `ctx` are the host model's: the clone's thread time on its core as a share of its run time,
@@ -130,8 +130,8 @@ fn job_object(e: &Entry<'_>, report: &Report<'_>, result: &RunResult, elapsed_s:
         job.object(dir.name(), dir_object(&e.dirs[dir.index()], group_agg, &percentiles, plus));
     }
     let mut sync = Object::new();
-    sync.int("total_ios", 0);
-    sync.object("lat_ns", lat_object(&LatStats::default(), None, plus));
+    sync.int("total_ios", e.sync_lat.n);
+    sync.object("lat_ns", lat_object(&e.sync_lat, None, plus));
     job.object("sync", sync);
 
     job.int("job_runtime", e.job_runtime_ms);

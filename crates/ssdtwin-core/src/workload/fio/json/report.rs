@@ -264,6 +264,8 @@ pub(crate) struct Entry<'a> {
     pub(crate) sys_ns: u64,
     /// Context switches, summed.
     pub(crate) ctx: u64,
+    /// fsync/fdatasync latencies, merged.
+    pub(crate) sync_lat: crate::stats::LatStats,
     /// Measured spans, summed, ns (the denominator of the CPU shares).
     pub(crate) runtime_ns: u64,
 }
@@ -407,6 +409,7 @@ impl<'a> Report<'a> {
                         usr_ns: 0,
                         sys_ns: 0,
                         ctx: 0,
+                        sync_lat: crate::stats::LatStats::default(),
                         runtime_ns: 0,
                     });
                     entries.last_mut().expect("an entry was just pushed")
@@ -423,6 +426,7 @@ impl<'a> Report<'a> {
             entry.usr_ns += clone.usr_ns;
             entry.sys_ns += clone.sys_ns;
             entry.ctx += clone.ctx;
+            entry.sync_lat.merge(&clone.sync_lat);
             for (sum, count) in entry.iodepth_level.iter_mut().zip(clone.iodepth_level) {
                 *sum += count;
             }

@@ -69,6 +69,7 @@ pub(crate) fn clone_result(
     let mut iodepth_level = [0; 7];
     iodepth_level[depth_bucket] = dirs.iter().map(|d| d.total_ios).sum();
     JobResult {
+        sync_lat: crate::stats::LatStats::default(),
         job,
         clone,
         name: name.into(),

@@ -560,8 +560,8 @@ mod tests {
         assert_eq!(err(&[]), "command line: no jobs defined");
         assert_eq!(err(&["--bs=4k"]), "command line: no jobs defined");
         assert_eq!(
-            err(&["--name=a", "--fsync=1"]),
-            "command line: fio option 'fsync' is not supported by ssdtwin; the fio runner sends no flushes or sync writes (the device models Flush, but no job can issue one)"
+            err(&["--name=a", "--write_barrier=1"]),
+            "command line: fio option 'write_barrier' is not supported by ssdtwin; barrier writes and sync_file_range are not modelled; use fsync=, fdatasync= or sync=1"
         );
         assert_eq!(
             err(&["--output-format=json", "--name=a"]),
@@ -601,8 +601,8 @@ mod tests {
         assert_eq!(err("[j]\nnumjobs=100000\n"), "job.fio:2: numjobs=100000: allowed 1..=65536");
         assert_eq!(err("[j]\nrwmixread=101\n"), "job.fio:2: rwmixread=101: allowed 0..=100");
         assert_eq!(
-            err("[j]\ndirect=0\n"),
-            "job.fio:2: direct=0: ssdtwin simulates O_DIRECT I/O only (it models no host page cache); use direct=1"
+            err("[j]\ndirect=maybe\n"),
+            "job.fio:2: direct=maybe: expected 0 or 1 (fio does not accept true/false or yes/no)"
         );
         assert_eq!(
             err("[j]\nrw=randread:8\n"),

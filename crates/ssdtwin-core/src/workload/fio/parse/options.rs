@@ -94,20 +94,44 @@ static OPTIONS: &[OptionDef] = &[
         Ok(())
     }),
     value("direct", |d, v| {
-        if values::boolean(v)? {
-            d.spec.direct = true;
-            Ok(())
-        } else {
-            Err(BUFFERED_REFUSAL.into())
-        }
+        d.spec.direct = values::boolean(v)?;
+        Ok(())
     }),
     value("buffered", |d, v| {
-        if values::boolean(v)? {
-            Err(BUFFERED_REFUSAL.into())
-        } else {
-            d.spec.direct = true;
-            Ok(())
-        }
+        d.spec.direct = !values::boolean(v)?;
+        Ok(())
+    }),
+    value("invalidate", |d, v| {
+        d.spec.invalidate = values::boolean(v)?;
+        Ok(())
+    }),
+    flag("pre_read", |d, v| {
+        d.spec.pre_read = values::boolean(v)?;
+        Ok(())
+    }),
+    value("fsync", |d, v| {
+        d.spec.fsync_blocks = values::count(v, d.kb_base)?;
+        Ok(())
+    }),
+    value("fdatasync", |d, v| {
+        d.spec.fdatasync_blocks = values::count(v, d.kb_base)?;
+        Ok(())
+    }),
+    flag("end_fsync", |d, v| {
+        d.spec.end_fsync |= values::boolean(v)?;
+        Ok(())
+    }),
+    flag("fsync_on_close", |d, v| {
+        d.spec.end_fsync |= values::boolean(v)?;
+        Ok(())
+    }),
+    flag("end_syncfs", |d, v| {
+        d.spec.end_fsync |= values::boolean(v)?;
+        Ok(())
+    }),
+    value("sync", |d, v| {
+        d.spec.sync_writes = matches!(values::one_of(v, &["none", "0", "sync", "1", "dsync"])?, "sync" | "1" | "dsync");
+        Ok(())
     }),
     // ---- block size ----
     alias(value("bs", bs), &["blocksize"]),
@@ -361,9 +385,6 @@ fn no_effect_flag(_: &mut JobDraft, v: &str) -> Result<(), String> {
     values::boolean(v).map(drop)
 }
 
-/// Why `direct=0` / `buffered=1` are refused.
-const BUFFERED_REFUSAL: &str = "ssdtwin simulates O_DIRECT I/O only (it models no host page cache); use direct=1";
-
 /// `rw=` / `readwrite=`.
 fn rw(d: &mut JobDraft, v: &str) -> Result<(), String> {
     if let Some((_, modifier)) = v.split_once(':') {
@@ -561,8 +582,8 @@ const PROGRAM_OPTIONS: &[&str] = &[
 /// Advice for options people often use and ssdtwin does not simulate.
 const HINTS: &[(&[&str], &str)] = &[
     (
-        &["fsync", "fdatasync", "end_fsync", "fsync_on_close", "sync", "write_barrier"],
-        "the fio runner sends no flushes or sync writes (the device models Flush, but no job can issue one)",
+        &["write_barrier", "sync_file_range"],
+        "barrier writes and sync_file_range are not modelled; use fsync=, fdatasync= or sync=1",
     ),
     (
         &["verify", "do_verify", "verify_pattern", "verify_fatal", "verify_backlog"],
@@ -655,7 +676,7 @@ mod tests {
         assert_eq!(lookup("readwrite").map(|o| o.name), Some("rw"));
         assert_eq!(lookup("io_limit").map(|o| o.name), Some("io_size"));
         assert_eq!(lookup("wait_for_previous").map(|o| o.name), Some("stonewall"));
-        assert!(lookup("fsync").is_none());
+        assert!(lookup("write_barrier").is_none());
     }
 
     // ---- I/O type ----
@@ -681,11 +702,17 @@ mod tests {
     }
 
     #[test]
-    fn direct_io_only() {
+    fn direct_buffered_and_sync_options() {
         assert!(job(&[("direct", "1"), ("buffered", "0")]).spec.direct);
-        let refusal = Err(BUFFERED_REFUSAL.to_string());
-        assert_eq!(apply(&mut JobDraft::defaults(), "direct", "0"), refusal);
-        assert_eq!(apply(&mut JobDraft::defaults(), "buffered", "1"), refusal);
+        assert!(!job(&[("buffered", "1")]).spec.direct);
+        assert!(!job(&[("direct", "0")]).spec.direct);
+        let d = job(&[("fsync", "32"), ("fdatasync", "8"), ("fsync_on_close", "1"), ("invalidate", "0")]);
+        assert_eq!((d.spec.fsync_blocks, d.spec.fdatasync_blocks, d.spec.end_fsync), (32, 8, true));
+        assert!(!d.spec.invalidate && JobDraft::defaults().spec.invalidate, "fio invalidates by default");
+        for (v, sync) in [("none", false), ("0", false), ("1", true), ("sync", true), ("dsync", true)] {
+            assert_eq!(job(&[("sync", v)]).spec.sync_writes, sync, "sync={v}");
+        }
+        assert_eq!(apply(&mut JobDraft::defaults(), "sync", "always"), Err("allowed none, 0, sync, 1, dsync".into()));
     }
 
     // ---- block sizes ----
@@ -897,8 +924,8 @@ mod tests {
     #[test]
     fn hints_for_unsupported_options() {
         assert_eq!(
-            unsupported_hint("fsync", false),
-            "; the fio runner sends no flushes or sync writes (the device models Flush, but no job can issue one)"
+            unsupported_hint("write_barrier", false),
+            "; barrier writes and sync_file_range are not modelled; use fsync=, fdatasync= or sync=1"
         );
         assert_eq!(unsupported_hint("bs_range", false), "; did you mean 'bsrange'?");
         assert_eq!(unsupported_hint("iodepht", false), "; did you mean 'iodepth'?");

@@ -218,3 +218,31 @@ fn the_bare_host_adds_no_counters_and_a_real_host_counts_its_cores() {
     assert!(row.get("host.cpu_irq_ns").unwrap() > 0);
     assert_eq!(hosted.profile, BlockDevice::profile(&filled_generic()));
 }
+
+// ---- blockalign ----
+
+#[test]
+fn blockalign_aligns_random_offsets_and_may_repeat_them() {
+    let dir = std::env::temp_dir().join(format!("ssdtwin-blockalign-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let args: Vec<String> = "--name=a --rw=randwrite --bs=4k --blockalign=1m --size=64m --number_ios=256 \
+         --write_iops_log=ba --log_offset=1"
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let set = ssdtwin_core::workload::fio::parse_command_line(&args).unwrap();
+    assert!(set.jobs[0].norandommap, "fio turns the random map off with blockalign");
+    let opts = RunOptions { log_dir: dir.clone(), ..RunOptions::default() };
+    let mut dev = filled_generic();
+    run(&mut Host::new(&mut dev, host("linux-6.1")), &set, &opts, &mut |_| true).unwrap();
+    let log = std::fs::read_to_string(dir.join("ba_iops.1.log")).unwrap();
+    let offsets: Vec<u64> = log.lines().map(|l| l.split(", ").nth(4).unwrap().parse().unwrap()).collect();
+    assert_eq!(offsets.len(), 256);
+    assert!(offsets.iter().all(|o| o % (1 << 20) == 0 && *o < 64 << 20), "{offsets:?}");
+    // 256 draws from 64 aligned slots without a random map repeat some.
+    let mut distinct = offsets.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert!(distinct.len() <= 64);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -292,6 +292,9 @@ pub struct JobSpec {
     pub filename: Option<String>,
     /// `norandommap`.
     pub norandommap: bool,
+    /// `blockalign=` (`ba=`) per direction: the boundary random offsets are aligned to
+    /// (`None`: the smallest block size). Setting it turns the random map off, as in fio.
+    pub blockalign: [Option<u64>; 3],
     /// `randrepeat=`.
     pub randrepeat: bool,
     /// `randseed=`.
@@ -379,6 +382,7 @@ impl JobSpec {
             cpus_split: false,
             filename: None,
             norandommap: false,
+            blockalign: [None; 3],
             randrepeat: true,
             randseed: None,
             random_distribution: [Distribution::Random, Distribution::Random, Distribution::Random],

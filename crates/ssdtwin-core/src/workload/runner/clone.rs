@@ -114,7 +114,7 @@ impl JobClone {
         let seed = spec.randseed.unwrap_or(s.seed);
         let label = (u64::from(s.thread_number) << 8) ^ u64::from(spec.randrepeat);
         let rng = SimRng::stream(seed, label);
-        let align = std::array::from_fn(|d| spec.bs[d].min());
+        let align = std::array::from_fn(|d| spec.blockalign[d].unwrap_or_else(|| spec.bs[d].min()));
         let max_bs = std::array::from_fn::<u64, 3, _>(|d| spec.bs[d].max());
         let offsets = std::array::from_fn(|d| {
             let dir = Direction::ALL[d];

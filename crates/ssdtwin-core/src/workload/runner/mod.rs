@@ -347,6 +347,9 @@ fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError
                 }
             }
         }
+        if let Some(a) = job.blockalign.iter().flatten().find(|&&a| a % lba != 0) {
+            return Err(invalid(job, format!("blockalign={a} is not a multiple of the {lba}-byte LBA size")));
+        }
         if job.time_based && job.runtime_ns.is_none() {
             return Err(invalid(job, "time_based needs a runtime".into()));
         }

@@ -280,6 +280,14 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.cpus_split = values::one_of(v, &["shared", "split"])? == "split";
         Ok(())
     }),
+    alias(
+        value("blockalign", |d, v| {
+            per_direction_limit(v, &mut d.spec.blockalign, |t| values::size(t, d.kb_base))?;
+            d.spec.norandommap = true;
+            Ok(())
+        }),
+        &["ba"],
+    ),
     value("rate_iops", |d, v| per_direction_limit(v, &mut d.spec.rate_iops, |t| values::count(t, d.kb_base))),
     value("rate", |d, v| per_direction_limit(v, &mut d.spec.rate_bytes, |t| values::size(t, d.kb_base))),
     value("rate_process", |d, v| {
@@ -713,6 +721,8 @@ mod tests {
             assert_eq!(job(&[("sync", v)]).spec.sync_writes, sync, "sync={v}");
         }
         assert_eq!(apply(&mut JobDraft::defaults(), "sync", "always"), Err("allowed none, 0, sync, 1, dsync".into()));
+        let ba = job(&[("ba", "64k,1m")]).spec;
+        assert_eq!((ba.blockalign, ba.norandommap), ([Some(65536), Some(1 << 20), Some(1 << 20)], true));
     }
 
     // ---- block sizes ----

@@ -140,6 +140,21 @@ def test_fill_seq_maps_the_lbas_so_reads_go_to_nand() -> None:
     assert job["ssdtwin"]["nand_host_read_bytes"] >= job["read"]["io_bytes"] - 4096
 
 
+def test_buffered_jobs_go_through_the_page_cache() -> None:
+    """A buffered sequential read is served by readahead (one window ahead, so almost every
+    page is found in memory); fsync after every write sends the drive one flush each."""
+    read = fio_json("--name=r", "--rw=read", "--bs=4k", "--size=8m", "--direct=0")["jobs"][0]["ssdtwin"]
+    assert read["host_read_bytes"] == 8 << 20
+    assert read["host.page_cache_read_bytes"] == 8 << 20
+    assert read["host.readahead_bytes"] >= (8 << 20) - 4096
+    assert read["host.page_cache_hit_bytes"] + read["host.page_cache_miss_bytes"] == 8 << 20
+    job = fio_json("--name=w", "--rw=write", "--bs=4k", "--size=64k", "--direct=0", "--fsync=1")["jobs"][0]
+    # fio syncs after every write but the last.
+    assert job["sync"]["total_ios"] == 15
+    assert job["ssdtwin"]["host_flush_cmds"] == 15
+    assert job["sync"]["lat_ns"]["mean"] > 0
+
+
 def test_state_from_precondition(run_main: RunMain, small_profile_file: Path, tmp_path: Path) -> None:
     made = run_main("precondition", "--profile", small_profile_file, "--fill", "seq", "--save", "s.state")
     assert made.status == 0, made

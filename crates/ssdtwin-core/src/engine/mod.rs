@@ -11,6 +11,7 @@ mod prefetch;
 mod queue;
 mod resource;
 mod rng;
+mod slab;
 mod time;
 
 pub use big_array::BigArray;
@@ -18,4 +19,5 @@ pub use prefetch::prefetch;
 pub use queue::EventQueue;
 pub use resource::{BusyResource, ServerPool};
 pub use rng::SimRng;
+pub use slab::Slab;
 pub use time::{SimDuration, SimTime};

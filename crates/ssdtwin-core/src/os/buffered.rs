@@ -23,7 +23,7 @@ use super::page_cache::readahead::{Readahead, Window};
 use super::page_cache::{Lookup, PageCache, PageNo};
 use super::{CompletionPath, CoreId, Host, IoDone, IoRequest};
 use crate::block::{BlockDevice, CounterRow, Opcode};
-use crate::engine::{SimDuration, SimTime};
+use crate::engine::{SimDuration, SimTime, Slab};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The tag bit of the host's own requests (readahead, writeback, flush).
@@ -94,8 +94,6 @@ pub enum BufferedStart {
 #[derive(Clone, Copy, Debug, Default)]
 struct Stream {
     ra: Readahead,
-    /// Pages dirtied since the last throttle check.
-    dirtied: u64,
     last_write: Option<SimTime>,
 }
 
@@ -139,20 +137,16 @@ pub(super) struct BufferedState {
     io_pages: u64,
     target_pages: u64,
     streams: Vec<Stream>,
-    waiters: Vec<Waiter>,
-    free_waiters: Vec<u32>,
-    reads: Vec<DeviceRead>,
-    free_reads: Vec<u32>,
+    waiters: Slab<Waiter>,
+    reads: Slab<DeviceRead>,
     /// In-flight reads by first page.
     reads_at: BTreeMap<PageNo, u32>,
-    writebacks: Vec<Writeback>,
-    free_writebacks: Vec<u32>,
+    writebacks: Slab<Writeback>,
     /// In-flight writeback by first page.
     writebacks_at: BTreeMap<PageNo, u32>,
     /// Sync writeback waiting for a slot: (first, pages, sync id).
     sync_queue: VecDeque<(PageNo, u64, u32)>,
-    syncs: Vec<SyncWait>,
-    free_syncs: Vec<u32>,
+    syncs: Slab<SyncWait>,
     background_in_flight: u32,
     sync_in_flight: u32,
     cursor: PageNo,
@@ -188,17 +182,13 @@ impl BufferedState {
             io_pages: (request_bytes / page).max(1),
             target_pages: target_bytes / page,
             streams: Vec::new(),
-            waiters: Vec::new(),
-            free_waiters: Vec::new(),
-            reads: Vec::new(),
-            free_reads: Vec::new(),
+            waiters: Slab::default(),
+            reads: Slab::default(),
             reads_at: BTreeMap::new(),
-            writebacks: Vec::new(),
-            free_writebacks: Vec::new(),
+            writebacks: Slab::default(),
             writebacks_at: BTreeMap::new(),
             sync_queue: VecDeque::new(),
-            syncs: Vec::new(),
-            free_syncs: Vec::new(),
+            syncs: Slab::default(),
             background_in_flight: 0,
             sync_in_flight: 0,
             cursor: 0,
@@ -234,13 +224,17 @@ impl BufferedState {
         &mut self.streams[s]
     }
 
-    fn new_waiter(&mut self, w: Waiter) -> u32 {
-        if let Some(k) = self.free_waiters.pop() {
-            self.waiters[k as usize] = w;
-            k
-        } else {
-            self.waiters.push(w);
-            self.waiters.len() as u32 - 1
+    /// The in-flight read that holds locked `page`: reads never overlap, so it is the one
+    /// starting closest below it.
+    fn read_covering(&self, page: PageNo) -> Option<u32> {
+        self.reads_at.range(..=page).next_back().map(|(_, &r)| r)
+    }
+
+    /// Makes call `tag` wait for `reads` (each once), then do `write` if any.
+    fn wait_for_reads(&mut self, tag: u64, reads: &[u32], write: Option<BufferedIo>) {
+        let w = self.waiters.insert(Waiter { tag, reads_left: reads.len() as u32, write });
+        for &r in reads {
+            self.reads[r].waiters.push(w);
         }
     }
 
@@ -308,44 +302,34 @@ impl<D: BlockDevice> Host<D> {
     fn buffered_read(&mut self, now: SimTime, b: BufferedIo) -> BufferedStart {
         let state = self.buffered.as_mut().expect("buffered I/O needs a page cache");
         let (p0, p1) = state.pages(b.io.offset_bytes, b.io.bytes);
-        let file_end = state.pages(b.file.1, 0).0.max(p1);
+        let file_end = (b.file.1 / state.cfg.page_bytes).max(p1);
         let req = p1 - p0;
         let max = if req > state.ra_pages { req.min(state.io_pages).max(state.ra_pages) } else { state.ra_pages };
         let mut waiting_on: Vec<u32> = Vec::new();
         for page in p0..p1 {
             let state = self.buffered.as_mut().expect("checked");
-            match state.cache.touch(page) {
-                Lookup::Uptodate { marker } => {
-                    state.cache.counters.hit_pages += 1;
-                    if marker {
-                        let w = state.stream(b.stream).ra.on_marker(page, max);
-                        self.read_window(now, &b, w, (p0, p1), file_end);
-                    }
-                }
-                Lookup::Locked { marker } => {
-                    state.cache.counters.miss_pages += 1;
-                    if marker {
-                        let w = state.stream(b.stream).ra.on_marker(page, max);
-                        self.read_window(now, &b, w, (p0, p1), file_end);
-                    }
-                    let state = self.buffered.as_mut().expect("checked");
-                    let read = state.reads_at.range(..=page).next_back().map(|(_, &r)| r);
-                    if let Some(r) = read {
-                        if waiting_on.last() != Some(&r) {
-                            waiting_on.push(r);
-                        }
-                    }
+            let lookup = state.cache.touch(page);
+            match lookup {
+                Lookup::Uptodate { .. } => state.cache.counters.hit_pages += 1,
+                _ => state.cache.counters.miss_pages += 1,
+            }
+            match lookup {
+                Lookup::Uptodate { marker: true } | Lookup::Locked { marker: true } => {
+                    let w = state.stream(b.stream).ra.on_marker(page, max);
+                    self.read_window(now, &b, w, (p0, p1), file_end);
                 }
                 Lookup::Absent => {
-                    state.cache.counters.miss_pages += 1;
                     let history = state.cache.cached_before(page, max);
                     let w = state.stream(b.stream).ra.on_miss(page, p1 - page, max, history);
                     self.read_window(now, &b, w, (p0, p1), file_end);
-                    let state = self.buffered.as_mut().expect("checked");
-                    if let Some((_, &r)) = state.reads_at.range(..=page).next_back() {
-                        if waiting_on.last() != Some(&r) {
-                            waiting_on.push(r);
-                        }
+                }
+                _ => {}
+            }
+            if !matches!(lookup, Lookup::Uptodate { .. }) {
+                let state = self.buffered.as_mut().expect("checked");
+                if let Some(r) = state.read_covering(page) {
+                    if waiting_on.last() != Some(&r) {
+                        waiting_on.push(r);
                     }
                 }
             }
@@ -355,10 +339,7 @@ impl<D: BlockDevice> Host<D> {
         if waiting_on.is_empty() {
             return BufferedStart::Done;
         }
-        let w = state.new_waiter(Waiter { tag: b.tag, reads_left: waiting_on.len() as u32, write: None });
-        for r in waiting_on {
-            state.reads[r as usize].waiters.push(w);
-        }
+        state.wait_for_reads(b.tag, &waiting_on, None);
         BufferedStart::Waiting
     }
 
@@ -388,13 +369,7 @@ impl<D: BlockDevice> Host<D> {
         for (first, pages) in runs {
             let state = self.buffered.as_mut().expect("checked");
             let read = DeviceRead { first, pages, waiters: Vec::new() };
-            let r = if let Some(r) = state.free_reads.pop() {
-                state.reads[r as usize] = read;
-                r
-            } else {
-                state.reads.push(read);
-                state.reads.len() as u32 - 1
-            };
+            let r = state.reads.insert(read);
             state.reads_at.insert(first, r);
             let at = self.cpu.task(b.core, now, self.config.block_submit).end;
             let io = IoRequest { opcode: Opcode::Read, offset_bytes: first * page_bytes, bytes: pages * page_bytes };
@@ -427,7 +402,7 @@ impl<D: BlockDevice> Host<D> {
                 Lookup::Locked { .. } => {}
             }
             let state = self.buffered.as_mut().expect("checked");
-            if let Some((_, &r)) = state.reads_at.range(..=p).next_back() {
+            if let Some(r) = state.read_covering(p) {
                 waiting_on.push(r);
             }
         }
@@ -435,10 +410,7 @@ impl<D: BlockDevice> Host<D> {
             return self.write_pages(now, b, None);
         }
         let state = self.buffered.as_mut().expect("checked");
-        let w = state.new_waiter(Waiter { tag: b.tag, reads_left: waiting_on.len() as u32, write: Some(b) });
-        for r in waiting_on {
-            state.reads[r as usize].waiters.push(w);
-        }
+        state.wait_for_reads(b.tag, &waiting_on, Some(b));
         BufferedStart::Waiting
     }
 
@@ -451,22 +423,19 @@ impl<D: BlockDevice> Host<D> {
             state.cache.write(p);
         }
         state.dirtied_when.get_or_insert(now);
-        let s = state.stream(b.stream);
-        s.dirtied += p1 - p0;
-        s.last_write = Some(now);
+        state.stream(b.stream).last_write = Some(now);
         self.arm_kupdate(now);
         self.kick_writeback(now);
         if b.sync {
             if let Some(w) = waiter {
-                self.buffered.as_mut().expect("checked").free_waiters.push(w);
+                self.buffered.as_mut().expect("checked").waiters.free(w);
             }
             return self.buffered_sync(now, b, (b.io.offset_bytes, b.io.offset_bytes + b.io.bytes));
         }
         let state = self.buffered.as_mut().expect("checked");
         let dirty = state.dirty_and_writeback();
         let writers = state.active_writers(now);
-        let pages = std::mem::take(&mut state.stream(b.stream).dirtied);
-        let pause = dirty::pause(&state.limits, dirty, pages, state.cfg.page_bytes, &state.bandwidth, writers);
+        let pause = dirty::pause(&state.limits, dirty, p1 - p0, state.cfg.page_bytes, &state.bandwidth, writers);
         if pause == SimDuration::ZERO {
             if let Some(w) = waiter {
                 self.events.push(now, super::Event::Buffered(BufferedEvent::Done { waiter: w }));
@@ -475,7 +444,7 @@ impl<D: BlockDevice> Host<D> {
             return BufferedStart::Done;
         }
         state.throttled_ns += pause.as_ns();
-        let w = waiter.unwrap_or_else(|| state.new_waiter(Waiter { tag: b.tag, reads_left: 0, write: None }));
+        let w = waiter.unwrap_or_else(|| state.waiters.insert(Waiter { tag: b.tag, reads_left: 0, write: None }));
         self.events.push(now + pause, super::Event::Buffered(BufferedEvent::Throttled { waiter: w }));
         BufferedStart::Waiting
     }
@@ -486,33 +455,27 @@ impl<D: BlockDevice> Host<D> {
         let state = self.buffered.as_mut().expect("buffered I/O needs a page cache");
         let (lo, hi) = state.pages(range.0, range.1 - range.0);
         let sync = SyncWait { tag: b.tag, writebacks_left: 0 };
-        let id = if let Some(k) = state.free_syncs.pop() {
-            state.syncs[k as usize] = sync;
-            k
-        } else {
-            state.syncs.push(sync);
-            state.syncs.len() as u32 - 1
-        };
+        let id = state.syncs.insert(sync);
         // Writeback already at the device in the range is waited for too
         // (`filemap_fdatawait_range`).
         let before: Vec<u32> = state
             .writebacks_at
             .range(..hi)
-            .filter(|(first, w)| **first + state.writebacks[**w as usize].pages > lo)
+            .filter(|(first, w)| **first + state.writebacks[**w].pages > lo)
             .map(|(_, &w)| w)
             .collect();
         for w in &before {
-            state.writebacks[*w as usize].syncs.push(id);
+            state.writebacks[*w].syncs.push(id);
         }
         let mut runs = 0;
         while let Some((first, pages)) = state.cache.take_dirty_run(lo, state.io_pages, lo, hi) {
             state.sync_queue.push_back((first, pages, id));
             runs += 1;
         }
-        state.syncs[id as usize].writebacks_left = (before.len() + runs) as u32;
+        state.syncs[id].writebacks_left = (before.len() + runs) as u32;
         self.kick_writeback(now);
         let state = self.buffered.as_mut().expect("checked");
-        if state.syncs[id as usize].writebacks_left == 0 {
+        if state.syncs[id].writebacks_left == 0 {
             self.send_flush(now, id);
         }
         BufferedStart::Waiting
@@ -563,13 +526,7 @@ impl<D: BlockDevice> Host<D> {
             let io =
                 IoRequest { opcode: Opcode::Write, offset_bytes: wb.first * page_bytes, bytes: wb.pages * page_bytes };
             let first = wb.first;
-            let w = if let Some(k) = state.free_writebacks.pop() {
-                state.writebacks[k as usize] = wb;
-                k
-            } else {
-                state.writebacks.push(wb);
-                state.writebacks.len() as u32 - 1
-            };
+            let w = state.writebacks.insert(wb);
             state.writebacks_at.insert(first, w);
             self.submit(now, now, io, INTERNAL | (KIND_WRITEBACK << KIND_SHIFT) | u64::from(w), path);
         }
@@ -584,10 +541,9 @@ impl<D: BlockDevice> Host<D> {
             KIND_WRITEBACK => self.writeback_done(id, at),
             _ => {
                 let state = self.buffered.as_mut().expect("buffered I/O needs a page cache");
-                let tag = state.syncs[id as usize].tag;
-                state.free_syncs.push(id);
-                self.in_flight -= 1;
-                return Some(IoDone { tag, device_done: at, visible: at });
+                let tag = state.syncs[id].tag;
+                state.syncs.free(id);
+                return Some(self.call_done(tag, at));
             }
         }
         None
@@ -595,15 +551,15 @@ impl<D: BlockDevice> Host<D> {
 
     fn read_done(&mut self, r: u32, at: SimTime) {
         let state = self.buffered.as_mut().expect("buffered I/O needs a page cache");
-        let DeviceRead { first, pages, waiters } = std::mem::take(&mut state.reads[r as usize]);
+        let DeviceRead { first, pages, waiters } = std::mem::take(&mut state.reads[r]);
         state.reads_at.remove(&first);
-        state.free_reads.push(r);
+        state.reads.free(r);
         for p in first..first + pages {
             state.cache.read_done(p);
         }
         for w in waiters {
             let state = self.buffered.as_mut().expect("checked");
-            let waiter = &mut state.waiters[w as usize];
+            let waiter = &mut state.waiters[w];
             waiter.reads_left -= 1;
             if waiter.reads_left > 0 {
                 continue;
@@ -620,9 +576,9 @@ impl<D: BlockDevice> Host<D> {
 
     fn writeback_done(&mut self, w: u32, at: SimTime) {
         let state = self.buffered.as_mut().expect("buffered I/O needs a page cache");
-        let Writeback { first, pages, sync, syncs } = std::mem::take(&mut state.writebacks[w as usize]);
+        let Writeback { first, pages, sync, syncs } = std::mem::take(&mut state.writebacks[w]);
         state.writebacks_at.remove(&first);
-        state.free_writebacks.push(w);
+        state.writebacks.free(w);
         state.cache.end_writeback(first, pages);
         if sync {
             state.sync_in_flight -= 1;
@@ -636,7 +592,7 @@ impl<D: BlockDevice> Host<D> {
         }
         let mut flush = Vec::new();
         for s in syncs {
-            let sw = &mut state.syncs[s as usize];
+            let sw = &mut state.syncs[s];
             sw.writebacks_left -= 1;
             if sw.writebacks_left == 0 {
                 flush.push(s);
@@ -648,15 +604,20 @@ impl<D: BlockDevice> Host<D> {
         self.kick_writeback(at);
     }
 
+    /// Buffered call `tag` returns at `at`.
+    fn call_done(&mut self, tag: u64, at: SimTime) -> IoDone {
+        self.in_flight -= 1;
+        IoDone { tag, device_done: at, visible: at }
+    }
+
     /// A buffered event at `at`; returns the call it completes, if any.
     pub(super) fn buffered_event(&mut self, at: SimTime, event: BufferedEvent) -> Option<IoDone> {
         let state = self.buffered.as_mut().expect("buffered events need a page cache");
         match event {
             BufferedEvent::Done { waiter } => {
-                state.free_waiters.push(waiter);
-                let tag = state.waiters[waiter as usize].tag;
-                self.in_flight -= 1;
-                Some(IoDone { tag, device_done: at, visible: at })
+                state.waiters.free(waiter);
+                let tag = state.waiters[waiter].tag;
+                Some(self.call_done(tag, at))
             }
             BufferedEvent::Throttled { waiter } => {
                 // Over the limit the writer sleeps again (`balance_dirty_pages` loops while
@@ -666,10 +627,9 @@ impl<D: BlockDevice> Host<D> {
                     self.events.push(at + MAX_PAUSE, super::Event::Buffered(BufferedEvent::Throttled { waiter }));
                     return None;
                 }
-                state.free_waiters.push(waiter);
-                let tag = state.waiters[waiter as usize].tag;
-                self.in_flight -= 1;
-                Some(IoDone { tag, device_done: at, visible: at })
+                state.waiters.free(waiter);
+                let tag = state.waiters[waiter].tag;
+                Some(self.call_done(tag, at))
             }
             BufferedEvent::Kupdate => {
                 state.kupdate_armed = false;

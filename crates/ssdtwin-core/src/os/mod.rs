@@ -31,7 +31,7 @@ pub use profile::{
 };
 
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
-use crate::engine::{EventQueue, SimDuration, SimTime};
+use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 
 /// One I/O as the workload asks for it: bytes on the target, before any splitting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,8 +137,7 @@ pub struct Host<D: BlockDevice> {
     free: bool,
     /// CPUs per hardware queue: a queue's interrupt runs on its group's first CPU.
     cpus_per_queue: u32,
-    requests: Vec<Request>,
-    free_requests: Vec<u32>,
+    requests: Slab<Request>,
     events: EventQueue<Event>,
     in_flight: u32,
     /// Commands at the target, and since when there has been at least one.
@@ -171,8 +170,7 @@ impl<D: BlockDevice> Host<D> {
             request_bytes,
             lba_bytes: geometry.lba_bytes,
             free: config.is_none(),
-            requests: Vec::new(),
-            free_requests: Vec::new(),
+            requests: Slab::default(),
             events: EventQueue::with_capacity(256),
             in_flight: 0,
             commands_at_device: 0,
@@ -291,13 +289,7 @@ impl<D: BlockDevice> Host<D> {
             return;
         }
         let request = Request { tag, io, parts_left: parts, path };
-        let r = if let Some(r) = self.free_requests.pop() {
-            self.requests[r as usize] = request;
-            r
-        } else {
-            self.requests.push(request);
-            self.requests.len() as u32 - 1
-        };
+        let r = self.requests.insert(request);
         self.in_flight += 1;
         if at <= now {
             self.send(now, r);
@@ -308,8 +300,8 @@ impl<D: BlockDevice> Host<D> {
 
     /// Hands request `r` to the target as commands of at most `request_bytes`.
     fn send(&mut self, at: SimTime, r: u32) {
-        let io = self.requests[r as usize].io;
-        for _ in 0..self.requests[r as usize].parts_left {
+        let io = self.requests[r].io;
+        for _ in 0..self.requests[r].parts_left {
             self.command_sent(at);
         }
         let lba = self.lba_bytes;
@@ -353,7 +345,7 @@ impl<D: BlockDevice> Host<D> {
                 return Some(IoDone { tag: done.user & !DIRECT, device_done: at, visible: at });
             }
             let r = done.user as u32;
-            let request = &mut self.requests[r as usize];
+            let request = &mut self.requests[r];
             request.parts_left -= 1;
             if request.parts_left > 0 {
                 return None;
@@ -412,9 +404,9 @@ impl<D: BlockDevice> Host<D> {
 
     /// Request `r` is over; the host's own requests go on inside it.
     fn finish(&mut self, r: u32, device_done: SimTime, visible: SimTime) -> Option<IoDone> {
-        self.free_requests.push(r);
+        self.requests.free(r);
         self.in_flight -= 1;
-        let tag = self.requests[r as usize].tag;
+        let tag = self.requests[r].tag;
         if tag & buffered::INTERNAL != 0 {
             return self.internal_done(tag, visible);
         }

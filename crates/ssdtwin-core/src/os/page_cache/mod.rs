@@ -17,6 +17,7 @@
 pub mod dirty;
 pub mod readahead;
 
+use crate::engine::Slab;
 use std::collections::{BTreeSet, HashMap};
 
 /// A page number on the target.
@@ -89,8 +90,7 @@ pub struct PageCacheCounters {
 /// The pages in memory. See the module documentation.
 pub struct PageCache {
     capacity: u64,
-    frames: Vec<Frame>,
-    free: Vec<u32>,
+    frames: Slab<Frame>,
     index: HashMap<PageNo, u32>,
     lists: [List; 2],
     /// Dirty pages not under writeback, in page order (what writeback takes next).
@@ -105,8 +105,7 @@ impl PageCache {
     pub fn new(capacity: u64) -> Self {
         PageCache {
             capacity: capacity.max(1),
-            frames: Vec::new(),
-            free: Vec::new(),
+            frames: Slab::default(),
             index: HashMap::new(),
             lists: [List::EMPTY, List::EMPTY],
             dirty: BTreeSet::new(),
@@ -134,8 +133,8 @@ impl PageCache {
     /// accessed if it holds data.
     pub fn touch(&mut self, page: PageNo) -> Lookup {
         let Some(&f) = self.index.get(&page) else { return Lookup::Absent };
-        let flags = self.frames[f as usize].flags;
-        self.frames[f as usize].flags &= !READAHEAD;
+        let flags = self.frames[f].flags;
+        self.frames[f].flags &= !READAHEAD;
         let marker = flags & READAHEAD != 0;
         if flags & LOCKED != 0 {
             return Lookup::Locked { marker };
@@ -165,7 +164,7 @@ impl PageCache {
     /// A read filled `page`.
     pub fn read_done(&mut self, page: PageNo) {
         if let Some(&f) = self.index.get(&page) {
-            let frame = &mut self.frames[f as usize];
+            let frame = &mut self.frames[f];
             frame.flags = (frame.flags & !LOCKED) | UPTODATE;
         }
     }
@@ -179,7 +178,7 @@ impl PageCache {
             }
             None => self.insert(page, UPTODATE),
         };
-        let frame = &mut self.frames[f as usize];
+        let frame = &mut self.frames[f];
         frame.flags = (frame.flags & !LOCKED) | UPTODATE;
         if frame.flags & DIRTY == 0 {
             frame.flags |= DIRTY;
@@ -195,7 +194,7 @@ impl PageCache {
         let mut n = 0;
         while n < run_max && first + n < hi && self.dirty.remove(&(first + n)) {
             let f = self.index[&(first + n)];
-            let frame = &mut self.frames[f as usize];
+            let frame = &mut self.frames[f];
             frame.flags = (frame.flags & !DIRTY) | WRITEBACK;
             n += 1;
         }
@@ -207,7 +206,7 @@ impl PageCache {
     pub fn end_writeback(&mut self, first: PageNo, n: u64) {
         for page in first..first + n {
             if let Some(&f) = self.index.get(&page) {
-                self.frames[f as usize].flags &= !WRITEBACK;
+                self.frames[f].flags &= !WRITEBACK;
             }
         }
         self.writeback -= n;
@@ -229,7 +228,7 @@ impl PageCache {
         };
         for page in pages {
             let f = self.index[&page];
-            if self.frames[f as usize].flags & (LOCKED | DIRTY | WRITEBACK) == 0 {
+            if self.frames[f].flags & (LOCKED | DIRTY | WRITEBACK) == 0 {
                 self.remove(f);
             }
         }
@@ -241,13 +240,7 @@ impl PageCache {
             self.reclaim_one();
         }
         let frame = Frame { page, prev: NIL, next: NIL, flags };
-        let f = if let Some(f) = self.free.pop() {
-            self.frames[f as usize] = frame;
-            f
-        } else {
-            self.frames.push(frame);
-            self.frames.len() as u32 - 1
-        };
+        let f = self.frames.insert(frame);
         self.index.insert(page, f);
         self.push_head(0, f);
         f
@@ -256,12 +249,12 @@ impl PageCache {
     /// `mark_page_accessed`: an unreferenced page becomes referenced; a referenced
     /// inactive page is activated.
     fn mark_accessed(&mut self, f: u32) {
-        let flags = self.frames[f as usize].flags;
+        let flags = self.frames[f].flags;
         if flags & REFERENCED == 0 {
-            self.frames[f as usize].flags |= REFERENCED;
+            self.frames[f].flags |= REFERENCED;
         } else if flags & ACTIVE == 0 {
             self.unlink(0, f);
-            self.frames[f as usize].flags = (flags & !REFERENCED) | ACTIVE;
+            self.frames[f].flags = (flags & !REFERENCED) | ACTIVE;
             self.push_head(1, f);
             self.balance();
         }
@@ -273,7 +266,7 @@ impl PageCache {
         while self.lists[1].len > self.lists[0].len {
             let f = self.lists[1].tail;
             self.unlink(1, f);
-            self.frames[f as usize].flags &= !(ACTIVE | REFERENCED);
+            self.frames[f].flags &= !(ACTIVE | REFERENCED);
             self.push_head(0, f);
         }
     }
@@ -291,13 +284,13 @@ impl PageCache {
             if f == NIL {
                 return;
             }
-            let flags = self.frames[f as usize].flags;
+            let flags = self.frames[f].flags;
             if flags & (LOCKED | DIRTY | WRITEBACK) == 0 && flags & REFERENCED == 0 {
                 self.remove(f);
                 self.counters.evicted_pages += 1;
                 return;
             }
-            self.frames[f as usize].flags &= !REFERENCED;
+            self.frames[f].flags &= !REFERENCED;
             self.unlink(0, f);
             self.push_head(0, f);
             scanned += 1;
@@ -305,36 +298,36 @@ impl PageCache {
     }
 
     fn remove(&mut self, f: u32) {
-        let list = usize::from(self.frames[f as usize].flags & ACTIVE != 0);
+        let list = usize::from(self.frames[f].flags & ACTIVE != 0);
         self.unlink(list, f);
-        self.index.remove(&self.frames[f as usize].page);
-        self.free.push(f);
+        self.index.remove(&self.frames[f].page);
+        self.frames.free(f);
     }
 
     fn push_head(&mut self, list: usize, f: u32) {
         let head = self.lists[list].head;
-        self.frames[f as usize].prev = NIL;
-        self.frames[f as usize].next = head;
+        self.frames[f].prev = NIL;
+        self.frames[f].next = head;
         if head == NIL {
             self.lists[list].tail = f;
         } else {
-            self.frames[head as usize].prev = f;
+            self.frames[head].prev = f;
         }
         self.lists[list].head = f;
         self.lists[list].len += 1;
     }
 
     fn unlink(&mut self, list: usize, f: u32) {
-        let Frame { prev, next, .. } = self.frames[f as usize];
+        let Frame { prev, next, .. } = self.frames[f];
         if prev == NIL {
             self.lists[list].head = next;
         } else {
-            self.frames[prev as usize].next = next;
+            self.frames[prev].next = next;
         }
         if next == NIL {
             self.lists[list].tail = prev;
         } else {
-            self.frames[next as usize].prev = prev;
+            self.frames[next].prev = prev;
         }
         self.lists[list].len -= 1;
     }

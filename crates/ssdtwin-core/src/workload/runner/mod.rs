@@ -26,7 +26,7 @@ pub(crate) use thread::EngineRun;
 use super::logs::JobLogs;
 use super::{DirResult, Direction, DiskUtil, GroupResult, JobError, JobSet, JobSpec, RunResult};
 use crate::block::{BlockDevice, CounterRow};
-use crate::engine::{EventQueue, SimDuration, SimTime};
+use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use crate::os::{CoreId, Host};
 use clone::{CloneSetup, JobClone};
 use std::path::PathBuf;
@@ -159,8 +159,7 @@ struct Group {
 
 struct Runner {
     timers: EventQueue<Timer>,
-    ios: Vec<InFlightIo>,
-    free_ios: Vec<u32>,
+    ios: Slab<InFlightIo>,
     clones: Vec<JobClone>,
     groups: Vec<Group>,
     series: Vec<CounterRow>,
@@ -194,8 +193,7 @@ pub fn run<D: BlockDevice>(
     let groupids = group_ids(set);
     let mut runner = Runner {
         timers: EventQueue::with_capacity(256),
-        ios: Vec::new(),
-        free_ios: Vec::new(),
+        ios: Slab::default(),
         clones: Vec::new(),
         groups: Vec::new(),
         series: Vec::new(),
@@ -422,7 +420,7 @@ impl Runner {
             if t_host <= t_run {
                 if let Some(done) = host.poll() {
                     let id = done.tag as u32;
-                    let i = self.ios[id as usize].clone as usize;
+                    let i = self.ios[id].clone as usize;
                     self.on_visible(host, i, id, done.visible);
                     self.drive(host, i, done.visible);
                     self.check_finished(host, i, done.visible)?;
@@ -471,16 +469,6 @@ impl Runner {
         if include_end && self.series.last().is_none_or(|s| s.time_ns < t.since(self.run_start).as_ns()) {
             let s = counter_row(host, t.since(self.run_start).as_ns());
             self.series.push(s);
-        }
-    }
-
-    fn alloc_io(&mut self, io: InFlightIo) -> u32 {
-        if let Some(k) = self.free_ios.pop() {
-            self.ios[k as usize] = io;
-            k
-        } else {
-            self.ios.push(io);
-            self.ios.len() as u32 - 1
         }
     }
 
@@ -549,8 +537,8 @@ impl Runner {
     /// Records the completion of I/O `id` of clone `i`, seen by fio at `at`.
     #[inline]
     fn complete(&mut self, i: usize, id: u32, at: SimTime) {
-        let InFlightIo { dir, offset, bytes, start, issue, sync, .. } = self.ios[id as usize];
-        self.free_ios.push(id);
+        let InFlightIo { dir, offset, bytes, start, issue, sync, .. } = self.ios[id];
+        self.ios.free(id);
         let sample_window = self.sample_window;
         let c = &mut self.clones[i];
         if sync != SyncCall::No {

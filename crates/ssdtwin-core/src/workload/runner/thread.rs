@@ -412,7 +412,7 @@ impl Runner {
                         }
                         if let Some(b) = &e.buffered {
                             for &id in t.visible.iter().take(n as usize) {
-                                let io = &self.ios[id as usize];
+                                let io = &self.ios[id];
                                 sys += b.call(io.dir, io.bytes);
                             }
                         }
@@ -569,7 +569,7 @@ impl Runner {
             host.prefetch(next.1);
             c.ahead.push_back(next);
         }
-        self.alloc_io(InFlightIo { clone: i as u32, dir, offset, bytes, start: now, issue: now, sync: SyncCall::No })
+        self.ios.insert(InFlightIo { clone: i as u32, dir, offset, bytes, start: now, issue: now, sync: SyncCall::No })
     }
 
     /// Prepares one I/O; submits it (a synchronous engine, or a full batch) or queues it.
@@ -699,7 +699,7 @@ impl Runner {
         let sync = if end { SyncCall::End } else { SyncCall::Periodic };
         let io =
             InFlightIo { clone: i as u32, dir: Direction::Write, offset: 0, bytes: 0, start: now, issue: now, sync };
-        let id = self.alloc_io(io);
+        let id = self.ios.insert(io);
         let t = &mut self.clones[i].thread;
         if t.engine.null {
             t.visible.push_back(id);
@@ -707,25 +707,41 @@ impl Runner {
         }
         let path = CompletionPath::Interrupt { core: t.irq_core, work: t.engine.irq_work };
         let flush = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0 };
-        t.in_device += 1;
-        if t.engine.buffered.is_some() {
+        self.submit_request(host, i, id, flush, path, now);
+    }
+
+    /// Request `id` of clone `i` reaches the host at `now`: through the page cache for a
+    /// buffered job (its completion visible at once if the call finished when made),
+    /// otherwise to the block layer.
+    #[inline]
+    fn submit_request<D: BlockDevice>(
+        &mut self,
+        host: &mut Host<D>,
+        i: usize,
+        id: u32,
+        request: IoRequest,
+        path: CompletionPath,
+        now: SimTime,
+    ) {
+        let c = &mut self.clones[i];
+        if c.thread.engine.buffered.is_some() {
             let b = BufferedIo {
                 stream: i as u32,
-                core: t.core,
-                io: flush,
-                file: self.clones[i].region(),
-                sync: false,
+                core: c.thread.core,
+                io: request,
+                file: c.region(),
+                sync: c.thread.sync_writes,
                 path,
                 tag: u64::from(id),
             };
             if host.submit_buffered(now, b) == BufferedStart::Done {
-                let t = &mut self.clones[i].thread;
-                t.in_device -= 1;
-                t.visible.push_back(id);
+                c.thread.visible.push_back(id);
+                return;
             }
         } else {
-            host.submit(now, now, flush, u64::from(id), path);
+            host.submit(now, now, request, u64::from(id), path);
         }
+        c.thread.in_device += 1;
     }
 
     /// The queued I/Os of clone `i` reach the block layer at `now`.
@@ -742,7 +758,7 @@ impl Runner {
     fn send_io<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) {
         let t = &mut self.clones[i].thread;
         let e = &t.engine;
-        let io = &mut self.ios[id as usize];
+        let io = &mut self.ios[id];
         // A synchronous engine's I/O is issued when its call starts; an asynchronous one's
         // when the submit call returns.
         io.issue = if e.kind == EngineKind::Sync { now.saturating_sub(e.submit_call + e.submit_io) } else { now };
@@ -756,26 +772,7 @@ impl Runner {
             CompletionPath::Interrupt { core: t.irq_core, work: e.irq_work }
         };
         let request = IoRequest { opcode: io.dir.opcode(), offset_bytes: io.offset, bytes: io.bytes };
-        if e.buffered.is_some() {
-            let b = BufferedIo {
-                stream: i as u32,
-                core: t.core,
-                io: request,
-                file: self.clones[i].region(),
-                sync: self.clones[i].thread.sync_writes,
-                path,
-                tag: u64::from(id),
-            };
-            let t = &mut self.clones[i].thread;
-            if host.submit_buffered(now, b) == BufferedStart::Done {
-                t.visible.push_back(id);
-            } else {
-                t.in_device += 1;
-            }
-            return;
-        }
-        t.in_device += 1;
-        host.submit(now, now, request, u64::from(id), path);
+        self.submit_request(host, i, id, request, path, now);
     }
 
     /// An I/O of clone `i` finished and its completion became visible at `now`. The

@@ -470,7 +470,7 @@ pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, P
         return Err(c.bad("host.os", &"\"none\"", "a host with os = \"none\" has no [engines] or [fs]"));
     }
     let max_sectors_kb = c.range("block.max_sectors_kb", p.block.max_sectors_kb, 4, 1 << 22)?;
-    let page_cache = p.page_cache.as_ref().map(|pc| build_page_cache(&c, pc, speed, dram)).transpose()?;
+    let page_cache = p.page_cache.as_ref().map(|pc| build_page_cache(&c, pc, &cost, dram)).transpose()?;
     Ok(HostConfig {
         name: loaded.name.clone(),
         source: loaded.source.clone(),
@@ -495,11 +495,12 @@ pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, P
     })
 }
 
-/// Checks `[page_cache]`; costs are divided by the CPU's `speed` factor.
+/// Checks `[page_cache]`; `cost` checks a CPU cost and scales it by the CPU's speed, as for every
+/// other cost of the host.
 fn build_page_cache(
     c: &Checker<'_>,
     pc: &PageCacheSection,
-    speed: f64,
+    cost: &dyn Fn(&str, u64) -> Result<SimDuration, ProfileError>,
     dram_gib: f64,
 ) -> Result<crate::os::PageCacheConfig, ProfileError> {
     let page = c.range("page_cache.page_bytes", pc.page_bytes, 4096, 65536)?;
@@ -515,10 +516,6 @@ fn build_page_cache(
     let ratio = c.range("page_cache.dirty_ratio", pc.dirty_ratio, 1, 100)?;
     let centisecs = |field: &str, v: u64| -> Result<SimDuration, ProfileError> {
         Ok(SimDuration(c.range(field, v, 1, 8_640_000)? * 10_000_000))
-    };
-    let cost = |field: &str, ns: u64| -> Result<SimDuration, ProfileError> {
-        c.range(field, ns, 0, 1_000_000_000)?;
-        Ok(SimDuration((ns as f64 / speed).round() as u64))
     };
     Ok(crate::os::PageCacheConfig {
         page_bytes: page,

@@ -141,9 +141,12 @@ def test_fill_seq_maps_the_lbas_so_reads_go_to_nand() -> None:
 
 
 def test_buffered_jobs_go_through_the_page_cache() -> None:
-    """A buffered sequential read is served by readahead (one window ahead, so almost every
-    page is found in memory); fsync after every write sends the drive one flush each."""
-    read = fio_json("--name=r", "--rw=read", "--bs=4k", "--size=8m", "--direct=0")["jobs"][0]["ssdtwin"]
+    """A buffered sequential read of a file is served by readahead (one window ahead, so
+    almost every page is found in memory, none beyond the file's end); fsync after every
+    write sends the drive one flush each."""
+    read = fio_json("--name=r", "--filename=data", "--rw=read", "--bs=4k", "--size=8m", "--direct=0")["jobs"][0][
+        "ssdtwin"
+    ]
     assert read["host_read_bytes"] == 8 << 20
     assert read["host.page_cache_read_bytes"] == 8 << 20
     assert read["host.readahead_bytes"] >= (8 << 20) - 4096

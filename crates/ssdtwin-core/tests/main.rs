@@ -21,3 +21,5 @@ mod timing;
 mod host;
 // Buffered I/O through the page cache: hits, readahead, the dirty throttle, fsync.
 mod page_cache;
+// Jobs on files: layout before reads, sharing by name, file service types.
+mod files;

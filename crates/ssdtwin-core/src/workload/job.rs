@@ -288,8 +288,12 @@ pub struct JobSpec {
     pub cpus_allowed: Option<Vec<u32>>,
     /// `cpus_allowed_policy=split`: each clone gets one CPU of the set, in order.
     pub cpus_split: bool,
-    /// `filename=`: accepted and echoed; every job addresses namespace 1.
+    /// `filename=`: a device path (`/dev/…`, `\\.\PhysicalDriveN`) addresses the namespace;
+    /// anything else names files on the host's file system (`:`-separated for several).
     pub filename: Option<String>,
+    /// The other file options: how many files, how big, where, and how a clone moves
+    /// between them.
+    pub files: FileOptions,
     /// `norandommap`.
     pub norandommap: bool,
     /// `blockalign=` (`ba=`) per direction: the boundary random offsets are aligned to
@@ -332,6 +336,65 @@ pub struct JobSpec {
     pub log_avg_msec: u64,
     /// `log_offset=`.
     pub log_offset: bool,
+}
+
+/// fio's file options (HOWTO "Target file/device"), for jobs that do I/O on files.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileOptions {
+    /// `directory=`: where files are made (`:`-separated: files spread over them in turn).
+    pub directory: Option<String>,
+    /// `nrfiles=`: files per clone (0: not given, one file or as many as `filename` names).
+    pub nrfiles: u32,
+    /// `filesize=`: each file's size, bytes (`(low, high)`: a random size between them).
+    pub filesize: Option<(u64, u64)>,
+    /// `filename_format=` (default `$jobname.$jobnum.$filenum`).
+    pub filename_format: Option<String>,
+    /// `file_service_type=`.
+    pub service: FileService,
+    /// `create_on_open=1`: a file is made when opened, so nothing is laid out.
+    pub create_on_open: bool,
+    /// `overwrite=1`: a writing job lays its files out (writes them) before it starts.
+    pub overwrite: bool,
+    /// `create_only=1`: the job lays its files out and does no I/O.
+    pub create_only: bool,
+    /// `unlink=1`: the files are removed when the job ends.
+    pub unlink: bool,
+}
+
+impl Default for FileOptions {
+    fn default() -> Self {
+        FileOptions {
+            directory: None,
+            nrfiles: 0,
+            filesize: None,
+            filename_format: None,
+            service: FileService::RoundRobin { every: 1 },
+            create_on_open: false,
+            overwrite: false,
+            create_only: false,
+            unlink: false,
+        }
+    }
+}
+
+/// `file_service_type=`: which of its files a clone's next I/O goes to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FileService {
+    /// The files in turn, `every` I/Os each (fio's default, `roundrobin`).
+    RoundRobin {
+        /// I/Os before moving on.
+        every: u32,
+    },
+    /// One file until it is done, then the next (`sequential`).
+    Sequential,
+    /// A file drawn at random, kept for `every` I/Os (`random`).
+    Random {
+        /// I/Os before drawing again.
+        every: u32,
+    },
+    /// A file drawn from a skewed distribution over the file numbers (`zipf:`, `pareto:`,
+    /// `normal:`/`gauss:`), each I/O.
+    Skewed(Distribution),
 }
 
 /// fio's default percentile list.
@@ -381,6 +444,7 @@ impl JobSpec {
             cpus_allowed: None,
             cpus_split: false,
             filename: None,
+            files: FileOptions::default(),
             norandommap: false,
             blockalign: [None; 3],
             randrepeat: true,

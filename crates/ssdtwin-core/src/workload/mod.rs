@@ -8,6 +8,7 @@
 
 mod engines;
 mod error;
+mod files;
 pub mod fio;
 mod generators;
 mod job;

@@ -7,9 +7,10 @@
 //! decided ahead of issue so the target can warm its memory for them (see
 //! `engine::prefetch`); this changes nothing in the model.
 
+use super::super::files::PlacedFile;
 use super::super::generators::{BsChooser, OffsetChooser};
 use super::super::logs::JobLogs;
-use super::super::{Direction, JobResult, JobSpec, RwPattern};
+use super::super::{Direction, Distribution, FileService, JobResult, JobSpec, RwPattern};
 use super::thread::ThreadState;
 use crate::engine::{SimDuration, SimRng, SimTime};
 use std::collections::VecDeque;
@@ -43,20 +44,75 @@ impl RateLimit {
     }
 }
 
+/// One file of a clone (or its region of the device) and where the clone is in it.
+struct FileCursor {
+    /// The clone's I/O region, namespace bytes.
+    start: u64,
+    bytes: u64,
+    /// The whole file on the namespace, bytes `(start, end)`: readahead and fsync see it.
+    extent: (u64, u64),
+    /// Random offsets per direction (random jobs).
+    offsets: [Option<OffsetChooser>; 3],
+    /// Random values drawn ahead per direction, their random-map words prefetched.
+    drawn: [VecDeque<u64>; 3],
+    /// Next sequential offset per direction, from `start`.
+    seq_pos: [u64; 3],
+    /// Bytes issued to it in this pass, and its share of a pass: it is done once they meet.
+    issued: u64,
+    quota: u64,
+}
+
+impl FileCursor {
+    /// A cursor at the start of `file`'s region, with `quota` bytes per pass.
+    fn new(spec: &JobSpec, file: &PlacedFile, align: [u64; 3], max_bs: [u64; 3], quota: u64) -> Self {
+        let bytes = file.region.1 - file.region.0;
+        FileCursor {
+            start: file.region.0,
+            bytes,
+            extent: file.extent,
+            offsets: std::array::from_fn(|d| {
+                let dir = Direction::ALL[d];
+                (spec.rw.is_random() && spec.rw.uses(dir)).then(|| {
+                    let blocks = bytes.saturating_sub(max_bs[d]) / align[d] + 1;
+                    let uniform = matches!(spec.random_distribution[d], Distribution::Random);
+                    OffsetChooser::new(&spec.random_distribution[d], blocks, align[d], uniform && !spec.norandommap)
+                })
+            }),
+            drawn: std::array::from_fn(|_| VecDeque::with_capacity(LOOKAHEAD)),
+            seq_pos: [0; 3],
+            issued: 0,
+            quota,
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.issued >= self.quota
+    }
+}
+
 pub(super) struct JobClone {
     pub group: usize,
     /// fio's `FIO_SYNCIO` engines report no submission latency.
     pub sync_engine: bool,
     pub rw: RwPattern,
     rwmix_read: u32,
-    region_start: u64,
-    region_bytes: u64,
+    /// The files (one region of the namespace for a job on the device), and which one
+    /// the next I/O goes to.
+    files: Vec<FileCursor>,
+    file: usize,
+    /// Whether a file has been picked yet.
+    file_picked: bool,
+    service: FileService,
+    /// I/Os left on the current file before the service type picks again.
+    service_left: u32,
+    /// Draws file numbers for `random` and skewed file services.
+    file_chooser: Option<OffsetChooser>,
+    /// The page cache's readahead stream of the first file; file `k` uses `stream_base + k`.
+    pub stream_base: u32,
     pub budget_bytes: Option<u64>,
     max_ios: Option<u64>,
     bs: [BsChooser; 3],
     align: [u64; 3],
-    offsets: [Option<OffsetChooser>; 3],
-    seq_pos: [u64; 3],
     rate: [Option<RateLimit>; 3],
     rate_poisson: bool,
     rate_rng: SimRng,
@@ -64,8 +120,6 @@ pub(super) struct JobClone {
     trimwrite_next: Option<(u64, u64)>,
     /// The next I/Os, decided ahead of issue.
     pub ahead: VecDeque<(Direction, u64, u64)>,
-    /// Random values drawn ahead per direction, their random-map words prefetched.
-    drawn: [VecDeque<u64>; 3],
     rng: SimRng,
     pub issued_bytes: u64,
     pub issued_ios: u64,
@@ -93,6 +147,10 @@ pub(super) struct CloneSetup<'a> {
     pub thread_number: u32,
     pub seed: u64,
     pub namespace_bytes: u64,
+    /// Its files, or its region of the device.
+    pub files: Vec<PlacedFile>,
+    /// The readahead stream of its first file.
+    pub stream_base: u32,
     pub sample_window: SimDuration,
     pub now: SimTime,
     pub logs: Option<JobLogs>,
@@ -103,12 +161,12 @@ impl JobClone {
     pub(super) fn new(s: CloneSetup) -> Self {
         let spec = s.spec;
         let ns_bytes = s.namespace_bytes;
-        let offset = spec.offset.resolve(ns_bytes) + spec.offset_increment.resolve(ns_bytes) * u64::from(s.clone);
-        let region_bytes = spec.size.map_or(ns_bytes - spec.offset.resolve(ns_bytes), |size| size.resolve(ns_bytes));
-        let per_pass = spec.io_size.map_or(region_bytes, |size| size.resolve(ns_bytes));
+        let total_bytes: u64 = s.files.iter().map(|f| f.region.1 - f.region.0).sum();
+        let per_pass = spec.io_size.map_or(total_bytes, |size| size.resolve(ns_bytes));
         // fio's trimwrite trims each byte and then writes it, so its budget counts both.
         let passes = u64::from(spec.loops.max(1)) * if spec.rw == RwPattern::TrimWrite { 2 } else { 1 };
-        let budget_bytes = (!spec.time_based).then(|| per_pass.saturating_mul(passes));
+        let budget_bytes =
+            if spec.files.create_only { Some(0) } else { (!spec.time_based).then(|| per_pass.saturating_mul(passes)) };
         // fio seeds from the job's thread number when randrepeat=1, so reruns repeat; clones
         // get distinct streams either way.
         let seed = spec.randseed.unwrap_or(s.seed);
@@ -116,14 +174,17 @@ impl JobClone {
         let rng = SimRng::stream(seed, label);
         let align = std::array::from_fn(|d| spec.blockalign[d].unwrap_or_else(|| spec.bs[d].min()));
         let max_bs = std::array::from_fn::<u64, 3, _>(|d| spec.bs[d].max());
-        let offsets = std::array::from_fn(|d| {
-            let dir = Direction::ALL[d];
-            (spec.rw.is_random() && spec.rw.uses(dir)).then(|| {
-                let blocks = (region_bytes - max_bs[d]) / align[d] + 1;
-                let uniform = matches!(spec.random_distribution[d], super::super::Distribution::Random);
-                OffsetChooser::new(&spec.random_distribution[d], blocks, align[d], uniform && !spec.norandommap)
-            })
-        });
+        let files: Vec<FileCursor> = s
+            .files
+            .iter()
+            .map(|f| FileCursor::new(spec, f, align, max_bs, share_of(per_pass, f.region.1 - f.region.0, total_bytes)))
+            .collect();
+        let file_chooser = match &spec.files.service {
+            _ if files.len() < 2 => None,
+            FileService::Random { .. } => Some(OffsetChooser::new(&Distribution::Random, files.len() as u64, 1, false)),
+            FileService::Skewed(dist) => Some(OffsetChooser::new(dist, files.len() as u64, 1, false)),
+            FileService::RoundRobin { .. } | FileService::Sequential => None,
+        };
         let rate = std::array::from_fn(|d| {
             match (spec.rate_iops[d].filter(|&r| r > 0), spec.rate_bytes[d].filter(|&r| r > 0)) {
                 (Some(iops), _) => Some(RateLimit::Iops(SimDuration(1_000_000_000 / iops))),
@@ -139,14 +200,17 @@ impl JobClone {
             sync_engine: super::super::is_sync_engine(&spec.ioengine),
             rw: spec.rw,
             rwmix_read: spec.rwmix_read,
-            region_start: offset,
-            region_bytes,
+            files,
+            file: 0,
+            file_picked: false,
+            service: spec.files.service.clone(),
+            service_left: 0,
+            file_chooser,
+            stream_base: s.stream_base,
             budget_bytes,
             max_ios: spec.number_ios.map(|n| n * if spec.rw == RwPattern::TrimWrite { 2 } else { 1 }),
             bs: std::array::from_fn(|d| BsChooser::new(&spec.bs[d])),
             align,
-            offsets,
-            seq_pos: [0; 3],
             rate,
             rate_poisson: spec.rate_poisson,
             // Its own stream, so a rate limit does not change which offsets are drawn.
@@ -154,7 +218,6 @@ impl JobClone {
             next_rate: [SimTime::ZERO; 3],
             trimwrite_next: None,
             ahead: VecDeque::with_capacity(LOOKAHEAD),
-            drawn: std::array::from_fn(|_| VecDeque::with_capacity(LOOKAHEAD)),
             rng,
             issued_bytes: 0,
             issued_ios: 0,
@@ -186,14 +249,24 @@ impl JobClone {
         }
     }
 
+    /// The clone's I/O regions in its files, namespace bytes `(start, end)`: what fio's
+    /// `invalidate` and `pre_read` cover.
+    pub(super) fn file_regions(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.files.iter().map(|f| (f.start, f.start + f.bytes))
+    }
+
+    /// The file holding namespace byte `offset`: its readahead stream and its extent.
+    pub(super) fn file_at(&self, offset: u64) -> (u32, (u64, u64)) {
+        let k = match self.files.as_slice() {
+            [_] => 0,
+            files => files.iter().position(|f| (f.extent.0..f.extent.1).contains(&offset)).unwrap_or(0),
+        };
+        (self.stream_base + k as u32, self.files[k].extent)
+    }
+
     /// True once the clone may issue nothing more: its deadline passed, or its byte budget
     /// or I/O count is used up.
     #[inline]
-    /// The bytes the clone addresses, `(start, end)`: its file.
-    pub(super) fn region(&self) -> (u64, u64) {
-        (self.region_start, self.region_start + self.region_bytes)
-    }
-
     pub(super) fn out_of_work(&self, now: SimTime) -> bool {
         now >= self.deadline
             || self.budget_bytes.is_some_and(|b| self.issued_bytes >= b)
@@ -282,28 +355,71 @@ impl JobClone {
             return (at, bytes);
         }
         let bytes = self.bs[d].next(&mut self.rng);
-        let offset = if let Some(chooser) = self.offsets[d].as_mut() {
-            while self.drawn[d].len() <= LOOKAHEAD {
+        if self.files.len() > 1 {
+            self.pick_file();
+        }
+        let f = &mut self.files[self.file];
+        let offset = if let Some(chooser) = f.offsets[d].as_mut() {
+            while f.drawn[d].len() <= LOOKAHEAD {
                 let raw = chooser.draw(&mut self.rng);
                 chooser.touch(raw);
-                self.drawn[d].push_back(raw);
+                f.drawn[d].push_back(raw);
             }
-            let raw = self.drawn[d].pop_front().expect("filled above");
-            self.region_start + chooser.settle(raw) * self.align[d]
+            let raw = f.drawn[d].pop_front().expect("filled above");
+            f.start + chooser.settle(raw) * self.align[d]
         } else {
-            if self.seq_pos[d] + bytes > self.region_bytes {
-                self.seq_pos[d] = 0;
+            if f.seq_pos[d] + bytes > f.bytes {
+                f.seq_pos[d] = 0;
             }
-            let off = self.region_start + self.seq_pos[d];
-            self.seq_pos[d] += bytes;
+            let off = f.start + f.seq_pos[d];
+            f.seq_pos[d] += bytes;
             off
         };
         // A random block near the end may not fit a larger size: clip at the region end.
-        let bytes = bytes.min(self.region_start + self.region_bytes - offset);
+        let bytes = bytes.min(f.start + f.bytes - offset);
+        f.issued += bytes;
         if self.rw == RwPattern::TrimWrite {
             self.trimwrite_next = Some((offset, bytes));
         }
         (offset, bytes)
+    }
+
+    /// Moves to the file the next I/O goes to, as fio's `get_next_file`: the current one
+    /// while its turn lasts (`:N` I/Os; for `sequential`, until it is done), then the next
+    /// not-done file in turn or a not-done file drawn at random. When every file is done,
+    /// a new pass over all of them begins (fio's loops and time-based runs).
+    fn pick_file(&mut self) {
+        if self.files.iter().all(FileCursor::done) {
+            for f in &mut self.files {
+                f.issued = 0;
+            }
+        }
+        let stay = self.file_picked
+            && match self.service {
+                FileService::Sequential => true,
+                FileService::RoundRobin { .. } | FileService::Random { .. } => self.service_left > 0,
+                FileService::Skewed(_) => false,
+            };
+        if stay && !self.files[self.file].done() {
+            self.service_left = self.service_left.saturating_sub(1);
+            return;
+        }
+        let n = self.files.len();
+        // fio's round robin starts at the first file.
+        let from = if self.file_picked { self.file } else { n - 1 };
+        self.file_picked = true;
+        self.file = match self.file_chooser.as_mut() {
+            // Draws are bounded: after a few misses on done files, take the next one in turn.
+            Some(chooser) => (0..4 * n)
+                .map(|_| chooser.draw(&mut self.rng) as usize % n)
+                .find(|&k| !self.files[k].done())
+                .unwrap_or_else(|| next_not_done(&self.files, from)),
+            None => next_not_done(&self.files, from),
+        };
+        self.service_left = match self.service {
+            FileService::RoundRobin { every } | FileService::Random { every } => every - 1,
+            FileService::Sequential | FileService::Skewed(_) => 0,
+        };
     }
 
     /// Turns the bytes and I/Os of every averaging window that ended by `now` into samples.
@@ -322,4 +438,14 @@ impl JobClone {
             self.window_end += window;
         }
     }
+}
+
+/// `bytes`' share of `per_pass` when the files hold `total` bytes.
+fn share_of(per_pass: u64, bytes: u64, total: u64) -> u64 {
+    (u128::from(per_pass) * u128::from(bytes) / u128::from(total.max(1))) as u64
+}
+
+/// The first file after `current`, in turn, that is not done (`current` itself last).
+fn next_not_done(files: &[FileCursor], current: usize) -> usize {
+    (1..=files.len()).map(|step| (current + step) % files.len()).find(|&k| !files[k].done()).unwrap_or(current)
 }

@@ -23,9 +23,10 @@ mod thread;
 
 pub(crate) use thread::EngineRun;
 
+use super::files::{self, FileTable, Layout, PlacedFile};
 use super::logs::JobLogs;
 use super::{DirResult, Direction, DiskUtil, GroupResult, JobError, JobSet, JobSpec, RunResult};
-use crate::block::{BlockDevice, CounterRow};
+use crate::block::{BlockDevice, Command, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use crate::os::{CoreId, Host};
 use clone::{CloneSetup, JobClone};
@@ -185,7 +186,7 @@ pub fn run<D: BlockDevice>(
     let engines = set
         .jobs
         .iter()
-        .map(|job| EngineRun::resolve(job, host.config(), names_a_file(job)))
+        .map(|job| EngineRun::resolve(job, host.config(), files::on_files(job)))
         .collect::<Result<Vec<_>, JobError>>()?;
     drain(host);
     let run_start = host.device().now();
@@ -206,11 +207,24 @@ pub fn run<D: BlockDevice>(
         unfinished: 0,
     };
     let cores = host.config().cores;
+    let ns_bytes = host.device().geometry().capacity_bytes();
+    let mut file_table = FileTable::new(ns_bytes);
+    let mut next_stream = 0u32;
     let mut thread_number = 0u32;
     let mut phase_start_job = 0;
     while phase_start_job < set.jobs.len() {
         let phase_end_job =
             (phase_start_job + 1..set.jobs.len()).find(|&j| set.jobs[j].stonewall).unwrap_or(set.jobs.len());
+        // fio's threads make (lay out) their files before the job's clock starts.
+        let mut placed = Vec::new();
+        let mut layout = Vec::new();
+        for spec in &set.jobs[phase_start_job..phase_end_job] {
+            for k in 0..spec.numjobs {
+                placed.push(place_clone(spec, k, ns_bytes, &mut file_table, &mut layout)?);
+            }
+        }
+        lay_out(host, &layout)?;
+        let mut placed = placed.into_iter();
         let first_clone = runner.clones.len();
         let now = host.device().now();
         for j in phase_start_job..phase_end_job {
@@ -224,6 +238,9 @@ pub fn run<D: BlockDevice>(
                 let core = pick_core(spec, k, thread_number, cores);
                 let thread = ThreadState::new(engines[j].clone(), spec, core, host.irq_core(core));
                 let logs = JobLogs::open(spec, thread_number, &opts.log_dir, !super::is_sync_engine(&spec.ioengine))?;
+                let files = placed.next().expect("one placement per clone");
+                let stream_base = next_stream;
+                next_stream += files.len() as u32;
                 let clone = JobClone::new(CloneSetup {
                     spec,
                     job: j,
@@ -231,7 +248,9 @@ pub fn run<D: BlockDevice>(
                     group: g,
                     thread_number,
                     seed: opts.seed,
-                    namespace_bytes: host.device().geometry().capacity_bytes(),
+                    namespace_bytes: ns_bytes,
+                    files,
+                    stream_base,
                     sample_window: runner.sample_window,
                     now,
                     logs,
@@ -250,6 +269,11 @@ pub fn run<D: BlockDevice>(
             drain(host);
             return Err(e);
         }
+        for spec in set.jobs[phase_start_job..phase_end_job].iter().filter(|s| s.files.unlink) {
+            for k in 0..spec.numjobs {
+                file_table.unlink(spec, k);
+            }
+        }
         phase_start_job = phase_end_job;
     }
     let end = runner.last_event(host);
@@ -257,15 +281,68 @@ pub fn run<D: BlockDevice>(
     Ok(runner.finish(host, end, &disk_start, opts))
 }
 
-/// Whether `spec` does its I/O on a file of the host's file system rather than on the
-/// block device itself (`filename=/dev/…`, `\\.\PhysicalDriveN`): a file's I/O pays the
-/// file system's cost. Jobs that name no file address the device.
-fn names_a_file(spec: &JobSpec) -> bool {
-    spec.filename.as_deref().is_some_and(|f| {
-        let first = f.split(':').next().unwrap_or(f);
-        !first.is_empty() && !first.starts_with("/dev/") && !first.starts_with(r"\\.\")
-    })
+/// The files clone `k` of `spec` works on (opened in `table`, with what to lay out added to
+/// `layout`), or its region of the device.
+fn place_clone(
+    spec: &JobSpec,
+    k: u32,
+    ns_bytes: u64,
+    table: &mut FileTable,
+    layout: &mut Vec<Layout>,
+) -> Result<Vec<PlacedFile>, JobError> {
+    if files::on_files(spec) {
+        let (placed, new) =
+            table.open(spec, k).map_err(|problem| JobError::Invalid { job: spec.name.clone(), problem })?;
+        layout.extend(new);
+        return Ok(placed);
+    }
+    // On the device the whole namespace is the file: readahead may run past the region.
+    let start = spec.offset.resolve(ns_bytes) + spec.offset_increment.resolve(ns_bytes) * u64::from(k);
+    let bytes = spec.size.map_or(ns_bytes - spec.offset.resolve(ns_bytes), |size| size.resolve(ns_bytes));
+    Ok(vec![PlacedFile { extent: (0, ns_bytes), region: (start, start + bytes) }])
 }
+
+/// Writes `ranges` in order, as fio lays out its files before a job: writes of up to
+/// [`LAYOUT_CHUNK_BYTES`] (the block layer's limit if smaller), [`LAYOUT_QUEUE_DEPTH`] in
+/// flight, as writeback of one large buffered write keeps the device busy. Simulated time
+/// passes; nothing is measured.
+fn lay_out<D: BlockDevice>(host: &mut Host<D>, ranges: &[Layout]) -> Result<(), RunError> {
+    let geometry = host.device().geometry();
+    let chunk = LAYOUT_CHUNK_BYTES.min(geometry.max_transfer_bytes).max(geometry.lba_bytes);
+    let mut pieces = ranges
+        .iter()
+        .flat_map(|&(start, end)| (start..end).step_by(chunk as usize).map(move |at| (at, chunk.min(end - at))));
+    let device = host.device_mut();
+    let mut next = pieces.next();
+    loop {
+        while device.in_flight() < LAYOUT_QUEUE_DEPTH
+            && let Some((at, bytes)) = next
+        {
+            let command = Command {
+                opcode: Opcode::Write,
+                slba: at / geometry.lba_bytes,
+                blocks: (bytes / geometry.lba_bytes) as u32,
+            };
+            let now = device.now();
+            device
+                .submit(now, command, 0)
+                .map_err(|e| RunError::Job(JobError::Invalid { job: "file layout".into(), problem: e.to_string() }))?;
+            next = pieces.next();
+        }
+        if device.in_flight() == 0 {
+            return Ok(());
+        }
+        if device.poll_at() == SimTime::NEVER {
+            return Err(RunError::Stalled { time_ns: device.now().as_ns(), in_flight: device.in_flight() });
+        }
+        device.poll();
+    }
+}
+
+/// Largest write of a file layout, bytes.
+const LAYOUT_CHUNK_BYTES: u64 = 1 << 20;
+/// Layout writes in flight.
+const LAYOUT_QUEUE_DEPTH: u32 = 32;
 
 /// The core clone `k` of `spec` runs on: with `cpus_allowed_policy=split` the k-th CPU of
 /// its set; otherwise the threads spread over the set in start order, as the scheduler
@@ -350,6 +427,10 @@ fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError
         }
         if job.time_based && job.runtime_ns.is_none() {
             return Err(invalid(job, "time_based needs a runtime".into()));
+        }
+        if files::on_files(job) {
+            // Offsets are in the files, whose sizes are known when they are opened.
+            continue;
         }
         let offset = job.offset.resolve(ns_bytes);
         let inc = job.offset_increment.resolve(ns_bytes);
@@ -483,11 +564,12 @@ impl Runner {
                 if c.thread.engine.buffered.is_some() {
                     // fio opens the file: it reads it in (`pre_read`) or drops what the
                     // cache holds of it (`invalidate`, the default).
-                    let (start, end) = c.region();
-                    if c.thread.pre_read {
-                        host.pre_read(start, end);
-                    } else if c.thread.invalidate {
-                        host.invalidate(start, end);
+                    for (start, end) in c.file_regions() {
+                        if c.thread.pre_read {
+                            host.pre_read(start, end);
+                        } else if c.thread.invalidate {
+                            host.invalidate(start, end);
+                        }
                     }
                 }
                 let g = c.group;
@@ -568,10 +650,12 @@ impl Runner {
         w.bytes += bytes;
         w.ios += 1;
         let since = at.since(c.ramp_end).as_ns();
+        // fio logs the offset in the file (on a device, the device is the file).
+        let in_file = offset - c.file_at(offset).1.0;
         if let Some(logs) = c.logs.as_mut() {
             let logged_slat = if c.sync_engine { 0 } else { slat };
             // A log file that cannot be written ends the run when the clone finishes.
-            logs.record(since, dir, logged_slat, clat, bytes, offset).ok();
+            logs.record(since, dir, logged_slat, clat, bytes, in_file).ok();
         }
         self.bytes_done += bytes;
     }

@@ -725,11 +725,12 @@ impl Runner {
     ) {
         let c = &mut self.clones[i];
         if c.thread.engine.buffered.is_some() {
+            let (stream, file) = c.file_at(request.offset_bytes);
             let b = BufferedIo {
-                stream: i as u32,
+                stream,
                 core: c.thread.core,
                 io: request,
-                file: c.region(),
+                file,
                 sync: c.thread.sync_writes,
                 path,
                 tag: u64::from(id),

@@ -9,7 +9,7 @@
 use super::draft::JobDraft;
 use super::splits;
 use super::values::{self, DefaultTimeUnit, MAX_BLOCK_BYTES, SizeOrPercent};
-use crate::workload::{Distribution, RwPattern, SizeSpec};
+use crate::workload::{Distribution, FileService, RwPattern, SizeSpec};
 
 /// How an option is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +69,48 @@ static OPTIONS: &[OptionDef] = &[
             Ok(())
         })
     },
+    value("directory", |d, v| {
+        d.spec.files.directory = Some(v.to_string());
+        Ok(())
+    }),
+    value("nrfiles", |d, v| {
+        d.spec.files.nrfiles = values::count_in(v, d.kb_base, 1, 1 << 20)? as u32;
+        Ok(())
+    }),
+    value("filesize", |d, v| {
+        let (low, high) = if v.contains(['-', ':']) {
+            values::size_range(v, d.kb_base)?
+        } else {
+            let bytes = values::size(v, d.kb_base)?;
+            (bytes, bytes)
+        };
+        if low == 0 {
+            return Err("allowed a size or a range of sizes above 0, e.g. 1g or 4k-64k".into());
+        }
+        d.spec.files.filesize = Some((low, high));
+        Ok(())
+    }),
+    value("filename_format", |d, v| {
+        d.spec.files.filename_format = Some(v.to_string());
+        Ok(())
+    }),
+    value("file_service_type", file_service_type),
+    value("create_on_open", |d, v| {
+        d.spec.files.create_on_open = values::boolean(v)?;
+        Ok(())
+    }),
+    value("overwrite", |d, v| {
+        d.spec.files.overwrite = values::boolean(v)?;
+        Ok(())
+    }),
+    value("create_only", |d, v| {
+        d.spec.files.create_only = values::boolean(v)?;
+        Ok(())
+    }),
+    value("unlink", |d, v| {
+        d.spec.files.unlink = values::boolean(v)?;
+        Ok(())
+    }),
     value("ioengine", |d, v| {
         d.spec.ioengine = v.to_string();
         Ok(())
@@ -371,7 +413,78 @@ static OPTIONS: &[OptionDef] = &[
     value("buffer_compress_percentage", |_, v| values::count_in(v, 1024, 0, 100).map(drop)),
     value("buffer_compress_chunk", |_, v| values::size(v, 1024).map(drop)),
     value("dedupe_percentage", |_, v| values::count_in(v, 1024, 0, 100).map(drop)),
+    value("dedupe_mode", |_, v| values::one_of(v, &["repeat", "working_set"]).map(drop)),
+    value("dedupe_working_set_percentage", |_, v| values::count_in(v, 1024, 0, 100).map(drop)),
+    // Reporting switches: percentiles are always computed; fio's output keeps them.
+    value("clat_percentiles", no_effect_flag),
+    value("lat_percentiles", no_effect_flag),
+    value("slat_percentiles", no_effect_flag),
+    value("log_prio", no_effect_flag),
+    // File handling the model does not distinguish: every file is open for the whole job,
+    // allocated at once and never locked against the job's own clones.
+    value("openfiles", |_, v| values::count_in(v, 1024, 1, u64::from(u32::MAX)).map(drop)),
+    value("fallocate", |_, v| values::one_of(v, &["none", "native", "posix", "keep", "truncate", "0", "1"]).map(drop)),
+    value("lockfile", |_, v| values::one_of(v, &["none", "exclusive", "readwrite"]).map(drop)),
+    value("allow_file_create", no_effect_flag),
+    value("unique_filename", no_effect_flag),
+    value("unlink_each_loop", no_effect_flag),
+    value("create_serialize", no_effect_flag),
+    value("create_fsync", no_effect_flag),
+    // An option of fio's tiobench profile that fio accepts in any job and ignores there.
+    value("threads", |_, v| values::plain_integer(v).map(drop)),
 ];
+
+/// `file_service_type=`: `random`, `roundrobin` or `sequential` with an optional `:N`
+/// (I/Os per file before switching), or a skewed draw (`zipf:θ`, `pareto:h`,
+/// `normal:σ%`/`gauss:σ%`, each with an optional `:center`), as fio's `str_fst_cb`.
+fn file_service_type(d: &mut JobDraft, v: &str) -> Result<(), String> {
+    let (kind, params) = match v.split_once(':') {
+        Some((kind, params)) => (kind, Some(params)),
+        None => (v, None),
+    };
+    let every = || -> Result<u32, String> {
+        params.map_or(Ok(1), |n| values::count_in(n, 1024, 1, u64::from(u32::MAX)).map(|n| n as u32))
+    };
+    let skewed = |default: f64| -> Result<(f64, Option<f64>), String> {
+        let numbers = match params {
+            None => Vec::new(),
+            Some(p) => p.split(':').map(values::decimal).collect::<Result<Vec<f64>, String>>()?,
+        };
+        match numbers.as_slice() {
+            [] => Ok((default, None)),
+            [value] => Ok((*value, None)),
+            [value, center] if (0.0..=1.0).contains(center) => Ok((*value, Some(*center))),
+            _ => Err("the optional center after the parameter must be in [0, 1]".into()),
+        }
+    };
+    d.spec.files.service = match kind {
+        "roundrobin" => FileService::RoundRobin { every: every()? },
+        "random" => FileService::Random { every: every()? },
+        "sequential" => FileService::Sequential,
+        "zipf" => match skewed(1.1)? {
+            (theta, center) if theta > 0.0 && (theta - 1.0).abs() > f64::EPSILON => {
+                FileService::Skewed(Distribution::Zipf { theta, center })
+            }
+            _ => return Err("zipf theta must be > 0 and not 1".into()),
+        },
+        "pareto" => match skewed(0.2)? {
+            (h, center) if h > 0.0 && h < 1.0 => FileService::Skewed(Distribution::Pareto { h, center }),
+            _ => return Err("pareto h must be in (0, 1)".into()),
+        },
+        "normal" | "gauss" => match skewed(0.0)? {
+            (sigma_pct, center) if (0.0..100.0).contains(&sigma_pct) => {
+                FileService::Skewed(Distribution::Normal { sigma_pct, center: center.unwrap_or(0.5) })
+            }
+            _ => return Err("normal deviation must be in [0, 100)".into()),
+        },
+        _ => {
+            return Err(
+                "allowed random, roundrobin, sequential (each with an optional :N), zipf, pareto, normal, gauss".into(),
+            );
+        }
+    };
+    Ok(())
+}
 
 /// Sets the per-direction limits `v` gives (`read[,write][,trim]`, 0 meaning none),
 /// leaving the directions it omits as they were.
@@ -601,10 +714,8 @@ const HINTS: &[(&[&str], &str)] = &[
         &["rate_min", "ratemin", "rate_cycle"],
         "a job that ends when it falls below a rate is not modelled; limit with rate= or rate_iops=",
     ),
-    (
-        &["nrfiles", "filesize", "directory", "opendir", "filename_format"],
-        "ssdtwin has one namespace; shape the region with size= and offset=",
-    ),
+    (&["opendir"], "it reads an existing directory tree; name the files with filename=, directory= and nrfiles="),
+    (&["file_append"], "appending to existing files is not modelled; files are laid out from their start"),
     (&["rw_sequencer"], "rw offset modifiers are not supported"),
     (
         &["steadystate", "ss", "ss_dur", "ss_ramp", "ss_interval"],

@@ -23,3 +23,5 @@ mod host;
 mod page_cache;
 // Jobs on files: layout before reads, sharing by name, file service types.
 mod files;
+// fio's steady-state detection: when a job stops.
+mod steadystate;

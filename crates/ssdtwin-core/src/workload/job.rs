@@ -294,6 +294,9 @@ pub struct JobSpec {
     /// The other file options: how many files, how big, where, and how a clone moves
     /// between them.
     pub files: FileOptions,
+    /// `steadystate=`/`ss=`, `ss_dur`, `ss_ramp`, `ss_interval`: stop once the job's IOPS or
+    /// bandwidth is steady (off while `ss_dur` is 0).
+    pub steadystate: SteadyStateSpec,
     /// `norandommap`.
     pub norandommap: bool,
     /// `blockalign=` (`ba=`) per direction: the boundary random offsets are aligned to
@@ -397,6 +400,60 @@ pub enum FileService {
     Skewed(Distribution),
 }
 
+/// fio's steady-state criterion (`steadystate.c`): judged over the last `ss_dur` of
+/// per-interval IOPS or bandwidth samples, by their largest deviation from their mean or by
+/// their least-squares slope.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SteadyStateSpec {
+    /// Judge bandwidth (bytes/s) rather than IOPS.
+    pub bandwidth: bool,
+    /// Judge the slope rather than the largest deviation from the mean.
+    pub slope: bool,
+    /// The limit: below it the job is steady.
+    pub limit: f64,
+    /// `limit` is a percentage of the window's mean.
+    pub percent: bool,
+    /// `ss_dur`, ns: the window (0: steady-state detection off).
+    pub dur_ns: u64,
+    /// `ss_ramp`, ns: no samples are taken before it has passed (plus one interval).
+    pub ramp_ns: u64,
+    /// `ss_interval`, ns: the sampling period (fio 3.33: always 1 s).
+    pub interval_ns: u64,
+}
+
+impl Default for SteadyStateSpec {
+    /// fio's default `iops_slope:0.01%`, off until `ss_dur` is given.
+    fn default() -> Self {
+        SteadyStateSpec {
+            bandwidth: false,
+            slope: true,
+            limit: 0.01,
+            percent: true,
+            dur_ns: 0,
+            ramp_ns: 0,
+            interval_ns: 1_000_000_000,
+        }
+    }
+}
+
+impl SteadyStateSpec {
+    /// Samples in the window.
+    pub fn samples(&self) -> usize {
+        (self.dur_ns / self.interval_ns.max(1)) as usize
+    }
+
+    /// fio's echo of the criterion, as in its JSON (`iops_slope:0.010000%`).
+    pub fn label(&self) -> String {
+        format!(
+            "{}{}:{:.6}{}",
+            if self.bandwidth { "bw" } else { "iops" },
+            if self.slope { "_slope" } else { "" },
+            self.limit as f32,
+            if self.percent { "%" } else { "" }
+        )
+    }
+}
+
 /// fio's default percentile list.
 pub const DEFAULT_PERCENTILES: [f64; 17] =
     [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
@@ -445,6 +502,7 @@ impl JobSpec {
             cpus_split: false,
             filename: None,
             files: FileOptions::default(),
+            steadystate: SteadyStateSpec::default(),
             norandommap: false,
             blockalign: [None; 3],
             randrepeat: true,

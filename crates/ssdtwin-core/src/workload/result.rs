@@ -52,6 +52,32 @@ pub struct JobResult {
     /// Latency of its periodic fsync/fdatasync calls (`fsync=`, `fdatasync=`), ns (fio's
     /// `sync`; the one at the end of `end_fsync` is not counted, as in fio).
     pub sync_lat: crate::stats::LatStats,
+    /// Steady-state detection (`ss_dur` given): for a group under `group_reporting`, on
+    /// its last clone only, as fio keeps it.
+    pub steadystate: Option<SteadyResult>,
+}
+
+/// What fio's steady-state detection saw (its JSON `"steadystate"` object).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SteadyResult {
+    /// The criterion as fio echoes it (`iops_slope:0.010000%`).
+    pub label: String,
+    /// The criterion is a percentage of the mean.
+    pub percent: bool,
+    /// Samples in a window (fio's `duration`).
+    pub samples: u32,
+    /// The job stopped because it was steady.
+    pub attained: bool,
+    /// The last criterion judged.
+    pub criterion: f64,
+    /// The last largest deviation from the mean (deviation criteria).
+    pub max_deviation: f64,
+    /// The last slope (slope criteria).
+    pub slope: f64,
+    /// The latest window's IOPS samples, oldest first.
+    pub iops: Vec<u64>,
+    /// The latest window's bandwidth samples, bytes/s, oldest first.
+    pub bw: Vec<u64>,
 }
 
 impl JobResult {

@@ -19,6 +19,7 @@
 //! start, ramp end, deadline), host first on ties, so a run is deterministic.
 
 mod clone;
+mod steady;
 mod thread;
 
 pub(crate) use thread::EngineRun;
@@ -31,6 +32,7 @@ use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use crate::os::{CoreId, Host};
 use clone::{CloneSetup, JobClone};
 use std::path::PathBuf;
+use steady::SteadyTracker;
 use thiserror::Error;
 use thread::{Step, ThreadState};
 
@@ -123,6 +125,8 @@ enum Timer {
     },
     RampEnd(u32),
     Deadline(u32),
+    /// A steady-state sample of tracker `n` is due.
+    Steady(u32),
 }
 
 /// A fio I/O from its preparation to its reaping.
@@ -163,6 +167,7 @@ struct Runner {
     ios: Slab<InFlightIo>,
     clones: Vec<JobClone>,
     groups: Vec<Group>,
+    steady: Vec<SteadyTracker>,
     series: Vec<CounterRow>,
     next_sample: SimTime,
     series_window: SimDuration,
@@ -192,11 +197,13 @@ pub fn run<D: BlockDevice>(
     let run_start = host.device().now();
     let disk_start = host.disk();
     let groupids = group_ids(set);
+    check_steady_state_groups(set, &groupids)?;
     let mut runner = Runner {
         timers: EventQueue::with_capacity(256),
         ios: Slab::default(),
         clones: Vec::new(),
         groups: Vec::new(),
+        steady: Vec::new(),
         series: Vec::new(),
         next_sample: run_start,
         series_window: SimDuration(opts.series_window_ns.max(1)),
@@ -265,6 +272,7 @@ pub fn run<D: BlockDevice>(
             let start = runner.clones[i].start;
             runner.timers.push(start, Timer::Start(i as u32));
         }
+        runner.track_steady_state(set, first_clone);
         if let Err(e) = runner.run_phase(host, observe) {
             drain(host);
             return Err(e);
@@ -279,6 +287,24 @@ pub fn run<D: BlockDevice>(
     let end = runner.last_event(host);
     runner.sample_series_until(host, end, true);
     Ok(runner.finish(host, end, &disk_start, opts))
+}
+
+/// fio's rule (`td_steadystate_init`): the jobs of one reporting group share one
+/// steady-state criterion.
+fn check_steady_state_groups(set: &JobSet, groupids: &[u32]) -> Result<(), JobError> {
+    for (j, job) in set.jobs.iter().enumerate() {
+        let first = groupids.iter().position(|&g| g == groupids[j]).expect("its own group");
+        if job.steadystate != set.jobs[first].steadystate {
+            return Err(JobError::Invalid {
+                job: job.name.clone(),
+                problem: format!(
+                    "steadystate options must be the same for every job of a reporting group (job '{}' has others)",
+                    set.jobs[first].name
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The files clone `k` of `spec` works on (opened in `table`, with what to lay out added to
@@ -604,6 +630,10 @@ impl Runner {
                 self.interrupt_sleep(host, i as usize, now);
                 i
             }
+            Timer::Steady(n) => {
+                self.sample_steady_state(n as usize, now);
+                return Ok(());
+            }
         };
         self.check_finished(host, i as usize, now)
     }
@@ -632,6 +662,8 @@ impl Runner {
         if !c.thread.think_on_issue {
             c.thread.think_counter += 1;
         }
+        c.done_ios += 1;
+        c.done_bytes += bytes;
         if at < c.ramp_end || at > c.deadline {
             return;
         }
@@ -662,6 +694,58 @@ impl Runner {
 
     /// Finishes clone `i`'s bookkeeping once its thread is done.
     #[inline]
+    /// Starts steady-state detection for the clones from `first_clone` on whose jobs ask
+    /// for it: one tracker per reporting group under `group_reporting`, else per clone.
+    fn track_steady_state(&mut self, set: &JobSet, first_clone: usize) {
+        // (reporting group under group_reporting, clones)
+        let mut by_group: Vec<(Option<usize>, Vec<u32>)> = Vec::new();
+        for i in first_clone..self.clones.len() {
+            let spec = &set.jobs[self.clones[i].result.job];
+            if spec.steadystate.dur_ns == 0 {
+                continue;
+            }
+            let group = spec.group_reporting.then_some(self.clones[i].group);
+            match by_group.iter_mut().find(|(g, _)| group.is_some() && *g == group) {
+                Some((_, clones)) => clones.push(i as u32),
+                None => by_group.push((group, vec![i as u32])),
+            }
+        }
+        for (_, clones) in by_group {
+            let first = &self.clones[clones[0] as usize];
+            let spec = set.jobs[first.result.job].steadystate;
+            let tracker = SteadyTracker::new(spec, clones, first.start);
+            let last = *tracker.clones.last().expect("a tracker has clones") as usize;
+            self.clones[last].result.steadystate = Some(tracker.result.clone());
+            self.timers.push(tracker.next_check, Timer::Steady(self.steady.len() as u32));
+            self.steady.push(tracker);
+        }
+    }
+
+    /// Takes tracker `n`'s sample; stops its clones when they are steady (fio's
+    /// `fio_mark_td_terminate`: the measured time ends now).
+    fn sample_steady_state(&mut self, n: usize, now: SimTime) {
+        let t = &mut self.steady[n];
+        if t.clones.iter().all(|&i| self.clones[i as usize].finished) {
+            return;
+        }
+        let totals: Vec<(u64, u64)> =
+            t.clones.iter().map(|&i| (self.clones[i as usize].done_ios, self.clones[i as usize].done_bytes)).collect();
+        let steady = t.check(now, &totals);
+        let last = *t.clones.last().expect("a tracker has clones") as usize;
+        self.clones[last].result.steadystate = Some(t.result.clone());
+        if !steady {
+            self.timers.push(t.next_check, Timer::Steady(n as u32));
+            return;
+        }
+        for i in t.clones.clone() {
+            let c = &mut self.clones[i as usize];
+            if !c.finished && now < c.deadline {
+                c.deadline = now;
+                self.timers.push(now, Timer::Deadline(i));
+            }
+        }
+    }
+
     fn check_finished<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> Result<(), RunError> {
         let c = &self.clones[i];
         if !matches!(c.thread.step, Step::Done) || c.finished || !c.started {

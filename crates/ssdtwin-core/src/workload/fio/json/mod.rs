@@ -158,10 +158,37 @@ fn job_object(e: &Entry<'_>, report: &Report<'_>, result: &RunResult, elapsed_s:
     job.int("latency_target", 0);
     job.float("latency_percentile", 100.0);
     job.int("latency_window", 0);
+    if let (Some(ss), Some((bw_mean, iops_mean))) = (e.steadystate, e.steadystate_means()) {
+        job.object("steadystate", steadystate_object(ss, bw_mean, iops_mean));
+    }
 
     let group = result.groups.iter().find(|g| g.groupid == e.groupid);
     job.object("ssdtwin", ssdtwin_object(group, &result.profile, e.name));
     job
+}
+
+/// fio's `"steadystate"` object (`show_thread_status_json`): the window padded with zeros
+/// to its length, oldest sample first.
+fn steadystate_object(ss: &crate::workload::SteadyResult, bw_mean: u64, iops_mean: u64) -> Object {
+    let mut o = Object::new();
+    o.string("ss", &ss.label);
+    o.int("duration", u64::from(ss.samples));
+    o.int("attained", u64::from(ss.attained));
+    o.string("criterion", &format!("{:.6}{}", ss.criterion as f32, if ss.percent { "%" } else { "" }));
+    o.float("max_deviation", ss.max_deviation);
+    o.float("slope", ss.slope);
+    let padded = |v: &[u64]| {
+        let mut values: Vec<Value> = v.iter().map(|&x| Value::Int(x)).collect();
+        values.resize(ss.samples as usize, Value::Int(0));
+        Value::Array(values)
+    };
+    let mut data = Object::new();
+    data.int("bw_mean", bw_mean);
+    data.int("iops_mean", iops_mean);
+    data.add("iops", padded(&ss.iops));
+    data.add("bw", padded(&ss.bw));
+    o.object("data", data);
+    o
 }
 
 /// Float values under fixed keys.

@@ -268,9 +268,20 @@ pub(crate) struct Entry<'a> {
     pub(crate) sync_lat: crate::stats::LatStats,
     /// Measured spans, summed, ns (the denominator of the CPU shares).
     pub(crate) runtime_ns: u64,
+    /// Steady-state detection, from the last clone that has it (fio keeps a group's on
+    /// its last clone).
+    pub(crate) steadystate: Option<&'a crate::workload::SteadyResult>,
 }
 
 impl Entry<'_> {
+    /// fio's `steadystate_bw_mean` and `steadystate_iops_mean`: a window's sums over its
+    /// full length (samples not yet taken count as 0), in integers.
+    pub(crate) fn steadystate_means(&self) -> Option<(u64, u64)> {
+        let ss = self.steadystate?;
+        let n = u64::from(ss.samples.max(1));
+        Some((ss.bw.iter().sum::<u64>() / n, ss.iops.iter().sum::<u64>() / n))
+    }
+
     /// fio's `usr_cpu` and `sys_cpu`: CPU time as a share of the run time, percent
     /// (`show_thread_status_json`: `usr_time * 100 / total_run_time`).
     pub(crate) fn cpu_pct(&self) -> (f64, f64) {
@@ -411,6 +422,7 @@ impl<'a> Report<'a> {
                         ctx: 0,
                         sync_lat: crate::stats::LatStats::default(),
                         runtime_ns: 0,
+                        steadystate: None,
                     });
                     entries.last_mut().expect("an entry was just pushed")
                 }
@@ -427,6 +439,9 @@ impl<'a> Report<'a> {
             entry.sys_ns += clone.sys_ns;
             entry.ctx += clone.ctx;
             entry.sync_lat.merge(&clone.sync_lat);
+            if clone.steadystate.is_some() {
+                entry.steadystate = clone.steadystate.as_ref();
+            }
             for (sum, count) in entry.iodepth_level.iter_mut().zip(clone.iodepth_level) {
                 *sum += count;
             }

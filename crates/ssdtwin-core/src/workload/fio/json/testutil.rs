@@ -70,6 +70,7 @@ pub(crate) fn clone_result(
     iodepth_level[depth_bucket] = dirs.iter().map(|d| d.total_ios).sum();
     JobResult {
         sync_lat: crate::stats::LatStats::default(),
+        steadystate: None,
         job,
         clone,
         name: name.into(),

@@ -152,6 +152,20 @@ fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &Outp
         e.dirs[2].total_ios
     );
     put!(out, "     latency   : target=0, window=0, percentile=100.00%, depth={}\n", e.latency_depth());
+    if let (Some(ss), Some((bw_mean, iops_mean))) = (e.steadystate, e.steadystate_means()) {
+        put!(
+            out,
+            "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}\n",
+            if ss.attained { "yes" } else { "no" },
+            num2str(bw_mean / 1024, SIG_FIGS, 1024, true, Unit::BytePerSec),
+            num2str(bw_mean / 1024, SIG_FIGS, 1024, false, Unit::BytePerSec),
+            num2str(iops_mean, SIG_FIGS, 1, false, Unit::None),
+            if ss.label.starts_with("bw") { "bw" } else { "iops" },
+            if ss.label.contains("_slope") { " slope" } else { " mean dev" },
+            ss.criterion,
+            if ss.percent { "%" } else { "" }
+        );
+    }
 }
 
 /// `1=0.1%, 2=0.1%, ...` with one decimal.

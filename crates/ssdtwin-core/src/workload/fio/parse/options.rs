@@ -111,6 +111,32 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.files.unlink = values::boolean(v)?;
         Ok(())
     }),
+    alias(value("steadystate", steadystate), &["ss"]),
+    alias(
+        value("steadystate_duration", |d, v| {
+            d.spec.steadystate.dur_ns = values::time_ns(v, DefaultTimeUnit::Seconds)?;
+            Ok(())
+        }),
+        &["ss_dur"],
+    ),
+    alias(
+        value("steadystate_ramp_time", |d, v| {
+            d.spec.steadystate.ramp_ns = values::time_ns(v, DefaultTimeUnit::Seconds)?;
+            Ok(())
+        }),
+        &["ss_ramp"],
+    ),
+    alias(
+        value("steadystate_check_interval", |d, v| {
+            let ns = values::time_ns(v, DefaultTimeUnit::Seconds)?;
+            if ns < 1_000_000 {
+                return Err("allowed 1ms or more".into());
+            }
+            d.spec.steadystate.interval_ns = ns;
+            Ok(())
+        }),
+        &["ss_interval"],
+    ),
     value("ioengine", |d, v| {
         d.spec.ioengine = v.to_string();
         Ok(())
@@ -434,6 +460,34 @@ static OPTIONS: &[OptionDef] = &[
     value("threads", |_, v| values::plain_integer(v).map(drop)),
 ];
 
+/// `steadystate=` / `ss=`: `iops`, `iops_slope`, `bw` or `bw_slope`, then `:` and a limit,
+/// `%` of the mean or absolute (IOPS, or bytes/s with fio's size suffixes), as fio's
+/// `str_steadystate_cb`.
+fn steadystate(d: &mut JobDraft, v: &str) -> Result<(), String> {
+    const ALLOWED: &str = "allowed iops, iops_slope, bw or bw_slope with a limit, e.g. iops_slope:0.1% or bw:10m";
+    let (kind, limit) = v.split_once(':').ok_or_else(|| format!("a threshold must follow the criterion; {ALLOWED}"))?;
+    let (bandwidth, slope) = match kind {
+        "iops" => (false, false),
+        "iops_slope" => (false, true),
+        "bw" => (true, false),
+        "bw_slope" => (true, true),
+        _ => return Err(ALLOWED.into()),
+    };
+    let ss = &mut d.spec.steadystate;
+    (ss.bandwidth, ss.slope) = (bandwidth, slope);
+    if let Some(pct) = limit.strip_suffix('%') {
+        ss.limit = values::decimal(pct.trim_end())?;
+        ss.percent = true;
+    } else if bandwidth {
+        ss.limit = values::size(limit, d.kb_base)? as f64;
+        ss.percent = false;
+    } else {
+        ss.limit = values::decimal(limit)?;
+        ss.percent = false;
+    }
+    Ok(())
+}
+
 /// `file_service_type=`: `random`, `roundrobin` or `sequential` with an optional `:N`
 /// (I/Os per file before switching), or a skewed draw (`zipf:θ`, `pareto:h`,
 /// `normal:σ%`/`gauss:σ%`, each with an optional `:center`), as fio's `str_fst_cb`.
@@ -717,10 +771,6 @@ const HINTS: &[(&[&str], &str)] = &[
     (&["opendir"], "it reads an existing directory tree; name the files with filename=, directory= and nrfiles="),
     (&["file_append"], "appending to existing files is not modelled; files are laid out from their start"),
     (&["rw_sequencer"], "rw offset modifiers are not supported"),
-    (
-        &["steadystate", "ss", "ss_dur", "ss_ramp", "ss_interval"],
-        "fio's steady-state detection is not modelled yet; run for a fixed runtime and read the per-window series",
-    ),
     (&["ramp_size"], "use ramp_time= instead"),
 ];
 
@@ -964,11 +1014,19 @@ mod tests {
     }
 
     #[test]
-    fn steadystate_options_are_named_not_mistaken_for_bs() {
-        for name in ["ss", "ss_dur", "steadystate"] {
-            let hint = unsupported_hint(name, false);
-            assert!(hint.contains("steady-state") && !hint.contains("'bs'"), "{name}: {hint}");
-        }
+    fn steadystate_criteria_parse_as_fio_reads_them() {
+        let ss = job(&[("ss", "iops:10%"), ("ss_dur", "30s"), ("ss_ramp", "10")]).spec.steadystate;
+        assert_eq!((ss.bandwidth, ss.slope, ss.limit, ss.percent), (false, false, 10.0, true));
+        assert_eq!((ss.dur_ns, ss.ramp_ns, ss.samples()), (30_000_000_000, 10_000_000_000, 30));
+        assert_eq!(ss.label(), "iops:10.000000%");
+        let ss = job(&[("steadystate", "bw_slope:2m")]).spec.steadystate;
+        assert_eq!((ss.bandwidth, ss.slope, ss.limit, ss.percent), (true, true, 2_097_152.0, false));
+        assert_eq!(JobDraft::defaults().spec.steadystate.label(), "iops_slope:0.010000%");
+        assert_eq!(
+            apply(&mut JobDraft::defaults(), "ss", "lat:1%"),
+            Err("allowed iops, iops_slope, bw or bw_slope with a limit, e.g. iops_slope:0.1% or bw:10m".into())
+        );
+        assert!(apply(&mut JobDraft::defaults(), "ss", "iops").unwrap_err().starts_with("a threshold must follow"));
     }
 
     #[test]

@@ -1,0 +1,154 @@
+//! fio's steady-state detection (`steadystate.c`, fio 3.33): every interval, the IOPS and
+//! bandwidth of the last interval are sampled, for one clone or, under `group_reporting`,
+//! summed over its group; once `ss_dur` worth of samples are in, the criterion is judged
+//! on the latest window after each sample, and when it holds the clones are stopped.
+//!
+//! The criteria are fio's to the arithmetic: the largest absolute deviation from the
+//! window's mean, or the least-squares slope over sample numbers 0, 1, … (fio assumes the
+//! samples evenly spaced); each as a percentage of the mean when the limit is one; the job
+//! is steady when the criterion's absolute value is below the limit. Samples start one
+//! interval after `ss_ramp`; the sample clock starts with the clone (fio's helper thread
+//! ticks from fio's start, within a second of it).
+
+use super::super::{SteadyResult, SteadyStateSpec};
+use crate::engine::{SimDuration, SimTime};
+use std::collections::VecDeque;
+
+/// Steady-state detection for one clone or one reporting group.
+pub(super) struct SteadyTracker {
+    /// The clones whose completions are summed.
+    pub clones: Vec<u32>,
+    spec: SteadyStateSpec,
+    start: SimTime,
+    /// When the next sample is taken.
+    pub next_check: SimTime,
+    /// Each clone's completed I/Os and bytes at the previous sample.
+    previous: Vec<(u64, u64)>,
+    /// The latest samples, `(iops, bytes per second)`, oldest first.
+    window: VecDeque<(u64, u64)>,
+    pub result: SteadyResult,
+}
+
+impl SteadyTracker {
+    /// Detection for `clones`, which start at `start`.
+    pub(super) fn new(spec: SteadyStateSpec, clones: Vec<u32>, start: SimTime) -> Self {
+        let samples = spec.samples();
+        SteadyTracker {
+            previous: vec![(0, 0); clones.len()],
+            clones,
+            spec,
+            start,
+            next_check: start + SimDuration(spec.interval_ns),
+            window: VecDeque::with_capacity(samples),
+            result: SteadyResult {
+                label: spec.label(),
+                percent: spec.percent,
+                samples: samples as u32,
+                attained: false,
+                criterion: 0.0,
+                max_deviation: 0.0,
+                slope: 0.0,
+                iops: Vec::new(),
+                bw: Vec::new(),
+            },
+        }
+    }
+
+    /// Takes the sample due at `now` from each clone's completed `(ios, bytes)` so far;
+    /// true when the job is steady. Schedules the next sample.
+    pub(super) fn check(&mut self, now: SimTime, totals: &[(u64, u64)]) -> bool {
+        let interval_ns = self.spec.interval_ns;
+        self.next_check = now + SimDuration(interval_ns);
+        let ramp_over = now.since(self.start).as_ns() >= self.spec.ramp_ns + interval_ns;
+        let (mut iops, mut bw) = (0, 0);
+        for (previous, &(ios, bytes)) in self.previous.iter_mut().zip(totals) {
+            // fio: 1000 × Δ / elapsed ms, per clone, in integers.
+            let ms = interval_ns / 1_000_000;
+            iops += 1000 * (ios - previous.0) / ms.max(1);
+            bw += 1000 * (bytes - previous.1) / ms.max(1);
+            *previous = (ios, bytes);
+        }
+        if !ramp_over {
+            return false;
+        }
+        let n = self.spec.samples();
+        if self.window.len() == n {
+            self.window.pop_front();
+        }
+        self.window.push_back((iops, bw));
+        self.result.iops = self.window.iter().map(|s| s.0).collect();
+        self.result.bw = self.window.iter().map(|s| s.1).collect();
+        if self.window.len() < n {
+            return false;
+        }
+        let ys: Vec<u64> = self.window.iter().map(|&(i, b)| if self.spec.bandwidth { b } else { i }).collect();
+        self.judge(&ys)
+    }
+
+    /// fio's `steadystate_slope` / `steadystate_deviation` on a full window.
+    fn judge(&mut self, ys: &[u64]) -> bool {
+        let n = ys.len() as u64;
+        let sum_y: u64 = ys.iter().sum();
+        let mean = sum_y as f64 / n as f64;
+        let r = &mut self.result;
+        if self.spec.slope {
+            let sum_x = n * (n - 1) / 2;
+            let sum_x_sq = (n - 1) * n * (2 * n - 1) / 6;
+            let sum_xy: u64 = ys.iter().enumerate().map(|(x, &y)| x as u64 * y).sum();
+            r.slope = (sum_xy as f64 - sum_x as f64 * sum_y as f64 / n as f64)
+                / (sum_x_sq as f64 - sum_x as f64 * sum_x as f64 / n as f64);
+            r.criterion = if self.spec.percent { 100.0 * r.slope / mean } else { r.slope };
+        } else {
+            r.max_deviation = ys.iter().map(|&y| (y as f64 - mean).abs()).fold(0.0, f64::max);
+            r.criterion = if self.spec.percent { 100.0 * r.max_deviation / mean } else { r.max_deviation };
+        }
+        // A NaN criterion (a window of zeros judged in percent) is never below the limit.
+        r.attained = r.criterion.abs() < self.spec.limit;
+        r.attained
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(slope: bool, limit: f64, dur_s: u64) -> SteadyStateSpec {
+        SteadyStateSpec { slope, limit, dur_ns: dur_s * 1_000_000_000, ..SteadyStateSpec::default() }
+    }
+
+    /// Feeds per-second IOPS to a tracker of one clone; the second it is steady at.
+    fn steady_at(spec: SteadyStateSpec, iops: &[u64]) -> Option<usize> {
+        let mut t = SteadyTracker::new(spec, vec![0], SimTime::ZERO);
+        let mut total = 0;
+        iops.iter().position(|&x| {
+            total += x;
+            let now = t.next_check;
+            t.check(now, &[(total, total * 4096)])
+        })
+    }
+
+    #[test]
+    fn deviation_waits_for_a_full_window_within_the_limit() {
+        // 10 % of the mean: the window [100, 90, 100] has mean 96.67 and deviation 6.67.
+        assert_eq!(steady_at(spec(false, 10.0, 3), &[50, 100, 90, 100, 100]), Some(3));
+        // 5 %: only [100, 100, 100] is steady.
+        assert_eq!(steady_at(spec(false, 5.0, 3), &[50, 100, 90, 100, 100, 100]), Some(5));
+    }
+
+    #[test]
+    fn slope_is_least_squares_over_sample_numbers() {
+        let mut t = SteadyTracker::new(spec(true, 1.0, 4), vec![0], SimTime::ZERO);
+        // y = 100 + 2x: slope 2, mean 103, criterion 1.94 % (not below 1 %).
+        assert!(!t.judge(&[100, 102, 104, 106]));
+        assert!((t.result.slope - 2.0).abs() < 1e-12);
+        assert!((t.result.criterion - 200.0 / 103.0).abs() < 1e-12);
+        assert!(t.judge(&[100, 101, 100, 101]), "slope 0.2, 0.2 % of the mean");
+    }
+
+    #[test]
+    fn samples_start_one_interval_after_the_ramp() {
+        let ramped = SteadyStateSpec { ramp_ns: 2_000_000_000, ..spec(false, 50.0, 2) };
+        // Seconds 1 and 2 are ramp, second 3 is the first sample, second 4 fills the window.
+        assert_eq!(steady_at(ramped, &[1, 1, 100, 100, 100]), Some(3));
+    }
+}

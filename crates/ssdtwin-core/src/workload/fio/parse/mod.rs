@@ -592,7 +592,7 @@ mod tests {
             err("[j]\nbs_range=1k-4k\n"),
             "job.fio:2: fio option 'bs_range' is not supported by ssdtwin; did you mean 'bsrange'?"
         );
-        assert_eq!(err("[j]\nzonemode=zbd\n"), "job.fio:2: fio option 'zonemode' is not supported by ssdtwin");
+        assert_eq!(err("[j]\nzzz_unknown=1\n"), "job.fio:2: fio option 'zzz_unknown' is not supported by ssdtwin");
     }
 
     #[test]

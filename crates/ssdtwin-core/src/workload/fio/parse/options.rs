@@ -1189,6 +1189,7 @@ mod tests {
             unsupported_hint("output-format", true),
             "; it is a fio program option, not a job option: give it to the ssdtwin fio command"
         );
-        assert_eq!(unsupported_hint("zonemode", false), "");
+        assert_eq!(unsupported_hint("zonemode", false), "; zoned drives are not modelled yet");
+        assert_eq!(unsupported_hint("no_such_option_at_all", false), "");
     }
 }

@@ -113,7 +113,10 @@ def dev() -> Device:
             "command line: fio option 'output-format' is not supported by ssdtwin; it is a fio program option, not a "
             "job option: give it to the ssdtwin fio command",
         ),
-        (["--name=a", "--zonemode=zbd"], "command line: fio option 'zonemode' is not supported by ssdtwin; zoned drives are not modelled yet"),
+        (
+            ["--name=a", "--zonemode=zbd"],
+            "command line: fio option 'zonemode' is not supported by ssdtwin; zoned drives are not modelled yet",
+        ),
         (
             ["--name=a", "--bs=4q"],
             "command line: bs=4q: expected a whole number of bytes with an optional suffix k, m, g, t, p "

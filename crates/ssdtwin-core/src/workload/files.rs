@@ -21,7 +21,7 @@
 //! one go; a file re-created larger gets a new extent. Its cost per I/O is the host
 //! profile's `[fs]` entry.
 
-use super::{JobSpec, RwPattern, SizeSpec};
+use super::{Direction, JobSpec, SizeSpec};
 use crate::engine::SimRng;
 use std::collections::HashMap;
 
@@ -108,13 +108,6 @@ impl FileTable {
         let min_bs = spec.bs.iter().map(super::BlockSize::min).min().unwrap_or(4096).max(1);
         let mut rng = SimRng::stream(spec.randseed.unwrap_or(0x66_69_6c_65), u64::from(clone));
         let mut out = Vec::with_capacity(names.len());
-        // Without filesize, fio shares size= out evenly. (It gives the first files one block
-        // more for each whole block the division leaves, which needs more files than bytes
-        // in a block.)
-        let share = match spec.size {
-            Some(SizeSpec::Bytes(total)) => total / n,
-            _ => 0,
-        };
         for name in names {
             let existing = self.extents.get(name).map(|&(start, end)| end - start);
             let file_bytes = match spec.files.filesize {
@@ -138,7 +131,10 @@ impl FileTable {
                         _ => region,
                     }
                 }
-                (None, Some(SizeSpec::Bytes(_))) => share,
+                // Without filesize, fio shares size= out evenly. (It gives the first files one
+                // block more for each whole block the division leaves, which needs more files
+                // than bytes in a block.)
+                (None, Some(SizeSpec::Bytes(total))) => total / n,
                 (None, Some(SizeSpec::Percent(p))) => match existing {
                     Some(bytes) => (bytes as f64 * p / 100.0) as u64,
                     None => return Err(format!("size={p}% of file {name}, which does not exist: give filesize=")),
@@ -187,8 +183,8 @@ fn lays_out(spec: &JobSpec) -> bool {
     if spec.files.create_on_open {
         return false;
     }
-    let reads = matches!(spec.rw, RwPattern::Read | RwPattern::RandRead | RwPattern::ReadWrite | RwPattern::RandRw);
-    let writes = spec.rw.uses(super::Direction::Write);
+    let reads = spec.rw.uses(Direction::Read);
+    let writes = spec.rw.uses(Direction::Write);
     reads || (writes && spec.files.overwrite) || spec.files.create_only
 }
 
@@ -220,6 +216,7 @@ pub(crate) fn file_names(spec: &JobSpec, clone: u32) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::RwPattern;
 
     fn job(name: &str) -> JobSpec {
         let mut spec = JobSpec::new(name);

@@ -60,12 +60,8 @@ pub struct JobResult {
 /// What fio's steady-state detection saw (its JSON `"steadystate"` object).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SteadyResult {
-    /// The criterion as fio echoes it (`iops_slope:0.010000%`).
-    pub label: String,
-    /// The criterion is a percentage of the mean.
-    pub percent: bool,
-    /// Samples in a window (fio's `duration`).
-    pub samples: u32,
+    /// The criterion, window and sampling period judged by.
+    pub spec: super::SteadyStateSpec,
     /// The job stopped because it was steady.
     pub attained: bool,
     /// The last criterion judged.

@@ -454,6 +454,12 @@ fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError
         if job.time_based && job.runtime_ns.is_none() {
             return Err(invalid(job, "time_based needs a runtime".into()));
         }
+        if let Some(cpu) = job.cpus_allowed.iter().flatten().find(|&&c| c >= cores) {
+            return Err(invalid(
+                job,
+                format!("cpus_allowed names CPU {cpu}; host {host_name} has CPUs 0 to {}", cores - 1),
+            ));
+        }
         if files::on_files(job) {
             // Offsets are in the files, whose sizes are known when they are opened.
             continue;
@@ -491,12 +497,6 @@ fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError
             Direction::ALL.iter().filter(|&&d| job.rw.uses(d)).map(|d| job.bs[d.index()].max()).max().unwrap_or(4096);
         if region < max_bs {
             return Err(invalid(job, format!("region of {region} bytes is smaller than the block size {max_bs}")));
-        }
-        if let Some(cpu) = job.cpus_allowed.iter().flatten().find(|&&c| c >= cores) {
-            return Err(invalid(
-                job,
-                format!("cpus_allowed names CPU {cpu}; host {host_name} has CPUs 0 to {}", cores - 1),
-            ));
         }
     }
     Ok(())
@@ -682,18 +682,17 @@ impl Runner {
         w.bytes += bytes;
         w.ios += 1;
         let since = at.since(c.ramp_end).as_ns();
-        // fio logs the offset in the file (on a device, the device is the file).
-        let in_file = offset - c.file_at(offset).1.0;
-        if let Some(logs) = c.logs.as_mut() {
+        if c.logs.is_some() {
+            // fio logs the offset in the file (on a device, the device is the file).
+            let in_file = offset - c.file_at(offset).1.0;
             let logged_slat = if c.sync_engine { 0 } else { slat };
             // A log file that cannot be written ends the run when the clone finishes.
+            let logs = c.logs.as_mut().expect("checked above");
             logs.record(since, dir, logged_slat, clat, bytes, in_file).ok();
         }
         self.bytes_done += bytes;
     }
 
-    /// Finishes clone `i`'s bookkeeping once its thread is done.
-    #[inline]
     /// Starts steady-state detection for the clones from `first_clone` on whose jobs ask
     /// for it: one tracker per reporting group under `group_reporting`, else per clone.
     fn track_steady_state(&mut self, set: &JobSet, first_clone: usize) {
@@ -746,6 +745,8 @@ impl Runner {
         }
     }
 
+    /// Finishes clone `i`'s bookkeeping once its thread is done.
+    #[inline]
     fn check_finished<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> Result<(), RunError> {
         let c = &self.clones[i];
         if !matches!(c.thread.step, Step::Done) || c.finished || !c.started {

@@ -32,18 +32,15 @@ pub(super) struct SteadyTracker {
 impl SteadyTracker {
     /// Detection for `clones`, which start at `start`.
     pub(super) fn new(spec: SteadyStateSpec, clones: Vec<u32>, start: SimTime) -> Self {
-        let samples = spec.samples();
         SteadyTracker {
             previous: vec![(0, 0); clones.len()],
             clones,
             spec,
             start,
             next_check: start + SimDuration(spec.interval_ns),
-            window: VecDeque::with_capacity(samples),
+            window: VecDeque::with_capacity(spec.samples()),
             result: SteadyResult {
-                label: spec.label(),
-                percent: spec.percent,
-                samples: samples as u32,
+                spec,
                 attained: false,
                 criterion: 0.0,
                 max_deviation: 0.0,
@@ -60,12 +57,12 @@ impl SteadyTracker {
         let interval_ns = self.spec.interval_ns;
         self.next_check = now + SimDuration(interval_ns);
         let ramp_over = now.since(self.start).as_ns() >= self.spec.ramp_ns + interval_ns;
+        // fio: 1000 × Δ / elapsed ms, per clone, in integers.
+        let ms = (interval_ns / 1_000_000).max(1);
         let (mut iops, mut bw) = (0, 0);
         for (previous, &(ios, bytes)) in self.previous.iter_mut().zip(totals) {
-            // fio: 1000 × Δ / elapsed ms, per clone, in integers.
-            let ms = interval_ns / 1_000_000;
-            iops += 1000 * (ios - previous.0) / ms.max(1);
-            bw += 1000 * (bytes - previous.1) / ms.max(1);
+            iops += 1000 * (ios - previous.0) / ms;
+            bw += 1000 * (bytes - previous.1) / ms;
             *previous = (ios, bytes);
         }
         if !ramp_over {

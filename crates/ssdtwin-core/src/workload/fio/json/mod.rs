@@ -171,15 +171,16 @@ fn job_object(e: &Entry<'_>, report: &Report<'_>, result: &RunResult, elapsed_s:
 /// to its length, oldest sample first.
 fn steadystate_object(ss: &crate::workload::SteadyResult, bw_mean: u64, iops_mean: u64) -> Object {
     let mut o = Object::new();
-    o.string("ss", &ss.label);
-    o.int("duration", u64::from(ss.samples));
+    let samples = ss.spec.samples();
+    o.string("ss", &ss.spec.label());
+    o.int("duration", samples as u64);
     o.int("attained", u64::from(ss.attained));
-    o.string("criterion", &format!("{:.6}{}", ss.criterion as f32, if ss.percent { "%" } else { "" }));
+    o.string("criterion", &format!("{:.6}{}", ss.criterion as f32, if ss.spec.percent { "%" } else { "" }));
     o.float("max_deviation", ss.max_deviation);
     o.float("slope", ss.slope);
     let padded = |v: &[u64]| {
         let mut values: Vec<Value> = v.iter().map(|&x| Value::Int(x)).collect();
-        values.resize(ss.samples as usize, Value::Int(0));
+        values.resize(samples, Value::Int(0));
         Value::Array(values)
     };
     let mut data = Object::new();

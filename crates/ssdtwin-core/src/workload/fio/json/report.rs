@@ -278,7 +278,7 @@ impl Entry<'_> {
     /// full length (samples not yet taken count as 0), in integers.
     pub(crate) fn steadystate_means(&self) -> Option<(u64, u64)> {
         let ss = self.steadystate?;
-        let n = u64::from(ss.samples.max(1));
+        let n = ss.spec.samples().max(1) as u64;
         Some((ss.bw.iter().sum::<u64>() / n, ss.iops.iter().sum::<u64>() / n))
     }
 

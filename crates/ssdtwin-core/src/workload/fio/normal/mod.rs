@@ -160,10 +160,10 @@ fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &Outp
             num2str(bw_mean / 1024, SIG_FIGS, 1024, true, Unit::BytePerSec),
             num2str(bw_mean / 1024, SIG_FIGS, 1024, false, Unit::BytePerSec),
             num2str(iops_mean, SIG_FIGS, 1, false, Unit::None),
-            if ss.label.starts_with("bw") { "bw" } else { "iops" },
-            if ss.label.contains("_slope") { " slope" } else { " mean dev" },
+            if ss.spec.bandwidth { "bw" } else { "iops" },
+            if ss.spec.slope { " slope" } else { " mean dev" },
             ss.criterion,
-            if ss.percent { "%" } else { "" }
+            if ss.spec.percent { "%" } else { "" }
         );
     }
 }

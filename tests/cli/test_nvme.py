@@ -1,5 +1,5 @@
-"""``ssdtwin nvme``: id-ctrl, id-ns, list and format through the real entry point, and every
-error they report (one line, exit status 2)."""
+"""``ssdtwin nvme``: id-ctrl, id-ns, list, smart-log, get-feature and format through the real
+entry point, and every error they report (one line, exit status 2)."""
 
 from __future__ import annotations
 
@@ -206,10 +206,10 @@ def test_bad_hmb_setting_and_unknown_subcommand(run_main: RunMain) -> None:
     assert_one_line_error(
         run_main("nvme", "id-ctrl", "--hmb", "lots"), "--hmb 'lots': allowed off, auto, or a size in MiB"
     )
-    assert_one_line_error(run_main("nvme", "smart-log"), "No such command 'smart-log'")
+    assert_one_line_error(run_main("nvme", "smart-log-add"), "No such command 'smart-log-add'")
 
 
-@pytest.mark.parametrize("command", ["id-ctrl", "id-ns"])
+@pytest.mark.parametrize("command", ["id-ctrl", "id-ns", "get-feature"])
 def test_the_device_name_is_taken_as_nvme_cli_takes_it(run_main: RunMain, command: str) -> None:
     bare = run_main("nvme", command, "--profile", "p32a80")
     for name in ("/dev/nvme0", "/dev/nvme0n1"):
@@ -219,3 +219,96 @@ def test_the_device_name_is_taken_as_nvme_cli_takes_it(run_main: RunMain, comman
         run_main("nvme", command, "/dev/nvme1"),
         "'/dev/nvme1': the simulated drive is /dev/nvme0 (namespace /dev/nvme0n1); choose it with --profile or --state",
     )
+
+
+# ---- smart-log --------------------------------------------------------------------------------
+
+
+def test_smart_log_counts_what_a_run_did(run_main: RunMain, small_profile_file: Path, tmp_path: Path) -> None:
+    job = ["--name=w", "--rw=randrw", "--bs=4k", "--size=32m", "--runtime=20ms", "--ioengine=libaio", "--iodepth=8"]
+    ran = run_main("fio", "--profile", small_profile_file, "--save-state", "ran.state", "--output-format=json", *job)
+    assert ran.status == 0, ran
+    c = ssdtwin.Device.load(tmp_path / "ran.state").counters()
+    text = ok(run_main, "smart-log", "/dev/nvme0", "--state", "ran.state").out
+    lines = dict(ln.split("\t: ", 1) if "\t: " in ln else ln.split(": ", 1) for ln in text.splitlines()[1:])
+    fields = {k.rstrip("\t"): v for k, v in lines.items()}
+    assert text.splitlines()[0] == "Smart Log for NVME device:nvme0 namespace-id:ffffffff"
+    units_read = -(-c["host_read_bytes"] // 512_000)
+    assert fields["Data Units Read"].startswith(f"{units_read:,} (")
+    assert fields["host_read_commands"] == f"{c['host_read_cmds']:,}"
+    assert fields["host_write_commands"] == f"{c['host_write_cmds']:,}"
+    assert fields["temperature"] == "40°C (313 Kelvin)"
+    j = json.loads(ok(run_main, "smart-log", "--state", "ran.state", "-o", "json").out)
+    assert j["host_write_commands"] == f"{c['host_write_cmds']:,}" and j["temperature"] == 313
+    human = json.loads(ok(run_main, "smart-log", "--state", "ran.state", "-o", "json", "-H").out)
+    assert human["critical_warning"] == {
+        "value": 0,
+        "available_spare": 0,
+        "temp_threshold": 0,
+        "reliability_degraded": 0,
+        "ro": 0,
+        "vmbu_failed": 0,
+        "pmr_ro": 0,
+    }
+
+
+def test_smart_log_names_the_device_and_namespace_as_given(run_main: RunMain) -> None:
+    first = ok(run_main, "smart-log", "/dev/nvme0n1", "-n", "0x1").out.splitlines()[0]
+    assert first == "Smart Log for NVME device:nvme0n1 namespace-id:1"
+    assert_one_line_error(run_main("nvme", "smart-log", "-n", "0"), "0 is outside 0x1..0xffffffff")
+
+
+# ---- get-feature ------------------------------------------------------------------------------
+
+
+def test_get_feature_reports_the_hmb_the_host_allocated(run_main: RunMain) -> None:
+    text = ok(run_main, "get-feature", "/dev/nvme0", "--profile", "p32a80", "-f", "0x0d", "-H").out
+    assert text.splitlines() == [
+        "get-feature:0x0d (Host Memory Buffer), Current value:0x00000001",
+        "\tEnable Host Memory (EHM): Enabled",
+        "\tHost Memory Descriptor List Entry Count (HMDLEC): 32",
+        "\tHost Memory Descriptor List Address     (HMDLAU): 0x0",
+        "\tHost Memory Descriptor List Address     (HMDLAL): 0xfffe0000",
+        "\tHost Memory Buffer Size                  (HSIZE): 32768",
+    ]
+    off = ok(run_main, "get-feature", "--profile", "p32a80", "--hmb", "off", "-f", "13", "-H").out
+    assert off.splitlines()[:2] == [
+        "get-feature:0x0d (Host Memory Buffer), Current value:00000000",
+        "\tEnable Host Memory (EHM): Disabled",
+    ]
+    dump = ok(run_main, "get-feature", "--profile", "p32a80", "-f", "0xd").out.splitlines()
+    assert len(dump) == 2 + 4096 // 16
+    assert dump[2] == '0000: 00 80 00 00 00 00 fe ff 00 00 00 00 20 00 00 00 "................"'
+
+
+def test_get_feature_lists_every_feature_and_what_changed(run_main: RunMain) -> None:
+    every = ok(run_main, "get-feature", "--profile", "p32a80").out
+    heads = [ln for ln in every.splitlines() if ln.startswith("get-feature:")]
+    assert [h.split(" (")[0] for h in heads] == [
+        f"get-feature:{fid:#04x}" for fid in (1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 13)
+    ]
+    assert "get-feature:0x07 (Number of Queues), Current value:0x00070007" in heads
+    assert "get-feature:0x04 (Temperature Threshold), Current value:0x00000157" in heads
+    changed = ok(run_main, "get-feature", "--profile", "p32a80", "-s", "8", "-H").out
+    assert [ln for ln in changed.splitlines() if ln.startswith("get-feature:")] == [
+        "get-feature:0x0d (Host Memory Buffer), Changed value:0x00000001"
+    ]
+    default = ok(run_main, "get-feature", "--profile", "p32a80", "-s", "1", "-f", "0x0d", "-H").out
+    assert default.splitlines()[1] == "\tEnable Host Memory (EHM): Disabled"
+    caps = ok(run_main, "get-feature", "--profile", "p32a80", "-s", "3", "-f", "6").out
+    assert (
+        caps
+        == "get-feature:0x06 (Volatile Write Cache), Supported capabilities value:0x00000004\n  Feature is changeable\n"
+    )
+
+
+def test_get_feature_refuses_what_the_drive_does_not_implement(run_main: RunMain) -> None:
+    assert_one_line_error(
+        run_main("nvme", "get-feature", "-f", "0x0c"),
+        "0x0c: Invalid Field in Command, this drive implements features 0x01, 0x02, 0x04",
+    )
+    assert_one_line_error(
+        run_main("nvme", "get-feature", "-f", "0x0d"), "0x0d: Invalid Field in Command"
+    )  # generic-tlc-1tb has DRAM and asks for no HMB
+    assert_one_line_error(run_main("nvme", "get-feature", "-f", "0x100"), "0x100 is outside 0x0..0xff")
+    assert_one_line_error(run_main("nvme", "get-feature", "-s", "4"), "'4' is not one of '0', '1', '2', '3', '8'")

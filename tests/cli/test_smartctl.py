@@ -1,8 +1,9 @@
-"""``ssdtwin smartctl -x``: smartctl 7.3's NVMe report of a simulated drive, its counters
-after a run, and the options it refuses (one line, exit status 2)."""
+"""``ssdtwin smartctl``: smartctl 7.3's NVMe report of a simulated drive (each section, -x,
+-j's JSON), its counters after a run, and the options it refuses (one line, exit status 2)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -84,21 +85,76 @@ def test_the_format_in_use_after_nvme_format(run_main: RunMain, small_profile_fi
     assert line(lines, "Namespace 1 Utilization:") == "0"
 
 
+def test_each_section_alone_and_their_union(run_main: RunMain) -> None:
+    def without_time(lines: list[str]) -> list[str]:
+        return [ln for ln in lines if not ln.startswith("Local Time is:")]
+
+    x = without_time(report(run_main, "-x", "--profile", "p32a80"))
+    parts = [report(run_main, flag, "--profile", "p32a80")[3:] for flag in ("-i", "-c", "-H", "-A", "-l", "error")[:4]]
+    info, caps, health, attrs = parts
+    assert info[0] == "=== START OF INFORMATION SECTION ===" and info[-1] == "" and "Model Number:" in info[1]
+    assert caps[0] == "=== START OF INFORMATION SECTION ===" and caps[1].startswith("Firmware Updates (0x")
+    assert health == [
+        "=== START OF SMART DATA SECTION ===",
+        "SMART overall-health self-assessment test result: PASSED",
+        "",
+    ]
+    assert attrs[:2] == ["=== START OF SMART DATA SECTION ===", "SMART/Health Information (NVMe Log 0x02)"]
+    errors = report(run_main, "-l", "error", "--profile", "p32a80")[3:]
+    assert errors == [
+        "=== START OF SMART DATA SECTION ===",
+        "Error Information (NVMe Log 0x01, 16 of 64 entries)",
+        "No Errors Logged",
+        "",
+    ]
+    union = report(run_main, "-i", "-c", "-H", "-A", "-l", "error", "--profile", "p32a80")
+    assert without_time(union) == x
+    nothing = report(run_main, "--profile", "p32a80")
+    assert nothing[3:] == [
+        "NVMe device successfully opened",
+        "",
+        "Use 'smartctl -a' (or '-x') to print SMART (and more) information",
+        "",
+    ]
+
+
+def test_json_carries_identity_health_and_counters(run_main: RunMain, small_profile_file: Path, tmp_path: Path) -> None:
+    job = ["--name=w", "--rw=randwrite", "--bs=4k", "--size=32m", "--runtime=20ms", "--ioengine=libaio", "--iodepth=8"]
+    ran = run_main("fio", "--profile", small_profile_file, "--save-state", "ran.state", "--output-format=json", *job)
+    assert ran.status == 0, ran
+    c = ssdtwin.Device.load(tmp_path / "ran.state").counters()
+    out = run_main("smartctl", "-j", "-x", "/dev/nvme0n1", "--state", "ran.state")
+    assert out.status == 0 and out.err == "", out
+    js = json.loads(out.out)
+    assert list(js)[:4] == ["json_format_version", "smartctl", "local_time", "device"]
+    assert js["smartctl"]["version"] == [7, 3] and js["smartctl"]["argv"] == ["smartctl", "-j", "-x", "/dev/nvme0n1"]
+    assert js["smartctl"]["exit_status"] == 0
+    assert js["device"] == {"name": "/dev/nvme0n1", "info_name": "/dev/nvme0n1", "type": "nvme", "protocol": "NVMe"}
+    assert js["smart_status"] == {"passed": True, "nvme": {"value": 0}}
+    log = js["nvme_smart_health_information_log"]
+    assert log["host_writes"] == c["host_write_cmds"]
+    assert log["data_units_written"] == -(-c["host_write_bytes"] // 512_000)
+    ns = js["nvme_namespaces"][0]
+    assert ns["utilization"]["bytes"] == ns["utilization"]["blocks"] * js["logical_block_size"] > 0
+    assert js["user_capacity"] == ns["capacity"]
+    only_health = json.loads(run_main("smartctl", "-j", "-H").out)
+    assert "nvme_smart_health_information_log" not in only_health and "model_name" not in only_health
+    assert only_health["smart_status"]["passed"] is True
+
+
 @pytest.mark.parametrize(
-    ("args", "refused"),
+    ("args", "message"),
     [
-        (["-x", "-j"], "-j"),
-        (["-H"], "-H"),
-        (["-x", "--json"], "--json"),
-        (["-a", "-l", "error"], "-l"),
-        (["-i", "-x"], "-i"),
+        (
+            ["-x", "-q", "silent"],
+            "'-q' is not emulated: ssdtwin smartctl takes -i, -c, -H, -A, -l error, -a, -x and -j",
+        ),
+        (["-d", "nvme", "-x"], "'-d' is not emulated"),
+        (["-l", "selftest"], "'selftest': the log emulated is 'error'"),
     ],
 )
-def test_other_smartctl_options_are_refused_by_name(run_main: RunMain, args: list[str], refused: str) -> None:
-    assert_one_line_error(
-        run_main("smartctl", *args),
-        f"'{refused}' is not emulated: ssdtwin smartctl takes -x or -a, and the drive comes from --profile or --state",
-    )
+def test_other_smartctl_options_are_refused_by_name(run_main: RunMain, args: list[str], message: str) -> None:
+    assert_one_line_error(run_main("smartctl", *args), message)
 
 
 def test_the_device_name_is_taken_as_smartctl_takes_it(run_main: RunMain) -> None:
@@ -114,8 +170,7 @@ def test_the_device_name_is_taken_as_smartctl_takes_it(run_main: RunMain) -> Non
     )
 
 
-def test_x_or_a_is_required_and_device_options_are_checked(run_main: RunMain) -> None:
-    assert_one_line_error(run_main("smartctl"), "give -x (or -a): ssdtwin emulates smartctl's full report only")
+def test_device_options_are_checked(run_main: RunMain) -> None:
     assert_one_line_error(
         run_main("smartctl", "-x", "--profile", "nope"), "profile 'nope' is neither a shipped profile"
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import ssdtwin
-from ssdtwin.nvme import identify_controller, identify_namespace, smart_log, smartctl_x
+from ssdtwin.nvme import Sections, identify_controller, identify_namespace, smart_log, smartctl_text
 
 LOCAL_TIME = "Thu Jan  1 00:00:00 2026 UTC"
 
@@ -15,7 +15,9 @@ LOCAL_TIME = "Thu Jan  1 00:00:00 2026 UTC"
 def report(dev: ssdtwin.Device, counters: dict[str, Any] | None = None) -> list[str]:
     identity = dev.identity()
     log = smart_log(counters if counters is not None else dev.counters())
-    text = smartctl_x(identify_controller(identity), identify_namespace(identity), log, local_time=LOCAL_TIME)
+    text = smartctl_text(
+        identify_controller(identity), identify_namespace(identity), log, Sections.all(), local_time=LOCAL_TIME
+    )
     assert text.endswith("\n\n")
     return text.splitlines()
 

@@ -76,16 +76,48 @@ def check_device_name(name: str) -> str:
     return name
 
 
+class CInteger(click.ParamType):
+    """An integer as nvme-cli's option parser reads one (``strtoul`` base 0: ``13``, ``0x0d``,
+    ``015``), within ``[low, high]``."""
+
+    name = "integer"
+
+    def __init__(self, low: int, high: int) -> None:
+        self.low, self.high = low, high
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            number = value
+        else:
+            text = str(value).strip().lower()
+            try:
+                number = int(text, 8) if len(text) > 1 and text.startswith("0") and text[1].isdigit() else int(text, 0)
+            except ValueError:
+                self.fail(f"'{value}' is not an integer (decimal, 0x hex or 0 octal)", param, ctx)
+        if not self.low <= number <= self.high:
+            self.fail(f"{value} is outside {self.low:#x}..{self.high:#x}", param, ctx)
+        return number
+
+
 def device_argument(f: F) -> F:
     """An optional DEVICE argument, as nvme-cli and smartctl take one: the simulated
     drive's name or nothing."""
+    return _device_argument(expose=False)(f)
 
-    def check(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-        return None if value is None else check_device_name(value)
+
+def named_device_argument(f: F) -> F:
+    """:func:`device_argument` passed to the command as ``device`` (``/dev/nvme0`` when not
+    given), for outputs that print the name."""
+    return _device_argument(expose=True)(f)
+
+
+def _device_argument(*, expose: bool) -> Callable[[F], F]:
+    def check(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
+        return DEVICE_NAMES[0] if value is None else check_device_name(value)
 
     return click.argument(
-        "device", required=False, metavar="[/dev/nvme0|/dev/nvme0n1]", callback=check, expose_value=False
-    )(f)
+        "device", required=False, metavar="[/dev/nvme0|/dev/nvme0n1]", callback=check, expose_value=expose
+    )
 
 
 def parse_overrides(overrides: tuple[str, ...], option: str = "--set") -> dict[str, str]:

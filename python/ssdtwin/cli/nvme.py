@@ -1,5 +1,6 @@
-"""``ssdtwin nvme``: nvme-cli 2.3's ``id-ctrl``, ``id-ns``, ``list`` and ``format`` on a
-simulated drive, printed as nvme-cli prints them (see :mod:`ssdtwin.nvme`)."""
+"""``ssdtwin nvme``: nvme-cli 2.3's ``id-ctrl``, ``id-ns``, ``list``, ``smart-log``,
+``get-feature`` and ``format`` on a simulated drive, printed as nvme-cli prints them (see
+:mod:`ssdtwin.nvme`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import click
 from ..device import Device
 from ..nvme import (
     dumps,
+    features,
+    get_feature_text,
     id_ctrl_json,
     id_ctrl_text,
     id_ns_json,
@@ -20,9 +23,14 @@ from ..nvme import (
     identify_namespace,
     list_json,
     list_text,
+    smart_log,
+    smart_log_json,
+    smart_log_text,
 )
 from ..nvme.constants import NSID
-from .common import device_argument, host_options, load_device, profile_options
+from ..nvme.features import SELECT_NAMES
+from ..nvme.show_smart_log import NSID_ALL
+from .common import CInteger, device_argument, host_options, load_device, named_device_argument, profile_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,7 +57,7 @@ def human_option(f: F) -> F:
 
 @click.group("nvme")
 def command() -> None:
-    """nvme-cli 2.3's id-ctrl, id-ns, list and format on a simulated drive.
+    """nvme-cli 2.3's id-ctrl, id-ns, list, smart-log, get-feature and format on a simulated drive.
 
     The drive, /dev/nvme0 with namespace 1, is a fresh one from --profile (default generic-tlc-1tb) or the one saved in
     --state; output is nvme-cli's, byte for byte where ssdtwin knows the values (the
@@ -117,6 +125,110 @@ def list_(profile: str | None, state: Path | None, overrides: tuple[str, ...], o
         click.echo(dumps(list_json(ctrl, ns)))
     else:
         click.echo(list_text(ctrl, ns), nl=False)
+
+
+@command.command("smart-log")
+@named_device_argument
+@profile_options
+@click.option(
+    "-n", "--namespace-id", "nsid", type=CInteger(1, NSID_ALL), default=NSID_ALL, help="Namespace (default: all)."
+)
+@human_option
+@output_format_option
+def smart_log_(
+    device: str,
+    profile: str | None,
+    state: Path | None,
+    overrides: tuple[str, ...],
+    nsid: int,
+    human: bool,
+    output_format: str,
+) -> None:
+    """SMART / Health log, as 'nvme smart-log /dev/nvme0'.
+
+    Data Units and commands read and written and power-on hours of simulated time come from
+    the drive; the other values are documented constants (ssdtwin.nvme.constants). The drive
+    keeps one log for its one namespace, so -n 1 and the default (all) print the same values.
+    """
+    log = smart_log(load_device(profile, state, overrides).counters())
+    if output_format == "json":
+        click.echo(dumps(smart_log_json(log, human=human)))
+    else:
+        click.echo(smart_log_text(log, Path(device).name, nsid, human=human), nl=False)
+
+
+@command.command("get-feature")
+@named_device_argument
+@profile_options
+@host_options()
+@click.option(
+    "-f",
+    "--feature-id",
+    "fid",
+    type=CInteger(0, 0xFF),
+    default=0,
+    help="Feature identifier (default 0: every feature the drive supports).",
+)
+@click.option(
+    "-s",
+    "--sel",
+    "select",
+    type=click.Choice([str(v) for v in SELECT_NAMES]),
+    default="0",
+    help="0 current, 1 default, 2 saved, 3 supported capabilities, 8 changed from default.",
+)
+@click.option(
+    "-n",
+    "--namespace-id",
+    "nsid",
+    type=CInteger(0, NSID_ALL),
+    default=0,
+    help="Namespace (no feature is per namespace).",
+)
+@click.option(
+    "-c", "--cdw11", "cdw11", type=CInteger(0, 0xFFFF_FFFF), default=0, help="Dword 11 (feature 0x09's vector)."
+)
+@human_option
+def get_feature(
+    device: str,
+    profile: str | None,
+    state: Path | None,
+    overrides: tuple[str, ...],
+    host: str,
+    host_overrides: tuple[str, ...],
+    hmb: str,
+    fid: int,
+    select: str,
+    nsid: int,
+    cdw11: int,
+    human: bool,
+) -> None:
+    """Get Features, as 'nvme get-feature /dev/nvme0 -f 0x0d -H'.
+
+    Values come from the drive and its host: Temperature Threshold is the warning threshold,
+    Volatile Write Cache the profile's cache, Number of Queues the I/O queues, Host Memory
+    Buffer what the host's driver allocated (its default is disabled, so -s 8 lists it).
+    Features the twin does not implement are refused with the list of those it does.
+    """
+    del device, nsid  # one drive, one namespace: the name and namespace select nothing
+    dev = load_device(profile, state, overrides, host, host_overrides, hmb)
+    identity = dev.identity()
+    table = features(identity, identify_controller(identity), dev.hmb())
+    if fid and fid not in table:
+        listed = ", ".join(f"{f:#04x}" for f in table)
+        raise click.BadParameter(
+            f"{fid:#04x}: Invalid Field in Command, this drive implements features {listed}", param_hint="-f"
+        )
+    sel = int(select)
+    for feature in table.values():
+        if fid and feature.fid != fid:
+            continue
+        result, data = feature.value(0 if sel == 8 else sel)
+        if sel == 8 and (result, data) == feature.value(1):
+            continue
+        if feature.fid == 0x09 and sel != 3:
+            result = cdw11 & 0xFFFF
+        click.echo(get_feature_text(feature.fid, sel, result, data, human=human), nl=False)
 
 
 @command.command("format")

@@ -9,8 +9,10 @@ Two layers, and calls only go down:
   :meth:`ssdtwin.Device.counters` into plain dicts named after the NVMe fields. Values the
   model does not know are constants, documented in one place, :mod:`.constants`.
 * **Renderers**, one per tool output: :func:`id_ctrl_text` / :func:`id_ctrl_json`,
-  :func:`id_ns_text` / :func:`id_ns_json`, :func:`list_text` / :func:`list_json` and
-  :func:`smartctl_x`. Each module names the tool source it follows. JSON renderers return
+  :func:`id_ns_text` / :func:`id_ns_json`, :func:`list_text` / :func:`list_json`, :func:`smart_log_text` /
+  :func:`smart_log_json`, :func:`get_feature_text` (over :func:`features`) and
+  :func:`smartctl_text` / :func:`smartctl_json` (what ``-i``, ``-H``, ``-A`` ... ask for is a
+  :class:`Sections`). Each module names the tool source it follows. JSON renderers return
   dicts in the tool's key order; :func:`dumps` lays them out as nvme-cli does. C number
   formatting (``%#x`` printing zero as ``0``, SI and binary suffixes, thousands
   separators) is in :mod:`.cfmt`.
@@ -35,10 +37,15 @@ from .jsonc import dumps
 from .show_id_ctrl import id_ctrl_json, id_ctrl_text
 from .show_id_ns import id_ns_json, id_ns_text
 from .show_list import list_json, list_text
-from .smartctl import smartctl_x
+from .features import features, get_feature_text
+from .show_smart_log import smart_log_json, smart_log_text
+from .smartctl import Sections, smartctl_json, smartctl_text
 
 __all__ = [
+    "Sections",
     "dumps",
+    "features",
+    "get_feature_text",
     "id_ctrl_json",
     "id_ctrl_text",
     "id_ns_json",
@@ -48,5 +55,8 @@ __all__ = [
     "list_json",
     "list_text",
     "smart_log",
-    "smartctl_x",
+    "smart_log_json",
+    "smart_log_text",
+    "smartctl_json",
+    "smartctl_text",
 ]

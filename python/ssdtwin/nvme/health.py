@@ -49,6 +49,7 @@ def smart_log(counters: Mapping[str, Any]) -> dict[str, Any]:
         "avail_spare": k.AVAILABLE_SPARE_PCT,
         "spare_thresh": k.AVAILABLE_SPARE_THRESHOLD_PCT,
         "percent_used": k.PERCENTAGE_USED,
+        "endu_grp_crit_warn_sumry": 0,
         "data_units_read": data_units(int(counters["host_read_bytes"])),
         "data_units_written": data_units(int(counters["host_write_bytes"])),
         "host_reads": int(counters["host_read_cmds"]),

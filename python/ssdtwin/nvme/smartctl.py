@@ -1,4 +1,5 @@
-"""``smartctl -x`` output for an NVMe drive, as smartmontools 7.3 prints it.
+"""``smartctl`` on an NVMe drive, as smartmontools 7.3 prints it: the text report (``-i``,
+``-c``, ``-H``, ``-A``, ``-l error`` and their unions ``-a``/``-x``) and ``-j``'s JSON.
 
 Source: ``nvmePrintMain`` and the functions it calls in smartmontools' ``nvmeprint.cpp``
 (``print_drive_info``, ``print_drive_capabilities``, ``print_critical_warning``,
@@ -21,7 +22,8 @@ zero, as smartctl decides without ``-d nvme,debug``. Power values not reported p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .. import __version__
@@ -36,20 +38,71 @@ BANNER = (
 )
 #: ``smartctl -a``/``-x`` read this many error log entries.
 ERROR_LOG_ENTRIES_READ = 16
+#: smartctl's exit status bit 3: the SMART status (here the Critical Warning) says "failing".
+FAILSTATUS = 1 << 3
+#: ``smartctl -j``'s ``smartctl`` object: 7.3's version and revision, and the platform and
+#: build fields naming ssdtwin as the banner does.
+JSON_SMARTCTL = {
+    "version": [7, 3],
+    "svn_revision": "5338",
+    "platform_info": f"ssdtwin-{__version__}",
+    "build_info": "(ssdtwin emulation)",
+}
 
 
-def smartctl_x(
-    ctrl: Mapping[str, Any], ns: Mapping[str, Any], log: Mapping[str, Any], *, local_time: str, nsid: int = 1
+@dataclass(frozen=True)
+class Sections:
+    """What smartctl was asked to print (its ``nvme_print_options``): ``-i`` the drive's
+    identity, ``-c`` its capabilities, ``-H`` the health verdict, ``-A`` the SMART / Health
+    log, ``-l error`` the error log; ``-a`` and ``-x`` are all of them.
+
+    >>> Sections(health=True).any(), Sections().any(), Sections.all() == Sections(True, True, True, True, True)
+    (True, False, True)
+    """
+
+    info: bool = False
+    capabilities: bool = False
+    health: bool = False
+    attributes: bool = False
+    error_log: bool = False
+
+    @classmethod
+    def all(cls) -> Sections:
+        """``-a`` / ``-x``: every section (7.3 prints the same for NVMe)."""
+        return cls(True, True, True, True, True)
+
+    def any(self) -> bool:
+        return self.info or self.capabilities or self.health or self.attributes or self.error_log
+
+
+def exit_status(log: Mapping[str, Any], sections: Sections) -> int:
+    """smartctl's exit status: :data:`FAILSTATUS` when ``-H`` finds a critical warning.
+
+    >>> exit_status({"critical_warning": 0x04}, Sections(health=True)), exit_status({"critical_warning": 0}, Sections.all())
+    (8, 0)
+    """
+    return FAILSTATUS if sections.health and log["critical_warning"] else 0
+
+
+def smartctl_text(
+    ctrl: Mapping[str, Any],
+    ns: Mapping[str, Any],
+    log: Mapping[str, Any],
+    sections: Sections,
+    *,
+    local_time: str,
+    nsid: int = 1,
 ) -> str:
-    """``smartctl -x /dev/nvme0`` for Identify Controller and Namespace data and a SMART /
-    Health log (:mod:`.id_ctrl`, :mod:`.id_ns`, :mod:`.health`). ``local_time`` is what
-    smartctl prints after ``Local Time is:`` (``%a %b %e %H:%M:%S %Y %Z``).
+    """smartctl's report of ``sections`` for Identify Controller and Namespace data and a
+    SMART / Health log (:mod:`.id_ctrl`, :mod:`.id_ns`, :mod:`.health`), as ``nvmePrintMain``
+    lays it out. ``local_time`` is what smartctl prints after ``Local Time is:``
+    (``%a %b %e %H:%M:%S %Y %Z``).
 
     >>> from ssdtwin import Device
     >>> from ssdtwin.nvme import identify_controller, identify_namespace, smart_log
     >>> dev = Device("p32a80")
     >>> ctrl, ns = identify_controller(dev.identity()), identify_namespace(dev.identity())
-    >>> text = smartctl_x(ctrl, ns, smart_log(dev.counters()), local_time="Thu Jan  1 00:00:00 2026 UTC")
+    >>> text = smartctl_text(ctrl, ns, smart_log(dev.counters()), Sections.all(), local_time="Thu Jan  1 00:00:00 2026 UTC")
     >>> lines = text.splitlines()
     >>> print("\\n".join(lines[3:7]))
     === START OF INFORMATION SECTION ===
@@ -60,15 +113,164 @@ def smartctl_x(
     Supported LBA Sizes (NSID 0x1)
     Id Fmt  Data  Metadt  Rel_Perf
      0 +     512       0         0
+    >>> print(smartctl_text(ctrl, ns, smart_log(dev.counters()), Sections(health=True), local_time="")[-94:], end="")
+    === START OF SMART DATA SECTION ===
+    SMART overall-health self-assessment test result: PASSED
+    <BLANKLINE>
     """
-    out = [*BANNER, "=== START OF INFORMATION SECTION ==="]
-    out += _drive_info(ctrl, ns, nsid, local_time)
-    out += _drive_capabilities(ctrl, ns, nsid)
-    out += ["", "=== START OF SMART DATA SECTION ==="]
-    out += _critical_warning(log["critical_warning"])
-    out += _smart_log(log, ctrl)
-    out += _error_log(ctrl)
+    out = list(BANNER)
+    if not sections.any():
+        out += [
+            "NVMe device successfully opened",
+            "",
+            "Use 'smartctl -a' (or '-x') to print SMART (and more) information",
+            "",
+        ]
+        return "\n".join(out) + "\n"
+    if sections.info or sections.capabilities:
+        out.append("=== START OF INFORMATION SECTION ===")
+        if sections.info:
+            out += _drive_info(ctrl, ns, nsid, local_time)
+        if sections.capabilities:
+            out += _drive_capabilities(ctrl, ns, nsid)
+        out.append("")
+    if sections.health or sections.attributes or sections.error_log:
+        out.append("=== START OF SMART DATA SECTION ===")
+    if sections.health:
+        out += _critical_warning(log["critical_warning"])
+    if sections.attributes:
+        out += _smart_log(log, ctrl)
+    if sections.error_log:
+        out += _error_log(ctrl)
     return "\n".join(out) + "\n"
+
+
+def smartctl_json(
+    ctrl: Mapping[str, Any],
+    ns: Mapping[str, Any],
+    log: Mapping[str, Any],
+    sections: Sections,
+    *,
+    argv: Sequence[str],
+    device_name: str,
+    time_t: int,
+    local_time: str,
+    nsid: int = 1,
+) -> dict[str, Any]:
+    """``smartctl -j``: the JSON object smartctl 7.3 builds while printing ``sections``, keys in
+    its insertion order (``json.dumps(..., indent=2)`` lays it out as smartctl does). Only what
+    7.3 reports through ``jout``/``jglb`` is there: capabilities and the error log are text
+    only in 7.3. ``argv`` is the command line after ``smartctl``.
+
+    >>> from ssdtwin import Device
+    >>> from ssdtwin.nvme import identify_controller, identify_namespace, smart_log
+    >>> dev = Device("p32a80")
+    >>> ctrl, ns = identify_controller(dev.identity()), identify_namespace(dev.identity())
+    >>> js = smartctl_json(ctrl, ns, smart_log(dev.counters()), Sections.all(), argv=["-j", "-x"],
+    ...                    device_name="/dev/nvme0", time_t=0, local_time="Thu Jan  1 00:00:00 1970 UTC")
+    >>> list(js)[:6]
+    ['json_format_version', 'smartctl', 'local_time', 'device', 'model_name', 'serial_number']
+    >>> js["user_capacity"], js["nvme_smart_health_information_log"]["temperature"], js["smartctl"]["exit_status"]
+    ({'blocks': 500118192, 'bytes': 256060514304}, 40, 0)
+    """
+    root: dict[str, Any] = {
+        "json_format_version": [1, 0],
+        "smartctl": {**JSON_SMARTCTL, "argv": ["smartctl", *argv]},
+        "local_time": {"time_t": time_t, "asctime": local_time},
+        "device": {"name": device_name, "info_name": device_name, "type": "nvme", "protocol": "NVMe"},
+    }
+    if sections.info:
+        _drive_info_json(root, ctrl, ns, nsid)
+    if sections.health:
+        w = log["critical_warning"]
+        nvme: dict[str, Any] = {"value": w}
+        if w:
+            for bit, key in _CRITICAL_WARNING_KEYS:
+                nvme[key] = bool(w & bit)
+            nvme["other"] = w & ~0x3F
+        root["smart_status"] = {"passed": not w, "nvme": nvme}
+    if sections.attributes:
+        _smart_log_json(root, log, ctrl)
+    root["smartctl"]["exit_status"] = exit_status(log, sections)
+    return root
+
+
+_CRITICAL_WARNING_KEYS = (
+    (0x01, "spare_below_threshold"),
+    (0x02, "temperature_above_or_below_threshold"),
+    (0x04, "reliability_degraded"),
+    (0x08, "media_read_only"),
+    (0x10, "volatile_memory_backup_failed"),
+    (0x20, "persistent_memory_region_unreliable"),
+)
+
+
+def _drive_info_json(root: dict[str, Any], ctrl: Mapping[str, Any], ns: Mapping[str, Any], nsid: int) -> None:
+    """``print_drive_info``'s ``jglb`` entries."""
+    root["model_name"] = ctrl["mn"].strip()
+    root["serial_number"] = ctrl["sn"].strip()
+    root["firmware_version"] = ctrl["fr"].strip()
+    root["nvme_pci_vendor"] = {"id": ctrl["vid"], "subsystem_id": ctrl["ssvid"]}
+    root["nvme_ieee_oui_identifier"] = ctrl["ieee"]
+    if ctrl["tnvmcap"] or ctrl["unvmcap"]:
+        root["nvme_total_capacity"] = ctrl["tnvmcap"]
+        root["nvme_unallocated_capacity"] = ctrl["unvmcap"]
+    root["nvme_controller_id"] = ctrl["cntlid"]
+    ver = ctrl["ver"]
+    if ver:
+        string = f"{ver >> 16}.{(ver >> 8) & 0xFF}" + (f".{ver & 0xFF}" if ver & 0xFF else "")
+        root["nvme_version"] = {"string": string, "value": ver}
+    root["nvme_number_of_namespaces"] = ctrl["nn"]
+    if nsid and ns["nsze"]:
+        lba_bytes = 1 << ns["lbaf"][ns["flbas"] & 0xF]["ds"]
+        namespace: dict[str, Any] = {"id": nsid}
+        for key, field in (("size", "nsze"), ("capacity", "ncap")):
+            namespace[key] = {"blocks": ns[field], "bytes": ns[field] * lba_bytes}
+        root["nvme_namespaces"] = [namespace]
+        root["user_capacity"] = {"blocks": ns["ncap"], "bytes": ns["ncap"] * lba_bytes}
+        namespace["utilization"] = {"blocks": ns["nuse"], "bytes": ns["nuse"] * lba_bytes}
+        namespace["formatted_lba_size"] = lba_bytes
+        root["logical_block_size"] = lba_bytes
+        eui = int(ns["eui64"], 16)
+        if eui:
+            namespace["eui64"] = {"oui": eui >> 40, "ext_id": eui & ((1 << 40) - 1)}
+    root["smart_support"] = {"available": True, "enabled": True}
+
+
+def _smart_log_json(root: dict[str, Any], log: Mapping[str, Any], ctrl: Mapping[str, Any]) -> None:
+    """``print_smart_log``'s ``jglb`` entries."""
+    health: dict[str, Any] = {"critical_warning": log["critical_warning"]}
+    root["nvme_smart_health_information_log"] = health
+    if log["temperature"]:
+        health["temperature"] = kelvin_to_celsius(log["temperature"])
+        root["temperature"] = {"current": kelvin_to_celsius(log["temperature"])}
+    health["available_spare"] = log["avail_spare"]
+    health["available_spare_threshold"] = log["spare_thresh"]
+    health["percentage_used"] = log["percent_used"]
+    for key, field in (
+        ("data_units_read", "data_units_read"),
+        ("data_units_written", "data_units_written"),
+        ("host_reads", "host_reads"),
+        ("host_writes", "host_writes"),
+        ("controller_busy_time", "ctrl_busy_time"),
+        ("power_cycles", "power_cycles"),
+    ):
+        health[key] = log[field]
+    root["power_cycle_count"] = log["power_cycles"]
+    health["power_on_hours"] = log["power_on_hours"]
+    root["power_on_time"] = {"hours": log["power_on_hours"]}
+    health["unsafe_shutdowns"] = log["unsafe_shutdowns"]
+    health["media_errors"] = log["media_errors"]
+    health["num_err_log_entries"] = log["num_err_log_entries"]
+    if ctrl["wctemp"] or log["warning_temp_time"]:
+        health["warning_temp_time"] = log["warning_temp_time"]
+    if ctrl["cctemp"] or log["critical_comp_time"]:
+        health["critical_comp_time"] = log["critical_comp_time"]
+    sensors = [kelvin_to_celsius(k) if k else None for k in log["temp_sensor"][:8]]
+    while sensors and sensors[-1] is None:
+        sensors.pop()
+    if sensors:
+        health["temperature_sensors"] = sensors
 
 
 def le128(value: int, bytes_per_unit: int = 0) -> str:

@@ -13,7 +13,17 @@ True
 """
 
 from ._ssdtwin import __version__
-from .device import DEFAULT_HOST, DEFAULT_PROFILE, Device, RunResult, host_toml, hosts, profile_toml, profiles
+from .device import (
+    DEFAULT_HOST,
+    DEFAULT_PROFILE,
+    Device,
+    RunResult,
+    host_toml,
+    hosts,
+    profile_derived,
+    profile_toml,
+    profiles,
+)
 from .errors import DeviceError, JobError, ProfileError, SsdtwinError, StateError, TraceError
 
 __all__ = [
@@ -30,6 +40,7 @@ __all__ = [
     "__version__",
     "host_toml",
     "hosts",
+    "profile_derived",
     "profile_toml",
     "profiles",
 ]

@@ -37,6 +37,9 @@ def profile_toml(profile: str, overrides: list[str] = ...) -> str:
 def check_fio_args(args: list[str]) -> int:
     """Parses fio-style arguments; returns the number of jobs; raises JobError."""
 
+def derived(profile: str, overrides: list[str] = ...) -> dict[str, float]:
+    """What the profile implies: capacities, superblocks, map size, bandwidths (unit-named)."""
+
 def max_namespace_bytes(profile: str, overrides: list[str] = ...) -> int:
     """The largest namespace the profile's geometry, GC reserve and SLC cache allow."""
 

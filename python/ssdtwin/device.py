@@ -363,6 +363,19 @@ def profile_toml(profile: str | Path, overrides: Mapping[str, object] | None = N
     return resolved_toml(str(profile), override_strings(overrides, {}))
 
 
+def profile_derived(profile: str | Path, overrides: Mapping[str, object] | None = None) -> dict[str, float]:
+    """What a profile implies but does not state, after ``overrides``: namespace and raw
+    bytes, superblocks and their sizes, the largest SLC cache, the map's size and the share
+    the controller holds, per-die, per-channel, array and link bandwidths (field names carry
+    the units).
+
+    >>> d = profile_derived("generic-tlc-1tb")
+    >>> d["superblock_bytes"] * d["superblocks"] == d["raw_bytes"], d["map_bytes"] == d["namespace_bytes"] // 1024
+    (True, True)
+    """
+    return dict(_ssdtwin.derived(str(profile), override_strings(overrides, {})))
+
+
 def resolved_toml(profile: str, overrides: list[str]) -> str:
     """The resolved TOML of ``profile`` after raw ``section.field=value`` overrides, checked
     by building the device configuration (``_ssdtwin.profile_toml`` alone does not check

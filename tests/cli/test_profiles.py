@@ -66,12 +66,14 @@ def test_show_prints_toml_that_round_trips(tmp_path: Path) -> None:
     assert parsed["identity"]["capacity_bytes"] == 1_000_204_886_016
     assert parsed["nand"]["channels"] == 8
     assert parsed["nand"]["tlc"] == {"t_read_us": 50.0, "t_prog_us": 600.0, "t_erase_us": 3500.0}
-    assert text == ssdtwin.profile_toml("generic-tlc-1tb")
+    toml_text, derived = text.split("\n# derived", 1)
+    assert toml_text == ssdtwin.profile_toml("generic-tlc-1tb")
+    assert all(line.startswith("# ") for line in derived.splitlines()[1:])
     # The printed TOML, loaded from a file as a profile, resolves to the same TOML.
     (tmp_path / "copy.toml").write_text(text)
     assert show("copy.toml") == text
     assert show(str(tmp_path / "copy.toml")) == text
-    assert ssdtwin.Device(tmp_path / "copy.toml").profile_toml == text
+    assert ssdtwin.Device(tmp_path / "copy.toml").profile_toml == toml_text
 
 
 def test_show_applies_overrides_as_toml_values(tmp_path: Path) -> None:
@@ -81,6 +83,22 @@ def test_show_applies_overrides_as_toml_values(tmp_path: Path) -> None:
     (tmp_path / "wide.toml").write_text(text)
     assert ssdtwin.Device(tmp_path / "wide.toml").info()["dies"] == 64
     assert show("wide.toml") == text
+
+
+def test_show_ends_with_what_the_profile_implies() -> None:
+    lines = show("wd-black-256").split("\n# derived", 1)[1].splitlines()
+    d = ssdtwin.profile_derived("wd-black-256")
+    # 45 static SLC superblocks of 64 MiB (a third of a 192 MiB TLC superblock) make its 2.8 GiB cache.
+    assert (d["slc_static_superblocks"], d["slc_superblock_bytes"] * 3) == (45, d["superblock_bytes"])
+    assert d["slc_cache_max_bytes"] == 45 * d["slc_superblock_bytes"]
+    assert "SLC cache up to 45 static + 0 dynamic superblocks = 2.8 GiB" in lines[2]
+    # The array's TLC program ceiling is what its post-cache writes reach (about 200 MB/s after the cliff).
+    assert 180e6 < d["nand_program_bytes_per_sec"] < 240e6
+    # SLC mode programs the same program unit in tPROG 300 us instead of 1250 us.
+    assert d["nand_slc_program_bytes_per_sec"] == pytest.approx(d["nand_program_bytes_per_sec"] * 1250 / 300)
+    assert "host link 3,575 MB/s" in lines[5]
+    wide = ssdtwin.profile_derived("generic-tlc-1tb", {"nand.channels": 16})
+    assert wide["dies"] == 2 * ssdtwin.profile_derived("generic-tlc-1tb")["dies"]
 
 
 def test_show_validates(run_main: RunMain) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from .. import _ssdtwin
 from ..device import host_toml, hosts, profile_toml, profiles, resolved_toml
 from .common import parse_overrides
 
@@ -53,14 +54,66 @@ def command(ctx: click.Context) -> None:
 @click.argument("name")
 @click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Apply overrides first.")
 def show(name: str, overrides: tuple[str, ...]) -> None:
-    """Print the resolved, validated TOML of a drive or host profile (shipped name or file)."""
+    """Print the resolved, validated TOML of a drive or host profile (shipped name or file);
+    for a drive, the values it implies follow as TOML comments (capacities, superblocks, SLC
+    cache, map size, bandwidths)."""
     raw = [f"{k}={v}" for k, v in parse_overrides(overrides).items()]
     if _is_host(name):
-        from .. import _ssdtwin
-
         click.echo(_ssdtwin.host_toml(name, raw), nl=False)
     else:
         click.echo(resolved_toml(name, raw), nl=False)
+        click.echo()
+        click.echo("\n".join(f"# {line}" for line in derived_lines(dict(_ssdtwin.derived(name, raw)))))
+
+
+def derived_lines(d: dict[str, float]) -> list[str]:
+    """The derived values of a drive profile (:func:`ssdtwin.profile_derived`) as text lines.
+
+    >>> derived_lines(dict(_ssdtwin.derived("p32a80", [])))[3]
+    'map: 238.5 MiB in 61,050 segments of 4.0 KiB; the controller holds 256.0 KiB (0.1 %), asks for 240.0 MiB of HMB'
+    """
+
+    def mib(b: float) -> str:
+        return (
+            f"{b / 2**30:,.1f} GiB"
+            if b >= 2**30
+            else f"{b / 2**20:,.1f} MiB"
+            if b >= 2**20
+            else f"{b / 2**10:,.1f} KiB"
+        )
+
+    def mbps(b: float) -> str:
+        return f"{b / 1e6:,.0f} MB/s"
+
+    lba_bytes = d["namespace_bytes"] // d["namespace_lbas"]
+    hmb = f", asks for {mib(d['map_hmb_requested_bytes'])} of HMB" if d["map_hmb_requested_bytes"] else ""
+    slc = (
+        f"; SLC cache up to {d['slc_static_superblocks']:,} static + {d['slc_dynamic_max_superblocks']:,} dynamic "
+        f"superblocks = {mib(d['slc_cache_max_bytes'])}"
+        if d["slc_cache_max_bytes"]
+        else "; no SLC cache"
+    )
+    slc_program = (
+        f", SLC program {mbps(d['die_slc_program_bytes_per_sec'])}" if d["die_slc_program_bytes_per_sec"] else ""
+    )
+    array_slc = (
+        f", SLC program {mbps(d['nand_slc_program_bytes_per_sec'])}" if d["nand_slc_program_bytes_per_sec"] else ""
+    )
+    return [
+        "derived (not settable; ssdtwin.profile_derived gives them as numbers):",
+        f"namespace: {d['namespace_bytes']:,} B = {d['namespace_lbas']:,} LBAs of {lba_bytes} B; "
+        f"raw {d['raw_bytes']:,} B ({d['spare_pct']:.1f} % spare)",
+        f"superblocks: {d['superblocks']:,} of {mib(d['superblock_bytes'])} (SLC mode {mib(d['slc_superblock_bytes'])})"
+        f" over {d['dies']} dies{slc}",
+        f"map: {mib(d['map_bytes'])} in {d['map_segments']:,} segments of "
+        f"{mib(d['map_bytes'] / max(d['map_segments'], 1))}; the controller holds {mib(d['map_controller_bytes'])} "
+        f"({d['map_controller_bytes'] / d['map_bytes'] * 100:.1f} %){hmb}",
+        f"per die: read {mbps(d['die_read_bytes_per_sec'])} (a page per tR), "
+        f"program {mbps(d['die_program_bytes_per_sec'])} (all planes per tPROG){slc_program}; "
+        f"per channel {mbps(d['channel_bytes_per_sec'])}",
+        f"array ceilings: read {mbps(d['nand_read_bytes_per_sec'])}, program {mbps(d['nand_program_bytes_per_sec'])}"
+        f"{array_slc}; host link {mbps(d['link_bytes_per_sec'])}",
+    ]
 
 
 def _is_host(name: str) -> bool:

@@ -12,10 +12,12 @@
 //! assert_eq!(config.geometry.page_bytes, 16384);
 //! ```
 
+mod derived;
 mod error;
 mod profile;
 mod shipped;
 
+pub use derived::Derived;
 pub use error::ProfileError;
 pub use profile::*;
 pub use shipped::{SHIPPED, shipped_names, shipped_text};

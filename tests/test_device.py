@@ -264,6 +264,7 @@ def test_public_names() -> None:
             "__version__",
             "host_toml",
             "hosts",
+            "profile_derived",
             "profile_toml",
             "profiles",
         ]
@@ -411,6 +412,20 @@ def test_state_round_trip_after_any_fill_gives_identical_results(
     fills = {"seq 10%": lambda d: d.fill("seq", 10), "random 80%": lambda d: d.fill("random", 80, seed=11)}
     a, b = round_trip(small, tmp_path, fills[fill], MIX)
     assert a.json["jobs"] == b.json["jobs"]
+
+
+@pytest.mark.parametrize("rw", ["randrw", "randwrite"])
+def test_a_copy_runs_as_the_original_and_leaves_it_alone(small: dict[str, object], rw: str) -> None:
+    original = Device(overrides=small)
+    original.fill("random", 80, seed=11)
+    original.run(MIX | {"rw": "randwrite"}, seed=3)  # GC and caches busy: the copy must carry them
+    copy = original.copy()
+    assert copy.counters() == original.counters() and copy.now_s == original.now_s
+    a = copy.run(MIX | {"rw": rw}, seed=5)
+    assert copy.counters()["host_write_cmds"] > original.counters()["host_write_cmds"]
+    b = original.run(MIX | {"rw": rw}, seed=5)
+    assert a.json["jobs"] == b.json["jobs"]
+    assert a.series.equals(b.series)
 
 
 def test_save_refuses_to_overwrite(small_device: Device, tmp_path: Path) -> None:

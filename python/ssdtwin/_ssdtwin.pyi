@@ -73,6 +73,8 @@ class Device:
         """A device restored from a state file."""
     def save(self, path: str) -> None:
         """Finishes pending work and writes the state."""
+    def copy(self) -> Device:
+        """Finishes pending work; an independent drive in the same state."""
     def quiesce(self) -> None:
         """Runs until nothing is pending."""
     def fill(

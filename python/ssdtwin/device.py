@@ -195,6 +195,25 @@ class Device:
             raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
         self._dev.save(str(path))
 
+    def copy(self) -> Device:
+        """Finishes pending work and returns an independent drive in the same state, on the
+        same host: its map, blocks, caches, counters, clock and HMB grant. Precondition once,
+        then run each point of a sweep on a copy; copying costs a memory copy of the map.
+
+        >>> dev = Device("generic-tlc-1tb", **{"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30})
+        >>> dev.fill("seq", percent=50)
+        >>> twin = dev.copy()
+        >>> twin.counters() == dev.counters(), twin.now_s == dev.now_s
+        (True, True)
+        >>> _ = twin.run({"rw": "write", "bs": "128k", "size": "64m"})
+        >>> twin.counters()["host_write_bytes"] - dev.counters()["host_write_bytes"]
+        67108864
+        """
+        twin = Device.__new__(Device)
+        twin._dev = self._dev.copy()
+        twin._host, twin._host_overrides = self._host, list(self._host_overrides)
+        return twin
+
     def fill(
         self,
         pattern: str = "seq",

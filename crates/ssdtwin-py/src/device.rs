@@ -82,6 +82,18 @@ impl Device {
         .map_err(|e| errors::snapshot(py, &e))
     }
 
+    /// Finishes pending work, then returns an independent drive in the same state (map,
+    /// blocks, caches, counters, clock and HMB grant): preconditioning once, at memory speed.
+    fn copy(&mut self, py: Python<'_>) -> Device {
+        let inner = &mut self.inner;
+        Device {
+            inner: py.detach(|| {
+                inner.quiesce();
+                inner.clone()
+            }),
+        }
+    }
+
     /// Runs until no command, program, GC job or erase is pending.
     fn quiesce(&mut self, py: Python<'_>) {
         let inner = &mut self.inner;

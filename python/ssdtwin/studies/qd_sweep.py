@@ -28,23 +28,25 @@ def qd_sweep(
     host: str = DEFAULT_HOST,
     advance: Advance = None,
 ) -> pd.DataFrame:
-    """IOPS and latency per (rw, iodepth) on a sequentially filled drive, on ``host``.
+    """IOPS and latency per (rw, iodepth) on a sequentially filled drive, on ``host``. The
+    drive is filled once; each point runs on a copy of it.
 
-    ``overrides`` change profile fields as in :class:`~ssdtwin.Device`; here, a drive of the
-    same design with fewer blocks, which fills faster:
+        ``overrides`` change profile fields as in :class:`~ssdtwin.Device`; here, a drive of the
+        same design with fewer blocks, which fills faster:
 
-    >>> small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30}
-    >>> t = qd_sweep(rws=["randread"], depths=[1, 32], seconds=0.05, span_gib=1, overrides=small)
-    >>> list(t.columns[:4])
-    ['rw', 'iodepth', 'iops', 'bw_mb_per_s']
-    >>> bool(t.iops[1] > t.iops[0])
-    True
+        >>> small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30}
+        >>> t = qd_sweep(rws=["randread"], depths=[1, 32], seconds=0.05, span_gib=1, overrides=small)
+        >>> list(t.columns[:4])
+        ['rw', 'iodepth', 'iops', 'bw_mb_per_s']
+        >>> bool(t.iops[1] > t.iops[0])
+        True
     """
     rows = []
+    filled = Device(profile, overrides=overrides, host=host)
+    filled.fill("seq", 100.0)
     for rw in rws or ["randread", "randwrite"]:
         for depth in depths or [1, 2, 4, 8, 16, 32, 64, 128]:
-            dev = Device(profile, overrides=overrides, host=host)
-            dev.fill("seq", 100.0)
+            dev = filled.copy()
             job = {
                 "name": f"{rw}-qd{depth}",
                 "rw": rw,

@@ -13,6 +13,7 @@ use super::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+#[derive(Clone)]
 struct Entry<E> {
     time: SimTime,
     seq: u64,
@@ -38,6 +39,7 @@ impl<E> Ord for Entry<E> {
 }
 
 /// A min-queue of events keyed by simulated time, FIFO among equal times.
+#[derive(Clone)]
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
     next_seq: u64,

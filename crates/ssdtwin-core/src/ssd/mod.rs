@@ -89,7 +89,9 @@ struct ProgramRec {
     job: Option<background::JobKind>,
 }
 
-/// A simulated SSD.
+/// A simulated SSD. A clone is an independent drive in the same state (events, caches and
+/// all), which is how a study preconditions once and runs each point on a copy.
+#[derive(Clone)]
 pub struct Ssd {
     config: DeviceConfig,
     now: SimTime,

@@ -601,6 +601,7 @@ SUMMARY_COLUMNS = [
     "name",
     "groupid",
     "rw",
+    "direction",
     "io_bytes",
     "ios",
     "runtime_s",
@@ -639,9 +640,10 @@ def test_summary_is_tidy_and_agrees_with_the_json(mixed: RunResult) -> None:
     s = mixed.summary
     assert isinstance(s, pd.DataFrame)
     assert list(s.columns) == SUMMARY_COLUMNS
-    assert list(zip(s["clone"], s["rw"], strict=True)) == [(0, "read"), (0, "write"), (1, "read"), (1, "write")]
+    assert (s["rw"] == "randrw").all()
+    assert list(zip(s["clone"], s["direction"], strict=True)) == [(0, "read"), (0, "write"), (1, "read"), (1, "write")]
     for row in s.itertuples():
-        d = direction(mixed, str(row.rw), int(row.clone))
+        d = direction(mixed, str(row.direction), int(row.clone))
         assert row.ios == d["total_ios"] > 0
         assert row.io_bytes == d["io_bytes"] == 4096 * row.ios
         assert row.runtime_s == pytest.approx(0.020)
@@ -653,7 +655,7 @@ def test_summary_is_tidy_and_agrees_with_the_json(mixed: RunResult) -> None:
         assert row.p50_lat_us <= row.p99_lat_us <= row.p999_lat_us
         # Percentiles are fio's histogram midpoints: within 1/64 of the true value.
         assert row.p999_lat_us <= row.max_lat_us * (1 + 1 / 64)
-    reads = s[s.rw == "read"].ios.sum()
+    reads = s[s.direction == "read"].ios.sum()
     assert reads / s.ios.sum() == pytest.approx(0.70, abs=0.04)
 
 
@@ -662,7 +664,9 @@ def test_series_samples_counters_per_window(mixed: RunResult) -> None:
     assert list(df.columns[:2]) == ["time_s", "time_ns"]
     # The drive's counters, then the host's: CPU time of thread work and handlers, per core,
     # and the page cache's.
-    drive = [c for c in df.columns[2:] if not c.startswith("host.")]
+    per_window = [f"{d}_{m}" for d in ("read", "write") for m in WINDOW_MEASURES]
+    assert list(df.columns[2 : 2 + len(per_window)]) == per_window
+    drive = [c for c in df.columns[2 + len(per_window) :] if not c.startswith("host.")]
     assert set(drive) == COUNTERS - {"time_ns"}
     cores = tomllib.loads(ssdtwin.host_toml(ssdtwin.DEFAULT_HOST))["cpu"]["cores"]
     per_core = {f"host.cpu{c}.{kind}_ns" for c in range(cores) for kind in ("task", "irq")}
@@ -681,7 +685,9 @@ def test_series_samples_counters_per_window(mixed: RunResult) -> None:
             "under_writeback_bytes",
         )
     }
-    assert set(df.columns[2 + len(drive) :]) == {"host.cpu_task_ns", "host.cpu_irq_ns"} | per_core | page_cache
+    assert set(df.columns[2 + len(per_window) + len(drive) :]) == (
+        {"host.cpu_task_ns", "host.cpu_irq_ns"} | per_core | page_cache
+    )
     assert (df.time_s == df.time_ns / 1e9).all()
     assert df.time_ns.is_monotonic_increasing
     # 5 ms ramp + 20 ms measured in 5 ms windows: samples at 0, 5, ..., 25 ms (and the end).
@@ -690,7 +696,47 @@ def test_series_samples_counters_per_window(mixed: RunResult) -> None:
     assert 6 <= len(df) <= 7
     for cumulative in ("host_read_bytes", "host_write_bytes", "nand_write_bytes", "host_read_cmds"):
         assert df[cumulative].is_monotonic_increasing, cumulative
+        assert df[cumulative].iloc[0] == 0, cumulative  # totals count from the run's start
     assert df.host_read_bytes.iloc[-1] > 0
+
+
+WINDOW_MEASURES = ("iops", "mb_per_s", "mean_lat_us", "p50_lat_us", "p99_lat_us", "p999_lat_us", "max_lat_us")
+
+
+def test_series_windows_add_up_to_the_run(mixed: RunResult) -> None:
+    df = mixed.series
+    seconds = df.time_ns.diff() / 1e9
+    # Every completion lands in one window: the windows' I/Os are the run's, ramp included;
+    # the host commands the drive counted are the same I/Os (4 KiB, no splitting).
+    reads = (df.read_iops * seconds).sum()
+    assert reads == pytest.approx(df.host_read_cmds.iloc[-1], abs=8)
+    assert ((df.read_mb_per_s * 1e6 / 4096 - df.read_iops).abs().dropna() < 1e-6).all()
+    # The measured part agrees with the summary: windows 2-5 are the 20 ms after the 5 ms ramp.
+    measured = df[(df.time_ns > 5_000_000) & (df.time_ns <= 25_000_000)]
+    s = mixed.summary
+    window_reads = (measured.read_iops * measured.time_ns.diff().fillna(5_000_000) / 1e9).sum()
+    assert window_reads == pytest.approx(s[s.direction == "read"].ios.sum(), rel=0.01, abs=8)
+    done = df.dropna(subset=["read_p50_lat_us"])
+    assert (done.read_p50_lat_us <= done.read_p99_lat_us).all()
+    assert (done.read_p99_lat_us <= done.read_p999_lat_us).all()
+    assert (done.read_p999_lat_us <= done.read_max_lat_us * (1 + 1 / 64)).all()
+    assert (done.read_mean_lat_us <= done.read_max_lat_us).all()
+    # The first row is the run's start: nothing has completed.
+    assert df[[f"read_{m}" for m in WINDOW_MEASURES]].iloc[0].isna().all()
+
+
+def test_series_windows_follow_a_rate_limit(small: dict[str, object]) -> None:
+    dev = Device(overrides=small)
+    dev.fill("seq", 50)
+    job = {"rw": "randread", "bs": "4k", "iodepth": 4, "ioengine": "libaio", "size": "8m", "rate_iops": 2000}
+    df = dev.run(job | {"runtime": "50ms", "time_based": True}, series_window_ms=10).series
+    assert "write_iops" not in df.columns
+    # fio's rate limit spaces I/Os 0.5 ms apart: 20 in each full 10 ms window, so 2000 IOPS.
+    full = df[df.time_ns.diff() == 10_000_000]
+    assert len(full) >= 4
+    assert ((full.read_iops - 2000).abs() <= 100).all(), full.read_iops.tolist()
+    # Unqueued 4 KiB reads: each window's latency is one read's, far below the 0.5 ms spacing.
+    assert (full.read_max_lat_us < 500).all()
 
 
 def test_groups_report_device_activity_per_reporting_group(mixed: RunResult) -> None:
@@ -753,7 +799,7 @@ def test_json_json_plus_and_normal(mixed: RunResult) -> None:
 
 def test_repr_lists_iops_per_direction(mixed: RunResult) -> None:
     s = mixed.summary
-    expected = ", ".join(f"{r.rw} {r.iops:,.0f} IOPS" for r in s.itertuples())
+    expected = ", ".join(f"{r.direction} {r.iops:,.0f} IOPS" for r in s.itertuples())
     assert repr(mixed) == f"RunResult({expected})"
     assert repr(mixed).startswith("RunResult(read ")
 

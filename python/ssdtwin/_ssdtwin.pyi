@@ -9,6 +9,7 @@ __all__ = [
     "RunOutput",
     "__version__",
     "check_fio_args",
+    "derived",
     "host_names",
     "host_toml",
     "max_namespace_bytes",
@@ -57,6 +58,10 @@ class RunOutput:
         """One row per job clone and direction, as columns."""
     def series_columns(self) -> dict[str, list[Any]]:
         """Device counters over time, as columns."""
+    def series_levels(self) -> list[str]:
+        """Names of the series counters that are levels, not running totals."""
+    def window_columns(self) -> dict[str, list[Any]]:
+        """Per series row and direction, the I/Os, bytes and latencies of its window."""
     def groups(self) -> list[dict[str, Any]]:
         """Device counter changes per reporting group."""
     @property

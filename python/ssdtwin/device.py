@@ -103,7 +103,9 @@ class RunResult:
 
     @cached_property
     def summary(self) -> pd.DataFrame:
-        """One row per job clone and direction: ``iops``, ``bw_mb_per_s``, latencies in µs.
+        """One row per job clone and direction: ``rw`` is the job's fio pattern (``randrw``),
+        ``direction`` the row's (``read``, ``write``, ``trim``); ``iops``, ``bw_mb_per_s``
+        (10⁶ B/s), latencies in µs.
 
         Clones stay separate rows under ``group_reporting`` too (``groupid`` says which
         group each belongs to): a group's IOPS are the sum of its rows, as in the merged
@@ -112,11 +114,34 @@ class RunResult:
 
     @cached_property
     def series(self) -> pd.DataFrame:
-        """Device counters sampled over the run; ``time_s`` is seconds since it started."""
-        df = pd.DataFrame(self._output.series_columns())
-        if not df.empty:
-            df.insert(0, "time_s", df["time_ns"] / 1e9)
-        return df
+        """The run over time, one row per window (``series_window_ms``; the first row is the
+        run's start, the last its end): ``time_s`` is seconds since the start; then, per
+        direction the jobs used, what completed in the window ending at the row —
+        ``read_iops``, ``read_mb_per_s`` (10⁶ B/s), ``read_mean_lat_us``, ``read_p50_lat_us``,
+        ``read_p99_lat_us``, ``read_p999_lat_us``, ``read_max_lat_us`` (total latency, fio's
+        ``lat``, ramp time included; NaN where nothing completed) — and the device's and
+        host's counters: running totals as changes since the run's start, levels (free
+        superblocks, bytes cached, dirty bytes) as their value at the row.
+        """
+        counters = pd.DataFrame(self._output.series_columns())
+        if counters.empty:
+            return counters
+        levels = set(self._output.series_levels())
+        totals = [c for c in counters.columns if c != "time_ns" and c not in levels]
+        counters[totals] = counters[totals] - counters[totals].iloc[0]
+        windows = pd.DataFrame(self._output.window_columns())
+        seconds = counters["time_ns"].diff().to_numpy() / 1e9
+        df = pd.DataFrame({"time_s": counters["time_ns"] / 1e9, "time_ns": counters["time_ns"]})
+        for direction in ("read", "write", "trim"):
+            ios = windows[f"{direction}_ios"]
+            if not ios.any():
+                continue
+            done = ios.where(ios > 0)
+            df[f"{direction}_iops"] = ios / seconds
+            df[f"{direction}_mb_per_s"] = windows[f"{direction}_bytes"] / seconds / 1e6
+            for stat in ("mean", "p50", "p99", "p999", "max"):
+                df[f"{direction}_{stat}_lat_us"] = (windows[f"{direction}_{stat}_lat_ns"] / 1e3).where(done.notna())
+        return pd.concat([df, counters.drop(columns="time_ns")], axis=1)
 
     @cached_property
     def groups(self) -> pd.DataFrame:
@@ -126,7 +151,7 @@ class RunResult:
         return pd.DataFrame(self._output.groups()).astype({"write_amplification": float})
 
     def __repr__(self) -> str:
-        rows = ", ".join(f"{r.rw} {r.iops:,.0f} IOPS" for r in self.summary.itertuples())
+        rows = ", ".join(f"{r.direction} {r.iops:,.0f} IOPS" for r in self.summary.itertuples())
         return f"RunResult({rows})"
 
 

@@ -17,7 +17,7 @@ from ..helpers import Outcome, assert_one_line_error
 
 RunMain = Callable[..., Outcome]
 
-COLUMNS = ["rw", "iodepth", "iops", "bw_mb_per_s", "direction", "mean_lat_us", "p99_lat_us", "host"]
+COLUMNS = ["profile", "rw", "iodepth", "iops", "bw_mb_per_s", "direction", "mean_lat_us", "p99_lat_us", "host"]
 
 
 def tiny_sweep(profile: Path, *extra: str) -> list[str]:
@@ -47,7 +47,8 @@ def test_writes_csv_json_and_png(small_profile_file: Path, tmp_path: Path) -> No
     assert paths[2].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert paths[2].stat().st_size > 10_000
     # The summary printed is the table.
-    assert result.stdout.splitlines()[0].split() == COLUMNS
+    assert result.stdout.splitlines()[0].split() == COLUMNS[1:]
+    assert set(table.profile) == {str(small_profile_file)}
 
     reads = table[table.rw == "randread"]
     # More reads in flight keep more dies busy: IOPS rises with depth, and so does latency.
@@ -60,6 +61,35 @@ def test_writes_csv_json_and_png(small_profile_file: Path, tmp_path: Path) -> No
     assert list(table.bw_mb_per_s) == pytest.approx(list(table.iops * 4096 / 1e6))
     assert (table.p99_lat_us >= table.mean_lat_us * 0.99).all()
     assert set(table.direction) == {"read", "write"}
+
+
+def test_several_drives_and_overrides(small_profile_file: Path, tmp_path: Path) -> None:
+    other = tmp_path / "fewer-channels.toml"
+    other.write_text(small_profile_file.read_text())
+    args = tiny_sweep(
+        small_profile_file, "--profile", str(other), "--rw", "randread", "--depths", "1,64", "--out", "qd"
+    )
+    args += ["--set", "controller.read_cmd_ns=20000"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(tmp_path / "qd" / "qd-sweep.csv")
+    assert list(table.profile) == [str(small_profile_file)] * 2 + [str(other)] * 2
+    # One figure per drive, and each drive's report under its name.
+    assert (tmp_path / "qd" / f"qd-sweep-{small_profile_file.stem}.png").exists()
+    assert (tmp_path / "qd" / "qd-sweep-fewer-channels.png").exists()
+    assert f"== {other} ==" in result.stdout
+    # --set reached every drive: 20 us of firmware per read adds 20 us at QD1 to both (the same design).
+    base = CliRunner().invoke(cli, tiny_sweep(small_profile_file, "--rw", "randread", "--depths", "1", "--json"))
+    qd1 = json.loads(base.stdout)[0]["mean_lat_us"]
+    for p in (small_profile_file, other):
+        row = table[(table.profile == str(p)) & (table.iodepth == 1)].iloc[0]
+        assert row.mean_lat_us - qd1 == pytest.approx(20.0 - _read_cmd_us(small_profile_file), abs=0.05)
+
+
+def _read_cmd_us(profile: Path) -> float:
+    import tomllib
+
+    return float(tomllib.loads(profile.read_text())["controller"]["read_cmd_ns"]) / 1e3
 
 
 def test_json_prints_the_records(run_main: RunMain, small_profile_file: Path, tmp_path: Path) -> None:

@@ -80,7 +80,8 @@ impl RunOutput {
             .collect()
     }
 
-    /// One row per job clone and direction that moved data: columns of a tidy table.
+    /// One row per job clone and direction that moved data: columns of a tidy table (`rw` is
+    /// the job's fio pattern, `direction` the row's).
     fn summary_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let mut cols: Vec<(&str, Vec<serde_json::Value>)> = [
             "job",
@@ -88,6 +89,7 @@ impl RunOutput {
             "name",
             "groupid",
             "rw",
+            "direction",
             "io_bytes",
             "ios",
             "runtime_s",
@@ -118,6 +120,7 @@ impl RunOutput {
                     j.clone.into(),
                     j.name.clone().into(),
                     j.groupid.into(),
+                    self.set.jobs[j.job].rw.name().into(),
                     dir.name().into(),
                     d.io_bytes.into(),
                     d.total_ios.into(),
@@ -155,6 +158,32 @@ impl RunOutput {
                 let col: Vec<u64> = series.iter().map(|r| r.entries[i].value).collect();
                 d.set_item(&counter.name, col)?;
             }
+        }
+        Ok(d)
+    }
+
+    /// Names of the series counters that are levels (values at an instant), not totals.
+    fn series_levels(&self) -> Vec<String> {
+        let first = self.result.series.first();
+        first.map_or_else(Vec::new, |r| r.entries.iter().filter(|c| c.level).map(|c| c.name.clone()).collect())
+    }
+
+    /// Per series row and direction, what the jobs completed in the window ending there:
+    /// `{dir}_ios`, `{dir}_bytes`, `{dir}_mean_lat_ns`, `{dir}_p50_lat_ns`, `{dir}_p99_lat_ns`,
+    /// `{dir}_p999_lat_ns`, `{dir}_max_lat_ns`.
+    fn window_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let rows = &self.result.windows;
+        for dir in Direction::ALL {
+            let name = dir.name();
+            let i = dir.index();
+            d.set_item(format!("{name}_ios"), rows.iter().map(|r| r.dirs[i].ios).collect::<Vec<_>>())?;
+            d.set_item(format!("{name}_bytes"), rows.iter().map(|r| r.dirs[i].bytes).collect::<Vec<_>>())?;
+            d.set_item(format!("{name}_mean_lat_ns"), rows.iter().map(|r| r.dirs[i].mean_lat_ns).collect::<Vec<_>>())?;
+            d.set_item(format!("{name}_p50_lat_ns"), rows.iter().map(|r| r.dirs[i].p50_lat_ns).collect::<Vec<_>>())?;
+            d.set_item(format!("{name}_p99_lat_ns"), rows.iter().map(|r| r.dirs[i].p99_lat_ns).collect::<Vec<_>>())?;
+            d.set_item(format!("{name}_p999_lat_ns"), rows.iter().map(|r| r.dirs[i].p999_lat_ns).collect::<Vec<_>>())?;
+            d.set_item(format!("{name}_max_lat_ns"), rows.iter().map(|r| r.dirs[i].max_lat_ns).collect::<Vec<_>>())?;
         }
         Ok(d)
     }

@@ -76,7 +76,7 @@ def check_device_name(name: str) -> str:
     return name
 
 
-class CInteger(click.ParamType):
+class CInteger(click.ParamType[int, Any]):
     """An integer as nvme-cli's option parser reads one (``strtoul`` base 0: ``13``, ``0x0d``,
     ``015``), within ``[low, high]``."""
 

@@ -62,9 +62,9 @@ def command(
             f"'{unknown[0]}' is not emulated: ssdtwin smartctl takes -i, -c, -H, -A, -l error, -a, -x and -j, "
             "and the drive comes from --profile or --state"
         )
-    for log in logs:
-        if log != "error":
-            raise click.BadParameter(f"'{log}': the log emulated is 'error'", param_hint="-l/--log")
+    for name in logs:
+        if name != "error":
+            raise click.BadParameter(f"'{name}': the log emulated is 'error'", param_hint="-l/--log")
     every = xall or all_
     sections = Sections(
         info=info or every,
@@ -81,7 +81,7 @@ def command(
     if as_json:
         # smartctl's argv as the options it was given, in its own order (click keeps no raw argv).
         given = (("-i", info), ("-c", capabilities), ("-H", health), ("-A", attributes), ("-a", all_), ("-x", xall))
-        argv = ["-j", *(flag for flag, on in given if on), *(f"-l{log}" for log in logs), *names]
+        argv = ["-j", *(flag for flag, on in given if on), *(f"-l{name}" for name in logs), *names]
         report = smartctl_json(
             ctrl,
             ns,

@@ -3,6 +3,10 @@
 Every study writes ``NAME.csv``, ``NAME.json`` (records) and ``NAME.png`` to ``--out``
 (default ``out/NAME``), and with ``--json`` prints the records on stdout instead of a
 summary. Existing files are not replaced without ``--force``.
+
+Every study takes ``--set SECTION.FIELD=VALUE`` (profile overrides, repeatable) and several
+drives (``--profile A --profile B`` or ``--profile A,B``): it runs once per drive, the table
+gains a ``profile`` column, and each drive gets its own figure (``NAME-DRIVE.png``).
 """
 
 from __future__ import annotations
@@ -15,49 +19,95 @@ from typing import Any
 import click
 import pandas as pd
 
+from ..device import RawToml
 from ..studies import REGISTRY, Study
 from . import progress
+from .common import parse_overrides
 
 
-def write_outputs(name: str, table: pd.DataFrame, figure: Any, out: Path, force: bool) -> list[Path]:
-    """Writes the table (CSV and JSON records) and the figure; returns the paths."""
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / f"{name}.csv", out / f"{name}.json", out / f"{name}.png"]
-    existing = [p for p in paths if p.exists()]
-    if existing and not force:
-        raise click.UsageError(f"{existing[0]} exists; add --force to replace the study's outputs")
+def output_paths(name: str, out: Path, profiles: list[str]) -> list[Path]:
+    """The files a study writes: the table as CSV and JSON records, then one figure, or one
+    per drive when there are several."""
+    figures = [f"{name}.png"] if len(profiles) == 1 else [f"{name}-{Path(p).stem}.png" for p in profiles]
+    return [out / f"{name}.csv", out / f"{name}.json", *(out / f for f in figures)]
+
+
+def write_outputs(table: pd.DataFrame, figures: list[Any], paths: list[Path]) -> None:
+    """Writes the table (CSV and JSON records) and the figures to ``paths``."""
+    paths[0].parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(paths[0], index=False)
     paths[1].write_text(table.to_json(orient="records", indent=1) + "\n")
-    figure.savefig(paths[2], dpi=120, bbox_inches="tight")
-    return paths
+    for figure, path in zip(figures, paths[2:], strict=True):
+        figure.savefig(path, dpi=120, bbox_inches="tight")
+
+
+def _profiles(values: tuple[str, ...]) -> list[str]:
+    """``--profile`` values, each possibly comma-separated, in order, without repeats."""
+    names = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    if not names:
+        raise click.BadParameter("give at least one profile name or TOML file", param_hint="--profile")
+    return list(dict.fromkeys(names))
 
 
 def _make_command(study: Study) -> click.Command:
-    def run(out: Path | None, as_json: bool, force: bool, **kwargs: Any) -> None:
-        out_dir = out or Path("out") / study.name
+    def run(
+        out: Path | None,
+        as_json: bool,
+        force: bool,
+        profile: tuple[str, ...],
+        overrides: tuple[str, ...],
+        **kwargs: Any,
+    ) -> None:
+        profiles = _profiles(profile)
+        # Values stay as the user wrote them: the core parses them as TOML.
+        settings = {k: RawToml(v) for k, v in parse_overrides(overrides).items()}
+        paths = output_paths(study.name, out or Path("out") / study.name, profiles)
         # Refuse before simulating if the outputs exist.
-        for p in (out_dir / f"{study.name}.{ext}" for ext in ("csv", "json", "png")):
-            if p.exists() and not force:
-                raise click.UsageError(f"{p} exists; add --force to replace the study's outputs")
-        points = study.count_points(**kwargs)
+        for path in paths:
+            if path.exists() and not force:
+                raise click.UsageError(f"{path} exists; add --force to replace the study's outputs")
+        points = sum(study.count_points(profile=p, overrides=settings, **kwargs) for p in profiles)
+        tables, reports = [], []
         with progress.steps_bar(study.name, points, progress.wanted(as_json)) as advance:
-            table, report = study.run(advance=advance, **kwargs)
-        figure = study.plot(table)
+            for p in profiles:
+                table, report = study.run(advance=advance, profile=p, overrides=settings, **kwargs)
+                if "profile" not in table.columns:
+                    table.insert(0, "profile", p)
+                tables.append(table)
+                reports.append(f"== {p} ==\n{report.rstrip()}" if len(profiles) > 1 and report else report)
+        figures = [study.plot(t) for t in tables]
         try:
-            paths = write_outputs(study.name, table, figure, out_dir, force)
+            write_outputs(pd.concat(tables, ignore_index=True), figures, paths)
         finally:
             import matplotlib.pyplot as plt
 
-            plt.close(figure)
+            for figure in figures:
+                plt.close(figure)
+        table = pd.concat(tables, ignore_index=True)
         if as_json:
             click.echo(json.dumps(json.loads(table.to_json(orient="records")), indent=1))
         else:
-            if report:
-                click.echo(report.rstrip())
+            text = "\n\n".join(r.rstrip() for r in reports if r)
+            if text:
+                click.echo(text)
             click.echo("wrote " + ", ".join(str(p) for p in paths))
 
+    default_profile = next(o.default for o in study.options if o.name == "profile")
     params: list[click.Parameter] = [
-        *study.options,
+        click.Option(
+            ["--profile"],
+            multiple=True,
+            default=[default_profile],
+            show_default=True,
+            help="Profile name or TOML file; repeat it (or separate with commas) to run the study on several drives.",
+        ),
+        click.Option(
+            ["--set", "overrides"],
+            multiple=True,
+            metavar="SECTION.FIELD=VALUE",
+            help="Change a profile field of every drive (repeatable).",
+        ),
+        *(o for o in study.options if o.name != "profile"),
         click.Option(
             ["--host"],
             default=study.host,

@@ -30,6 +30,7 @@ hmminds   : 0
 hmmaxd    : 0
 """
 
+from .features import features, get_feature_text
 from .health import smart_log
 from .id_ctrl import identify_controller
 from .id_ns import identify_namespace
@@ -37,7 +38,6 @@ from .jsonc import dumps
 from .show_id_ctrl import id_ctrl_json, id_ctrl_text
 from .show_id_ns import id_ns_json, id_ns_text
 from .show_list import list_json, list_text
-from .features import features, get_feature_text
 from .show_smart_log import smart_log_json, smart_log_text
 from .smartctl import Sections, smartctl_json, smartctl_text
 

@@ -145,9 +145,8 @@ def get_feature_text(fid: int, select: int, result: int, data: bytes | None, *, 
     """
     fid_text = f"{fid:#04x}" if fid else f"{fid:02x}"
     value_text = f"{result:#010x}" if result else f"{result:08x}"
-    out = [
-        f"get-feature:{fid_text} ({NAMES.get(fid, 'Unknown')}), {SELECT_NAMES.get(select, 'Reserved')} value:{value_text}"
-    ]
+    name, selected = NAMES.get(fid, "Unknown"), SELECT_NAMES.get(select, "Reserved")
+    out = [f"get-feature:{fid_text} ({name}), {selected} value:{value_text}"]
     if select == 3:
         out += [
             text

@@ -72,7 +72,8 @@ def smart_log_text(log: Mapping[str, Any], device: str, nsid: int = NSID_ALL, *,
         f"available_spare_threshold\t\t: {log['spare_thresh']}%",
         f"percentage_used\t\t\t\t: {log['percent_used']}%",
         f"endurance group critical warning summary: {hash_x(log['endu_grp_crit_warn_sumry'])}",
-        f"Data Units Read\t\t\t\t: {u128(log['data_units_read'])} ({si_bytes(log['data_units_read'], DATA_UNIT_BYTES)})",
+        f"Data Units Read\t\t\t\t: {u128(log['data_units_read'])} "
+        f"({si_bytes(log['data_units_read'], DATA_UNIT_BYTES)})",
         f"Data Units Written\t\t\t: {u128(log['data_units_written'])} "
         f"({si_bytes(log['data_units_written'], DATA_UNIT_BYTES)})",
         f"host_read_commands\t\t\t: {u128(log['host_reads'])}",

@@ -78,8 +78,10 @@ class Sections:
 def exit_status(log: Mapping[str, Any], sections: Sections) -> int:
     """smartctl's exit status: :data:`FAILSTATUS` when ``-H`` finds a critical warning.
 
-    >>> exit_status({"critical_warning": 0x04}, Sections(health=True)), exit_status({"critical_warning": 0}, Sections.all())
-    (8, 0)
+    >>> exit_status({"critical_warning": 0x04}, Sections(health=True))
+    8
+    >>> exit_status({"critical_warning": 0}, Sections.all())
+    0
     """
     return FAILSTATUS if sections.health and log["critical_warning"] else 0
 
@@ -102,7 +104,8 @@ def smartctl_text(
     >>> from ssdtwin.nvme import identify_controller, identify_namespace, smart_log
     >>> dev = Device("p32a80")
     >>> ctrl, ns = identify_controller(dev.identity()), identify_namespace(dev.identity())
-    >>> text = smartctl_text(ctrl, ns, smart_log(dev.counters()), Sections.all(), local_time="Thu Jan  1 00:00:00 2026 UTC")
+    >>> log = smart_log(dev.counters())
+    >>> text = smartctl_text(ctrl, ns, log, Sections.all(), local_time="Thu Jan  1 00:00:00 2026 UTC")
     >>> lines = text.splitlines()
     >>> print("\\n".join(lines[3:7]))
     === START OF INFORMATION SECTION ===

@@ -226,7 +226,15 @@ def plot_cdm(table: pd.DataFrame) -> Any:
 
 
 def _sweep(
-    advance: Advance, profile: str, preset: str, size: str, count: int, measure: int, interval: int, host: str
+    advance: Advance,
+    profile: str,
+    preset: str,
+    size: str,
+    count: int,
+    measure: int,
+    interval: int,
+    host: str,
+    overrides: Mapping[str, object],
 ) -> tuple[pd.DataFrame, str]:
     nbytes = parse_test_size(size)
     table = cdm_sweep(
@@ -237,9 +245,10 @@ def _sweep(
         measure=measure,
         interval=interval,
         host=host,
+        overrides=overrides,
         advance=advance,
     )
-    dev = Device(profile)
+    dev = Device(profile, overrides=overrides)
     used = min(nbytes, dev.info()["capacity_bytes"])
     total = dev.info()["capacity_bytes"]
     drive = f"{dev.info()['model']}: {100 * used // total}% ({used // 2**30}/{total // 2**30}GiB)"

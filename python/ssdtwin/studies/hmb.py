@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +43,10 @@ def default_cache_dir() -> Path:
     return Path(base) / "ssdtwin"
 
 
-def _filled_state(profile: str, cache_dir: Path) -> Path:
-    """A sequentially filled state of ``profile``, made once and reused (and made again if a
-    cached one no longer loads, e.g. after an upgrade)."""
-    text = profile_toml(profile)
+def _filled_state(profile: str, cache_dir: Path, overrides: Mapping[str, object] | None = None) -> Path:
+    """A sequentially filled state of ``profile`` after ``overrides``, made once and reused
+    (and made again if a cached one no longer loads, e.g. after an upgrade)."""
+    text = profile_toml(profile, overrides)
     digest = hashlib.sha256(f"{__version__}\n{text}".encode()).hexdigest()[:12]
     path = cache_dir / f"{Path(profile).stem}-seqfill-{digest}.state"
     if path.exists():
@@ -55,7 +56,7 @@ def _filled_state(profile: str, cache_dir: Path) -> Path:
         except StateError:
             path.unlink()
     cache_dir.mkdir(parents=True, exist_ok=True)
-    dev = Device(profile)
+    dev = Device(profile, overrides=overrides)
     dev.fill("seq", 100.0)
     tmp = path.with_suffix(".tmp")
     dev.save(tmp, overwrite=True)
@@ -73,6 +74,7 @@ def hmb_sweep(
     seed: int = 1,
     cache_dir: Path | None = None,
     host: str = HOST,
+    overrides: Mapping[str, object] | None = None,
     advance: Advance = None,
 ) -> pd.DataFrame:
     """IOPS and latency per (HMB setting, rw, range); one row per point, on ``host``
@@ -84,7 +86,7 @@ def hmb_sweep(
     >>> bool(t.query("hmb_mib == 240").iops.min() > 3 * t.query("hmb_mib == 0 and range_gib == 64").iops.max())
     True
     """
-    state = _filled_state(profile, cache_dir or default_cache_dir())
+    state = _filled_state(profile, cache_dir or default_cache_dir(), overrides)
     rows = []
     for setting in hmb or ["off", "128", "240"]:
         for rw in rws or ["randread"]:
@@ -116,7 +118,7 @@ def hmb_sweep(
                 result = dev.run(job)
                 after = dev.counters()
                 s = result.summary
-                iops = {d: float(s[s.rw == d].iops.sum()) for d in ("read", "write")}
+                iops = {d: float(s[s.direction == d].iops.sum()) for d in ("read", "write")}
                 ios = s.ios.sum()
                 lookups = after["map_lookups"] - before["map_lookups"]
                 hits = (after["map_sram_hits"] - before["map_sram_hits"]) + (
@@ -164,11 +166,20 @@ def plot_hmb(table: pd.DataFrame) -> Any:
 
 
 def _sweep(
-    advance: Advance, profile: str, hmb: str, ranges: str, rw: str, seconds: float, seed: int, host: str
+    advance: Advance,
+    profile: str,
+    hmb: str,
+    ranges: str,
+    rw: str,
+    seconds: float,
+    seed: int,
+    host: str,
+    overrides: Mapping[str, object],
 ) -> tuple[pd.DataFrame, str]:
     table = hmb_sweep(
         profile,
         host=host,
+        overrides=overrides,
         hmb=[h.strip() for h in hmb.split(",") if h.strip()],
         ranges_gib=int_list(ranges),
         rws=choice_list(rw, RW_CHOICES),

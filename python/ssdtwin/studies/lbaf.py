@@ -166,14 +166,22 @@ def plot_lbaf(table: pd.DataFrame) -> Any:
 
 
 def _sweep(
-    advance: Advance, profile: str, span_gib: float, seconds: float, seed: int, host: str
+    advance: Advance,
+    profile: str,
+    span_gib: float,
+    seconds: float,
+    seed: int,
+    host: str,
+    overrides: Mapping[str, object],
 ) -> tuple[pd.DataFrame, str]:
-    table = lbaf_sweep(profile, span_gib=span_gib, seconds=seconds, seed=seed, host=host, advance=advance)
+    table = lbaf_sweep(
+        profile, span_gib=span_gib, seconds=seconds, seed=seed, host=host, overrides=overrides, advance=advance
+    )
     return table, report(table, profile)
 
 
-def _count(profile: str, **_: Any) -> int:
-    return len(Device(profile).identity()["lba_formats"])
+def _count(profile: str, overrides: Mapping[str, object] | None = None, **_: Any) -> int:
+    return len(Device(profile, overrides=overrides).identity()["lba_formats"])
 
 
 STUDY = Study(

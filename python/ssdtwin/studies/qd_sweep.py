@@ -66,7 +66,7 @@ def qd_sweep(
                         "iodepth": depth,
                         "iops": r.iops,
                         "bw_mb_per_s": r.bw_mb_per_s,
-                        "direction": r.rw,
+                        "direction": r.direction,
                         "mean_lat_us": r.mean_lat_us,
                         "p99_lat_us": r.p99_lat_us,
                         "host": host,
@@ -107,10 +107,12 @@ def _sweep(
     span_gib: float,
     seed: int,
     host: str,
+    overrides: Mapping[str, object],
 ) -> tuple[pd.DataFrame, str]:
     table = qd_sweep(
         profile,
         host=host,
+        overrides=overrides,
         rws=choice_list(rw, RW_CHOICES, "--rw"),
         depths=int_list(depths, "--depths"),
         bs=bs,

@@ -206,10 +206,24 @@ def plot_qlc_tr(table: pd.DataFrame) -> Any:
 
 
 def _sweep(
-    advance: Advance, profile: str, max_written_gib: int, reads: int | None, seed: int, host: str
+    advance: Advance,
+    profile: str,
+    max_written_gib: int,
+    reads: int | None,
+    seed: int,
+    host: str,
+    overrides: Mapping[str, object],
 ) -> tuple[pd.DataFrame, str]:
-    table = qlc_tr_sweep(profile, max_written_gib=max_written_gib, reads=reads, seed=seed, host=host, advance=advance)
-    return table, report(table, profile_tr_us(Device(profile).profile_toml))
+    table = qlc_tr_sweep(
+        profile,
+        max_written_gib=max_written_gib,
+        reads=reads,
+        seed=seed,
+        host=host,
+        overrides=overrides,
+        advance=advance,
+    )
+    return table, report(table, profile_tr_us(Device(profile, overrides=overrides).profile_toml))
 
 
 def _count(max_written_gib: int, **_: Any) -> int:

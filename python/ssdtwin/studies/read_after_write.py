@@ -103,11 +103,18 @@ def plot_read_after_write(table: pd.DataFrame) -> Any:
 
 
 def _sweep(
-    advance: Advance, profile: str, write_seconds: str, read_seconds: int, bs: str, host: str
+    advance: Advance,
+    profile: str,
+    write_seconds: str,
+    read_seconds: int,
+    bs: str,
+    host: str,
+    overrides: Mapping[str, object],
 ) -> tuple[pd.DataFrame, str]:
     table = read_after_write_sweep(
         profile,
         host=host,
+        overrides=overrides,
         write_seconds=int_list(write_seconds, "--write-seconds"),
         read_seconds=read_seconds,
         bs=parse_size(bs),

@@ -140,8 +140,18 @@ def plot_slc_write(table: pd.DataFrame) -> Any:
     return fig
 
 
-def _sweep(advance: Advance, profile: str, bs: str, threads: int, seconds: int, host: str) -> tuple[pd.DataFrame, str]:
-    table = slc_write_sweep(profile, bs=parse_size(bs), threads=threads, seconds=seconds, host=host, advance=advance)
+def _sweep(
+    advance: Advance,
+    profile: str,
+    bs: str,
+    threads: int,
+    seconds: int,
+    host: str,
+    overrides: Mapping[str, object],
+) -> tuple[pd.DataFrame, str]:
+    table = slc_write_sweep(
+        profile, bs=parse_size(bs), threads=threads, seconds=seconds, host=host, overrides=overrides, advance=advance
+    )
     return table, report(table)
 
 

@@ -67,6 +67,14 @@ impl PlatHistogram {
         self.total += other.total;
     }
 
+    /// Forgets every value.
+    pub fn clear(&mut self) {
+        if self.total > 0 {
+            self.counts.fill(0);
+            self.total = 0;
+        }
+    }
+
     /// Values counted.
     pub fn total(&self) -> u64 {
         self.total

@@ -150,10 +150,41 @@ pub struct RunResult {
     pub disk: DiskUtil,
     /// Device counters sampled every `series_window_ns` (first sample at the run's start).
     pub series: Vec<CounterRow>,
+    /// What the jobs completed in each window of `series`, one row per series row (the
+    /// first, at the run's start, is empty).
+    pub windows: Vec<WindowRow>,
     /// Simulated time when the run started (device clock), ns.
     pub start_ns: u64,
     /// Simulated time when it ended.
     pub end_ns: u64,
     /// Profile name, for the report.
     pub profile: String,
+}
+
+/// One direction's completions in one window of the series.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WindowDir {
+    /// I/Os completed.
+    pub ios: u64,
+    /// Bytes they moved.
+    pub bytes: u64,
+    /// Mean total latency (submission to completion), ns; 0 without I/Os.
+    pub mean_lat_ns: f64,
+    /// Median total latency, ns (fio's histogram buckets, as its percentiles).
+    pub p50_lat_ns: u64,
+    /// 99th percentile, ns.
+    pub p99_lat_ns: u64,
+    /// 99.9th percentile, ns.
+    pub p999_lat_ns: u64,
+    /// Largest, ns.
+    pub max_lat_ns: u64,
+}
+
+/// The completions of the window that ends at `time_ns` (since the previous row).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WindowRow {
+    /// End of the window, ns since the run started.
+    pub time_ns: u64,
+    /// Per direction, in [`Direction::ALL`](super::Direction::ALL) order.
+    pub dirs: [WindowDir; 3],
 }

@@ -21,12 +21,13 @@
 mod clone;
 mod steady;
 mod thread;
+mod window;
 
 pub(crate) use thread::EngineRun;
 
 use super::files::{self, FileTable, Layout, PlacedFile};
 use super::logs::JobLogs;
-use super::{DirResult, Direction, DiskUtil, GroupResult, JobError, JobSet, JobSpec, RunResult};
+use super::{DirResult, Direction, DiskUtil, GroupResult, JobError, JobSet, JobSpec, RunResult, WindowRow};
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use crate::os::{CoreId, Host};
@@ -35,6 +36,7 @@ use std::path::PathBuf;
 use steady::SteadyTracker;
 use thiserror::Error;
 use thread::{Step, ThreadState};
+use window::IoWindows;
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -169,6 +171,8 @@ struct Runner {
     groups: Vec<Group>,
     steady: Vec<SteadyTracker>,
     series: Vec<CounterRow>,
+    windows: Vec<WindowRow>,
+    io_windows: IoWindows,
     next_sample: SimTime,
     series_window: SimDuration,
     sample_window: SimDuration,
@@ -205,6 +209,8 @@ pub fn run<D: BlockDevice>(
         groups: Vec::new(),
         steady: Vec::new(),
         series: Vec::new(),
+        windows: Vec::new(),
+        io_windows: IoWindows::default(),
         next_sample: run_start,
         series_window: SimDuration(opts.series_window_ns.max(1)),
         sample_window: SimDuration(opts.sample_window_ns.max(1)),
@@ -569,13 +575,15 @@ impl Runner {
 
     fn sample_series_until<D: BlockDevice>(&mut self, host: &Host<D>, t: SimTime, include_end: bool) {
         while self.next_sample <= t {
-            let s = counter_row(host, self.next_sample.since(self.run_start).as_ns());
-            self.series.push(s);
+            let time_ns = self.next_sample.since(self.run_start).as_ns();
+            self.series.push(counter_row(host, time_ns));
+            self.windows.push(self.io_windows.take(time_ns));
             self.next_sample += self.series_window;
         }
-        if include_end && self.series.last().is_none_or(|s| s.time_ns < t.since(self.run_start).as_ns()) {
-            let s = counter_row(host, t.since(self.run_start).as_ns());
-            self.series.push(s);
+        let end_ns = t.since(self.run_start).as_ns();
+        if include_end && self.series.last().is_none_or(|s| s.time_ns < end_ns) {
+            self.series.push(counter_row(host, end_ns));
+            self.windows.push(self.io_windows.take(end_ns));
         }
     }
 
@@ -664,6 +672,7 @@ impl Runner {
         }
         c.done_ios += 1;
         c.done_bytes += bytes;
+        self.io_windows.record(dir, bytes, at.since(start).as_ns());
         if at < c.ramp_end || at > c.deadline {
             return;
         }
@@ -812,6 +821,7 @@ impl Runner {
             groups: self.groups.into_iter().filter_map(|g| g.result).collect(),
             disk,
             series: self.series,
+            windows: self.windows,
             start_ns: self.run_start.as_ns(),
             end_ns: end.as_ns(),
             profile: host.device().profile().to_string(),

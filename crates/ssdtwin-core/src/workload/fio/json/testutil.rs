@@ -134,6 +134,7 @@ pub(crate) fn run(jobs: Vec<JobResult>, end_ns: u64) -> RunResult {
             util_pct: 91.108_247,
         },
         series: Vec::new(),
+        windows: Vec::new(),
         start_ns: 0,
         end_ns,
         profile: "generic-tlc-1tb".into(),

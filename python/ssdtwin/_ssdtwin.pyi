@@ -10,6 +10,7 @@ __all__ = [
     "__version__",
     "check_fio_args",
     "derived",
+    "fio_showcmd",
     "host_names",
     "host_toml",
     "max_namespace_bytes",
@@ -37,6 +38,9 @@ def profile_toml(profile: str, overrides: list[str] = ...) -> str:
 
 def check_fio_args(args: list[str]) -> int:
     """Parses fio-style arguments; returns the number of jobs; raises JobError."""
+
+def fio_showcmd(args: list[str]) -> str:
+    """fio's --showcmd: each job file as the command line that would run it."""
 
 def derived(profile: str, overrides: list[str] = ...) -> dict[str, float]:
     """What the profile implies: capacities, superblocks, map size, bandwidths (unit-named)."""

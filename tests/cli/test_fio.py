@@ -101,15 +101,23 @@ def test_normal_is_the_default_and_looks_like_fio() -> None:
     assert "Disk stats (read/write):\n  nvme0n1: ios=" in out
 
 
-def test_normal_and_json_together_print_both_in_order() -> None:
-    out = invoke("fio", "--output-format=normal,json", *QD1_READ).stdout
-    start = out.index("\n{\n") + 1
-    assert out.startswith("r: (g=0): rw=randread")
-    assert "Run status group 0" in out[:start]
-    report = json.loads(out[start:])
+@pytest.mark.parametrize("formats", ["normal,json", "json,normal"])
+def test_normal_and_json_together_print_in_fio_s_order(formats: str) -> None:
+    # fio prints the job header lines at start-up, then its buffers in a fixed order:
+    # terse, JSON, normal statistics; the order asked does not matter.
+    out = invoke("fio", f"--output-format={formats}", *QD1_READ).stdout
+    header, rest = out.split("\n{\n", 1)
+    assert header.splitlines() == [
+        "r: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=libaio, iodepth=1",
+        "fio-3.33",
+        "Starting 1 process",
+    ]
+    text, body = rest.split("\n}\n", 1)
+    report = json.loads("{\n" + text + "\n}\n")
     assert report["jobs"][0]["jobname"] == "r"
+    assert body.startswith("\nr: (groupid=0, jobs=1): err= 0:")
     # The text and the JSON describe the same run.
-    assert f"issued rwts: total={report['jobs'][0]['read']['total_ios']},0,0,0" in out[:start]
+    assert f"issued rwts: total={report['jobs'][0]['read']['total_ios']},0,0,0" in body
 
 
 def test_output_writes_the_report_to_a_file(tmp_path: Path, reference_dir: Path) -> None:
@@ -123,11 +131,11 @@ def test_output_writes_the_report_to_a_file(tmp_path: Path, reference_dir: Path)
 
 
 def test_every_format_ends_with_exactly_one_newline() -> None:
-    for fmt in ("json", "json+", "normal", "normal,json", "json,normal"):
+    for fmt in ("json", "json+", "normal", "normal,json", "json,normal", "terse", "terse,normal"):
         out = invoke("fio", f"--output-format={fmt}", *QD1_READ).stdout
         assert out.endswith("\n") and not out.endswith("\n\n"), fmt
     both = invoke("fio", "--output-format=json,normal", *QD1_READ).stdout
-    assert "\n}\nr: (g=0): rw=randread" in both
+    assert "\n}\n\nr: (groupid=0, jobs=1)" in both
 
 
 # ---- the drive: --fill, --state, --save-state, --set ------------------------------------------------
@@ -286,7 +294,7 @@ def test_the_seed_changes_random_offsets_and_is_repeatable() -> None:
         ),
         (
             ["--output-format=xml", "--name=a"],
-            "ssdtwin: Invalid value for --output-format: 'xml': allowed normal, json, json+ (comma-separated for "
+            "ssdtwin: Invalid value for --output-format: 'xml': allowed normal, json, json+, terse (comma-separated for "
             "several) (see 'ssdtwin fio --help')",
         ),
         (

@@ -86,6 +86,12 @@ fn derived<'py>(py: Python<'py>, profile: &str, overrides: Vec<String>) -> PyRes
     Ok(out)
 }
 
+/// fio's `--showcmd` for these arguments: each job file as a command line.
+#[pyfunction]
+fn fio_showcmd(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
+    ssdtwin_core::workload::fio::showcmd(&args).map_err(|e| errors::job(py, &e))
+}
+
 /// Parses fio-style arguments (options and job file paths) without running them; returns
 /// the number of jobs. Raises `JobError` with fio's place and reason on bad input.
 #[pyfunction]
@@ -100,6 +106,7 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(profile_names, m)?)?;
     m.add_function(wrap_pyfunction!(profile_toml, m)?)?;
     m.add_function(wrap_pyfunction!(check_fio_args, m)?)?;
+    m.add_function(wrap_pyfunction!(fio_showcmd, m)?)?;
     m.add_function(wrap_pyfunction!(max_namespace_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(derived, m)?)?;
     m.add_function(wrap_pyfunction!(host_names, m)?)?;

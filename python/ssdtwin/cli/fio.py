@@ -8,12 +8,15 @@ from pathlib import Path
 import click
 
 from .. import _ssdtwin
-from ..device import Device
+from ..device import Device, RunResult
+from ..terse import VERSIONS, terse_lines
 from . import progress
 from .common import host_options, load_device, profile_options
 from .precondition import parse_fill
 
-FORMATS = ("normal", "json", "json+")
+FORMATS = ("normal", "json", "json+", "terse")
+#: fio's ``bwavgtime`` default: the aggregate bandwidth log's period.
+AGG_BW_WINDOW_MS = 500
 
 
 def _formats(value: str) -> list[str]:
@@ -43,6 +46,37 @@ def _formats(value: str) -> list[str]:
 @click.option("--force", is_flag=True, help="Let --save-state replace an existing file.")
 @click.option("--seed", type=int, default=0x5EED, show_default=True, help="Seed of every random stream.")
 @click.option("--parse-only", is_flag=True, help="As fio's: check the jobs and their options, run nothing.")
+@click.option("--showcmd", is_flag=True, help="As fio's: print each job file as the command line that runs it.")
+@click.option(
+    "--section",
+    "sections",
+    multiple=True,
+    metavar="NAME",
+    help="As fio's: run only this job-file section (repeatable).",
+)
+@click.option("--minimal", is_flag=True, help="As fio's: terse output (--output-format=terse).")
+@click.option(
+    "--terse-version",
+    type=click.IntRange(min(VERSIONS), max(VERSIONS)),
+    default=3,
+    show_default=True,
+    help="Terse format version, 2 to 5.",
+)
+@click.option(
+    "--bandwidth-log",
+    is_flag=True,
+    help="As fio's: aggregate bandwidth logs agg-{read,write,trim}_bw.log, one line per 500 ms.",
+)
+@click.option(
+    "--eta",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Progress on stderr: when it is a terminal, always, or never.",
+)
+@click.option("--eta-newline", metavar="TIME", help="Accepted as fio's (the progress bar redraws in place).")
+@click.option("--eta-interval", metavar="TIME", help="Accepted as fio's (the progress bar has its own pace).")
+@click.option("--status-interval", metavar="TIME", help="Accepted as fio's (a simulated run reports once, at its end).")
 @click.argument("fio_args", nargs=-1, type=click.UNPROCESSED)
 def command(
     profile: str | None,
@@ -58,6 +92,15 @@ def command(
     force: bool,
     seed: int,
     parse_only: bool,
+    showcmd: bool,
+    sections: tuple[str, ...],
+    minimal: bool,
+    terse_version: int,
+    bandwidth_log: bool,
+    eta: str,
+    eta_newline: str | None,
+    eta_interval: str | None,
+    status_interval: str | None,
     fio_args: tuple[str, ...],
 ) -> None:
     """Run fio jobs on a simulated drive in a simulated machine (--host).
@@ -69,12 +112,17 @@ def command(
       ssdtwin fio --profile generic-tlc-1tb --fill seq --name=r --rw=randread \\
         --bs=4k --ioengine=libaio --iodepth=32 --runtime=10 --time_based
     """
-    formats = _formats(output_format)
+    formats = ["terse"] if minimal else _formats(output_format)
+    del eta_newline, eta_interval, status_interval  # accepted, as the help says
     if not fio_args:
         raise click.UsageError("no job: give fio options (--name=... --rw=...) or job files")
+    args = [*(f"--section={name}" for name in sections), *fio_args]
+    if showcmd:
+        click.echo(_ssdtwin.fio_showcmd(args), nl=False)
+        return
     if parse_only:
         # fio --parse-only reads the jobs and exits quietly when they are valid.
-        _ssdtwin.check_fio_args(list(fio_args))
+        _ssdtwin.check_fio_args(args)
         return
     if save_state is not None and save_state.exists() and not force:
         raise click.UsageError(f"--save-state {save_state} exists; add --force to replace it")
@@ -86,17 +134,55 @@ def command(
     if fill is not None:
         kind, percent = parse_fill(fill)
         device.fill(kind, percent, seed=seed)
-    json_to_stdout = output is None and any(f != "normal" for f in formats)
-    with progress.simulation_bar("simulating", progress.wanted(json_to_stdout)) as bar:
-        result = device.run(list(fio_args), seed=seed, progress=bar)
+    machine_output = output is None and any(f != "normal" for f in formats)
+    show = {"auto": progress.wanted(machine_output), "always": True, "never": False}[eta]
+    window_ms = AGG_BW_WINDOW_MS if bandwidth_log else 100.0
+    with progress.simulation_bar("simulating", show) as bar:
+        result = device.run(args, seed=seed, progress=bar, series_window_ms=window_ms)
     for warning in result.warnings:
         click.echo(f"ssdtwin: warning: {warning}", err=True)
-    # Each report ends with one newline, as fio's own do ("}\n" after the JSON).
-    parts = [result.normal if f == "normal" else result.fio_json_text(plus=f == "json+") for f in formats]
-    report = "".join(p if p.endswith("\n") else p + "\n" for p in parts)
+    report = _report(result, formats, terse_version)
     if output is None:
         click.echo(report, nl=False)
     else:
         output.write_text(report)
+    if bandwidth_log:
+        _write_agg_bw_logs(result, Path("."))
     if save_state is not None:
         device.save(save_state, overwrite=True)
+
+
+def _report(result: RunResult, formats: list[str], terse_version: int) -> str:
+    """The reports in fio's order whatever the order asked: the job header lines (with
+    normal output), then terse, then JSON, then the normal statistics; each ends with one
+    newline, as fio's own do ("}\n" after the JSON)."""
+    header, body = "", ""
+    if "normal" in formats:
+        normal = result.normal
+        cut = normal.find("\n", normal.find("\nStarting ") + 1) + 1
+        header, body = normal[:cut], normal[cut:]
+    parts = [header]
+    if "terse" in formats:
+        parts.append(terse_lines(result.json, terse_version))
+    for plus in (False, True):
+        if ("json+" if plus else "json") in formats:
+            parts.append(result.fio_json_text(plus=plus))
+    parts.append(body)
+    return "".join(p if not p or p.endswith("\n") else p + "\n" for p in parts)
+
+
+def _write_agg_bw_logs(result: RunResult, directory: Path) -> None:
+    """fio's ``--bandwidth-log`` files: the bandwidth of all jobs together, KiB/s, per
+    direction and full 500 ms window (``time, KiB/s, ddir, 0, 0``). fio's ETA thread logs a
+    line when it updates its display at least 500 ms after the last (so only with
+    ``--eta=always`` or a terminal); here every full window is logged."""
+    series = result.series
+    ends_ms = (series.time_ns // 1_000_000).tolist()
+    full = [i for i in range(1, len(series)) if ends_ms[i] - ends_ms[i - 1] == AGG_BW_WINDOW_MS]
+    for ddir, name in enumerate(("read", "write", "trim")):
+        mb_per_s = series.get(f"{name}_mb_per_s")
+        lines = []
+        for i in full:
+            moved = 0 if mb_per_s is None else round(float(mb_per_s.iloc[i]) * 1e6 * AGG_BW_WINDOW_MS / 1000)
+            lines.append(f"{ends_ms[i]}, {moved * 1000 // AGG_BW_WINDOW_MS // 1024}, {ddir}, 0, 0\n")
+        (directory / f"agg-{name}_bw.log").write_text("".join(lines))

@@ -75,6 +75,11 @@ impl PlatHistogram {
         }
     }
 
+    /// The bucket counts, in bucket order.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts[..]
+    }
+
     /// Values counted.
     pub fn total(&self) -> u64 {
         self.total

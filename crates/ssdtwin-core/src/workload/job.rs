@@ -339,6 +339,12 @@ pub struct JobSpec {
     pub log_avg_msec: u64,
     /// `log_offset=`.
     pub log_offset: bool,
+    /// `write_hist_log=` prefix.
+    pub write_hist_log: Option<String>,
+    /// `log_hist_msec=` (0: the histogram log stays empty, as in fio).
+    pub log_hist_msec: u64,
+    /// `log_hist_coarseness=` (0-6): each logged bucket sums 2^coarseness of fio's.
+    pub log_hist_coarseness: u32,
 }
 
 /// fio's file options (HOWTO "Target file/device"), for jobs that do I/O on files.
@@ -522,6 +528,9 @@ impl JobSpec {
             write_iops_log: None,
             log_avg_msec: 0,
             log_offset: false,
+            write_hist_log: None,
+            log_hist_msec: 0,
+            log_hist_coarseness: 0,
         }
     }
 }

@@ -1,5 +1,6 @@
-//! fio's latency, bandwidth and IOPS logs (`write_lat_log`, `write_bw_log`,
-//! `write_iops_log`), in fio 3.33's format (interfaces.md § 2.4).
+//! fio's latency, bandwidth, IOPS and latency-histogram logs (`write_lat_log`,
+//! `write_bw_log`, `write_iops_log`, `write_hist_log`), in fio 3.33's format
+//! (interfaces.md § 2.4).
 //!
 //! Files are `PREFIX_slat.N.log`, `PREFIX_clat.N.log`, `PREFIX_lat.N.log`, `PREFIX_bw.N.log`
 //! and `PREFIX_iops.N.log`, with `N` the clone's global thread number (1-based). Lines are
@@ -11,8 +12,15 @@
 //! * `log_avg_msec = W`: one line per direction per window of W ms with the window average,
 //!   block size and offset 0. fio stamps latency windows at the window end (500, 1000, ...)
 //!   and bandwidth/IOPS windows 1 ms earlier (499, 999, ...); we do the same.
+//!
+//! The histogram log `PREFIX_clat_hist.N.log` is fio's `add_clat_sample`/`flush_hist_samples`:
+//! when a completion arrives `log_hist_msec` or more after a direction's last line, a line
+//! `time, ddir, bs, c0, c1, ...` gives that direction's completion-latency counts since the
+//! last line in fio's 1856 buckets, summed in groups of 2^`log_hist_coarseness`; the next
+//! window starts `log_hist_msec` after the last (fio subtracts the drift).
 
 use super::{Direction, JobSpec};
+use crate::stats::{PLAT_NR, PlatHistogram};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -33,6 +41,50 @@ struct Window {
     lat: u128,
 }
 
+/// The completion-latency histogram log of one clone.
+struct HistLog {
+    sink: Sink,
+    msec: u64,
+    coarseness: u32,
+    /// Per direction: counts since the last line, and when that line was (`None` before
+    /// the first completion).
+    dirs: [(PlatHistogram, Option<u64>); 3],
+}
+
+impl HistLog {
+    fn record(&mut self, t_ms: u64, dir: usize, clat: u64, bytes: u64) -> Result<(), LogError> {
+        let (hist, last) = &mut self.dirs[dir];
+        hist.record(clat);
+        let since = *last.get_or_insert(t_ms);
+        let window = t_ms - since;
+        if self.msec == 0 || window < self.msec {
+            return Ok(());
+        }
+        let stride = 1usize << self.coarseness;
+        let sums: Vec<String> = hist.counts().chunks(stride).map(|c| c.iter().sum::<u64>().to_string()).collect();
+        debug_assert_eq!(sums.len(), PLAT_NR / stride);
+        writeln!(self.sink.out, "{t_ms}, {dir}, {bytes}, {}", sums.join(", ")).map_err(|e| self.sink.error(&e))?;
+        hist.clear();
+        *last = Some(t_ms - (window - self.msec));
+        Ok(())
+    }
+}
+
+impl Sink {
+    fn create(path: PathBuf) -> Result<Self, LogError> {
+        let file = File::create(&path).map_err(|e| LogError {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+            kind: e.kind(),
+        })?;
+        Ok(Sink { out: BufWriter::new(file), path })
+    }
+
+    fn error(&self, e: &std::io::Error) -> LogError {
+        LogError { path: self.path.display().to_string(), reason: e.to_string(), kind: e.kind() }
+    }
+}
+
 /// The logs of one clone.
 pub(crate) struct JobLogs {
     slat: Option<Sink>,
@@ -46,6 +98,7 @@ pub(crate) struct JobLogs {
     window_end_ms: u64,
     /// Latency logs hold slat lines only when the engine reports submission latency.
     log_slat: bool,
+    hist: Option<HistLog>,
 }
 
 /// A log file could not be written.
@@ -59,19 +112,23 @@ pub(crate) struct LogError {
 impl JobLogs {
     /// Opens the files `spec` asks for; `None` if it asks for none.
     pub(crate) fn open(spec: &JobSpec, thread: u32, dir: &Path, log_slat: bool) -> Result<Option<Self>, LogError> {
-        if spec.write_lat_log.is_none() && spec.write_bw_log.is_none() && spec.write_iops_log.is_none() {
+        if spec.write_lat_log.is_none()
+            && spec.write_bw_log.is_none()
+            && spec.write_iops_log.is_none()
+            && spec.write_hist_log.is_none()
+        {
             return Ok(None);
         }
         let open = |prefix: &Option<String>, kind: &str| -> Result<Option<Sink>, LogError> {
             let Some(prefix) = prefix else { return Ok(None) };
-            let path = dir.join(format!("{prefix}_{kind}.{thread}.log"));
-            let file = File::create(&path).map_err(|e| LogError {
-                path: path.display().to_string(),
-                reason: e.to_string(),
-                kind: e.kind(),
-            })?;
-            Ok(Some(Sink { out: BufWriter::new(file), path }))
+            Sink::create(dir.join(format!("{prefix}_{kind}.{thread}.log"))).map(Some)
         };
+        let hist = open(&spec.write_hist_log, "clat_hist")?.map(|sink| HistLog {
+            sink,
+            msec: spec.log_hist_msec,
+            coarseness: spec.log_hist_coarseness,
+            dirs: Default::default(),
+        });
         Ok(Some(JobLogs {
             slat: open(&spec.write_lat_log, "slat")?,
             clat: open(&spec.write_lat_log, "clat")?,
@@ -83,6 +140,7 @@ impl JobLogs {
             windows: [Window::default(); 3],
             window_end_ms: spec.log_avg_msec,
             log_slat,
+            hist,
         }))
     }
 
@@ -98,6 +156,9 @@ impl JobLogs {
         offset: u64,
     ) -> Result<(), LogError> {
         let t_ms = t_ns / 1_000_000;
+        if let Some(h) = &mut self.hist {
+            h.record(t_ms, dir.index(), clat, bytes)?;
+        }
         if self.avg_ms == 0 {
             let d = dir.index();
             let lat = slat + clat;
@@ -151,13 +212,13 @@ impl JobLogs {
     /// Flushes complete windows up to `end_ns` and the files.
     pub(crate) fn finish(&mut self, end_ns: u64) -> Result<(), LogError> {
         self.flush_until(end_ns / 1_000_000)?;
-        for sink in [&mut self.slat, &mut self.clat, &mut self.lat, &mut self.bw, &mut self.iops].into_iter().flatten()
+        let hist = self.hist.as_mut().map(|h| &mut h.sink);
+        for sink in [&mut self.slat, &mut self.clat, &mut self.lat, &mut self.bw, &mut self.iops]
+            .into_iter()
+            .filter_map(Option::as_mut)
+            .chain(hist)
         {
-            sink.out.flush().map_err(|e| LogError {
-                path: sink.path.display().to_string(),
-                reason: e.to_string(),
-                kind: e.kind(),
-            })?;
+            sink.out.flush().map_err(|e| sink.error(&e))?;
         }
         Ok(())
     }
@@ -178,5 +239,5 @@ fn line(
     } else {
         writeln!(s.out, "{t}, {value}, {ddir}, {bs}, 0")
     };
-    r.map_err(|e| LogError { path: s.path.display().to_string(), reason: e.to_string(), kind: e.kind() })
+    r.map_err(|e| s.error(&e))
 }

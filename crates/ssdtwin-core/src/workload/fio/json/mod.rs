@@ -24,7 +24,7 @@
 //! use ssdtwin_core::workload::fio::{fio_json, OutputOptions, WallClock};
 //! use ssdtwin_core::workload::{JobSet, RunResult, DiskUtil};
 //!
-//! let result = RunResult { jobs: vec![], groups: vec![], disk: DiskUtil::default(), series: vec![],
+//! let result = RunResult { jobs: vec![], groups: vec![], disk: DiskUtil::default(), series: vec![], windows: vec![],
 //!                          start_ns: 0, end_ns: 0, profile: "generic-tlc-1tb".into() };
 //! let opts = OutputOptions { plus: false, device_name: "nvme0n1".into(),
 //!     wall: WallClock { unix_ms: 1_795_288_122_955, ctime: "Sat Nov 21 19:08:42 2026".into() } };

@@ -110,6 +110,10 @@ pub fn parse_command_line(args: &[String]) -> Result<JobSet, JobError> {
     let mut args = args.iter();
     let mut only_files = false;
     while let Some(arg) = args.next() {
+        if let Some(name) = section_option(arg, &mut args) {
+            session.sections.push(name?);
+            continue;
+        }
         let option = if only_files { None } else { arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) };
         let Some(option) = option else {
             files.push(arg);
@@ -160,6 +164,79 @@ pub fn parse_command_line(args: &[String]) -> Result<JobSet, JobError> {
     session.finish(COMMAND_LINE)
 }
 
+/// fio's `--section=NAME` (or `--section NAME`): job files run only the sections named
+/// (and their `[global]`s); `None` if `arg` is another argument.
+fn section_option<'a>(arg: &str, rest: &mut impl Iterator<Item = &'a String>) -> Option<Result<String, JobError>> {
+    let missing = || JobError::Syntax { place: COMMAND_LINE.into(), message: "--section needs a section name".into() };
+    match arg.strip_prefix("--section") {
+        Some("") => Some(rest.next().filter(|n| !n.is_empty()).cloned().ok_or_else(missing)),
+        Some(value) => value.strip_prefix('=').map(|n| if n.is_empty() { Err(missing()) } else { Ok(n.to_string()) }),
+        None => None,
+    }
+}
+
+/// fio's `--showcmd`: each job file as the command line that would run it, one line per
+/// file (`fio --opt=value ... --name=JOB ...`, trailing space included, as fio prints it);
+/// `--section` limits the sections as for a run. Command-line jobs print nothing.
+pub fn showcmd(args: &[String]) -> Result<String, JobError> {
+    let mut sections = Vec::new();
+    let mut files = Vec::new();
+    let mut args = args.iter();
+    let mut only_files = false;
+    while let Some(arg) = args.next() {
+        if let Some(name) = section_option(arg, &mut args) {
+            sections.push(name?);
+        } else if only_files || !arg.starts_with('-') {
+            files.push(arg);
+        } else if arg == "--" {
+            only_files = true;
+        }
+    }
+    let mut out = String::new();
+    for file in files {
+        let path = Path::new(file);
+        let text = std::fs::read_to_string(path).map_err(|e| JobError::Unreadable {
+            place: COMMAND_LINE.into(),
+            path: file.clone(),
+            reason: e.to_string(),
+        })?;
+        let base_dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let source = ini::Source { text: &text, label: file, base_dir, path: Some(path) };
+        out.push_str("fio ");
+        for section in ini::sections(&source, &process_env)? {
+            let global = section.name.starts_with("global");
+            if !global && !sections.is_empty() && !sections.contains(&section.name) {
+                continue;
+            }
+            if !global {
+                out.push_str(&format!("--name={} ", section.name));
+            }
+            // fio echoes options under their own names, in the order it parsed them: each
+            // section sorted (stably) by parse priority. Options ssdtwin does not know keep
+            // their spelling and the default priority.
+            let mut entries: Vec<(String, i8, Option<String>)> = section
+                .entries
+                .into_iter()
+                .map(|e| match options::lookup(&e.key) {
+                    Some(def) => (def.name.to_string(), def.priority, e.value),
+                    None => (e.key, 0, e.value),
+                })
+                .collect();
+            entries.sort_by_key(|(_, priority, _)| Reverse(*priority));
+            for (name, _, value) in entries {
+                // fio quotes only the description (it may hold spaces).
+                let quote = if name == "description" { "\"" } else { "" };
+                match value {
+                    Some(v) => out.push_str(&format!("--{name}={quote}{v}{quote} ")),
+                    None => out.push_str(&format!("--{name} ")),
+                }
+            }
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 /// The process environment, for `${VAR}`.
 fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
@@ -179,11 +256,13 @@ struct Session<'e> {
     jobs: Vec<JobSpec>,
     /// Set for the first job of every job file after the first.
     stonewall_next_job: bool,
+    /// `--section` names: job-file sections to run (all when empty).
+    sections: Vec<String>,
 }
 
 impl<'e> Session<'e> {
     fn new(env: ini::Env<'e>) -> Self {
-        Session { env, global: JobDraft::defaults(), jobs: Vec::new(), stonewall_next_job: false }
+        Session { env, global: JobDraft::defaults(), jobs: Vec::new(), stonewall_next_job: false, sections: Vec::new() }
     }
 
     /// Reads a job file; `place` is where it was named, for the error if it is unreadable.
@@ -207,13 +286,18 @@ impl<'e> Session<'e> {
 
     /// Applies one section to the defaults or to a new job, in fio's priority order.
     fn read_section(&mut self, section: ini::Section) -> Result<(), JobError> {
+        let global = section.name.starts_with("global");
+        if !global && !self.sections.is_empty() && !self.sections.contains(&section.name) {
+            // fio skips a section not named by --section without reading its options.
+            return Ok(());
+        }
         // Resolve names in file order, so the first unknown option is the one reported.
         let mut entries = Vec::with_capacity(section.entries.len());
         for entry in section.entries {
             entries.push((lookup(&entry.key, &entry.place, false)?, entry));
         }
         entries.sort_by_key(|(def, _)| Reverse(def.priority));
-        if section.name.starts_with("global") {
+        if global {
             for (def, entry) in entries {
                 set(&mut self.global, def, &entry.key, entry.value.as_deref(), &entry.place)?;
             }

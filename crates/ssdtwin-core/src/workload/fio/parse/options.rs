@@ -73,10 +73,13 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.files.directory = Some(v.to_string());
         Ok(())
     }),
-    value("nrfiles", |d, v| {
-        d.spec.files.nrfiles = values::count_in(v, d.kb_base, 1, 1 << 20)? as u32;
-        Ok(())
-    }),
+    alias(
+        value("nrfiles", |d, v| {
+            d.spec.files.nrfiles = values::count_in(v, d.kb_base, 1, 1 << 20)? as u32;
+            Ok(())
+        }),
+        &["nr_files"],
+    ),
     value("filesize", |d, v| {
         let (low, high) = if v.contains(['-', ':']) {
             values::size_range(v, d.kb_base)?
@@ -90,10 +93,14 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.files.filesize = Some((low, high));
         Ok(())
     }),
-    value("filename_format", |d, v| {
-        d.spec.files.filename_format = Some(v.to_string());
-        Ok(())
-    }),
+    OptionDef {
+        // fio reads it after `directory`, as it does `filename`.
+        priority: -1,
+        ..value("filename_format", |d, v| {
+            d.spec.files.filename_format = Some(v.to_string());
+            Ok(())
+        })
+    },
     value("file_service_type", file_service_type),
     value("create_on_open", |d, v| {
         d.spec.files.create_on_open = values::boolean(v)?;
@@ -224,10 +231,13 @@ static OPTIONS: &[OptionDef] = &[
         }),
         &["io_limit"],
     ),
-    value("offset", |d, v| {
-        d.spec.offset = place(v, d.kb_base)?;
-        Ok(())
-    }),
+    alias(
+        value("offset", |d, v| {
+            d.spec.offset = place(v, d.kb_base)?;
+            Ok(())
+        }),
+        &["fileoffset"],
+    ),
     value("offset_increment", |d, v| {
         d.spec.offset_increment = place(v, d.kb_base)?;
         Ok(())
@@ -293,11 +303,11 @@ static OPTIONS: &[OptionDef] = &[
         Ok(())
     }),
     alias(
-        value("iodepth_batch_submit", |d, v| {
+        value("iodepth_batch", |d, v| {
             d.spec.iodepth_batch_submit = values::count_in(v, d.kb_base, 0, 65536)? as u32;
             Ok(())
         }),
-        &["iodepth_batch"],
+        &["iodepth_batch_submit"],
     ),
     alias(
         value("iodepth_batch_complete_min", |d, v| {
@@ -344,17 +354,20 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.cpus_allowed = Some(values::cpu_mask(v)?);
         Ok(())
     }),
-    value("cpus_allowed_policy", |d, v| {
-        d.spec.cpus_split = values::one_of(v, &["shared", "split"])? == "split";
-        Ok(())
-    }),
+    OptionDef {
+        priority: 1,
+        ..value("cpus_allowed_policy", |d, v| {
+            d.spec.cpus_split = values::one_of(v, &["shared", "split"])? == "split";
+            Ok(())
+        })
+    },
     alias(
-        value("blockalign", |d, v| {
+        value("ba", |d, v| {
             per_direction_limit(v, &mut d.spec.blockalign, |t| values::size(t, d.kb_base))?;
             d.spec.norandommap = true;
             Ok(())
         }),
-        &["ba"],
+        &["blockalign"],
     ),
     value("rate_iops", |d, v| per_direction_limit(v, &mut d.spec.rate_iops, |t| values::count(t, d.kb_base))),
     value("rate", |d, v| per_direction_limit(v, &mut d.spec.rate_bytes, |t| values::size(t, d.kb_base))),
@@ -416,6 +429,22 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.log_offset = values::boolean(v)?;
         Ok(())
     }),
+    value("write_hist_log", |d, v| {
+        d.spec.write_hist_log = Some(v.to_string());
+        Ok(())
+    }),
+    value("log_hist_msec", |d, v| {
+        d.spec.log_hist_msec = values::plain_integer(v)?;
+        Ok(())
+    }),
+    value("log_hist_coarseness", |d, v| {
+        let c = values::plain_integer(v)?;
+        if c > 6 {
+            return Err(format!("'{v}': allowed 0 to 6"));
+        }
+        d.spec.log_hist_coarseness = c as u32;
+        Ok(())
+    }),
     // ---- accepted, with no effect on a simulated run (values still checked) ----
     // Processes and threads cost the same here; fio's own clock and statistics switches
     // change what fio spends, not what the drive does; data contents are not modelled.
@@ -451,7 +480,10 @@ static OPTIONS: &[OptionDef] = &[
     // allocated at once and never locked against the job's own clones.
     value("openfiles", |_, v| values::count_in(v, 1024, 1, u64::from(u32::MAX)).map(drop)),
     value("fallocate", |_, v| values::one_of(v, &["none", "native", "posix", "keep", "truncate", "0", "1"]).map(drop)),
-    value("lockfile", |_, v| values::one_of(v, &["none", "exclusive", "readwrite"]).map(drop)),
+    OptionDef {
+        priority: 1,
+        ..value("lockfile", |_, v| values::one_of(v, &["none", "exclusive", "readwrite"]).map(drop))
+    },
     value("allow_file_create", no_effect_flag),
     value("unique_filename", no_effect_flag),
     value("unlink_each_loop", no_effect_flag),
@@ -731,7 +763,6 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "eta-newline",
     "debug",
     "parse-only",
-    "section",
     "inflate-log",
     "alloc-size",
     "profile",
@@ -1064,6 +1095,38 @@ mod tests {
         let offload = apply(&mut JobDraft::defaults(), "io_submit_mode", "offload").unwrap_err();
         assert!(offload.contains("not modelled"), "{offload}");
         assert_eq!(apply(&mut JobDraft::defaults(), "io_submit_mode", "x"), Err("allowed inline, offload".into()));
+    }
+
+    #[test]
+    fn names_aliases_and_priorities_are_fio_s() {
+        // fio 3.33's options.c: (name, alias) of every aliased option ssdtwin reads; fio
+        // echoes the name in "job options" and --showcmd whichever was written.
+        for (name, alias) in [
+            ("rw", "readwrite"),
+            ("iodepth_batch", "iodepth_batch_submit"),
+            ("iodepth_batch_complete_min", "iodepth_batch_complete"),
+            ("io_size", "io_limit"),
+            ("offset", "fileoffset"),
+            ("bs", "blocksize"),
+            ("ba", "blockalign"),
+            ("bsrange", "blocksize_range"),
+            ("nrfiles", "nr_files"),
+            ("runtime", "timeout"),
+            ("stonewall", "wait_for_previous"),
+            ("disable_bw_measurement", "disable_bw"),
+            ("steadystate", "ss"),
+            ("steadystate_duration", "ss_dur"),
+            ("steadystate_ramp_time", "ss_ramp"),
+        ] {
+            assert_eq!(lookup(alias).map(|d| d.name), Some(name), "{alias}");
+            assert_eq!(lookup(name).map(|d| d.name), Some(name), "{name}");
+        }
+        // fio's .prio: the options it parses before (1) or after (-1) the rest of a section.
+        for (name, priority) in
+            [("filename", -1), ("filename_format", -1), ("lockfile", 1), ("cpus_allowed_policy", 1), ("kb_base", 1)]
+        {
+            assert_eq!(lookup(name).map(|d| d.priority), Some(priority), "{name}");
+        }
     }
 
     #[test]

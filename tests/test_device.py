@@ -428,6 +428,19 @@ def test_a_copy_runs_as_the_original_and_leaves_it_alone(small: dict[str, object
     assert a.series.equals(b.series)
 
 
+def test_fill_reports_progress_and_stops_when_asked(small: dict[str, object]) -> None:
+    dev = Device(overrides=small)
+    units = dev.info()["capacity_bytes"] // 4096
+    seen: list[tuple[int, int]] = []
+    dev.fill("random", 100, overwrite_passes=1.0, progress=lambda done, total: seen.append((done, total)))
+    # A random fill counts its sequential pass and its overwrites: twice the span here.
+    assert seen[0] == (0, 2 * units) and seen[-1] == (2 * units, 2 * units)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    stopped = Device(overrides=small)
+    with pytest.raises(KeyboardInterrupt):
+        stopped.fill("seq", 100, progress=lambda done, total: done > 0)  # stops at the first report
+
+
 def test_save_refuses_to_overwrite(small_device: Device, tmp_path: Path) -> None:
     state = tmp_path / "dev.state"
     state.write_bytes(b"precious")

@@ -93,8 +93,9 @@ class Device:
         command_bytes: int = 131072,
         overwrite_passes: float = 2.0,
         seed: int = 1,
+        progress: Callable[[int, int], bool] | None = None,
     ) -> None:
-        """Fills without simulating time ("seq" or "random")."""
+        """Fills without simulating time ("seq" or "random"); progress(done, total) every GiB."""
     def format(self, lbaf: int | None = None) -> None:
         """Format NVM; ``lbaf`` switches the LBA format."""
     def idle(self, seconds: float) -> None:

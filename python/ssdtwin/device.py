@@ -247,11 +247,26 @@ class Device:
         command_bytes: int = 128 * 1024,
         overwrite_passes: float = 2.0,
         seed: int = 1,
+        progress: Callable[[int, int], bool | None] | None = None,
     ) -> None:
         """Preconditions without simulating time: ``seq`` writes the first ``percent`` of the
         namespace in order; ``random`` then overwrites it randomly ``overwrite_passes``
-        times (GC reaches steady state)."""
-        self._dev.fill(pattern, percent, command_bytes, overwrite_passes, seed)
+        times (GC reaches steady state). ``progress(done, total)`` (4 KiB units) is called at
+        the start, every GiB and at the end; returning False, or Ctrl-C, stops the fill with
+        ``KeyboardInterrupt``, leaving the drive part-filled (discard it).
+
+        >>> dev = Device("generic-tlc-1tb", **{"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30})
+        >>> seen = []
+        >>> dev.fill("seq", 50, progress=lambda done, total: seen.append((done, total)))
+        >>> seen[0], seen[-1], len(seen)
+        ((0, 1048576), (1048576, 1048576), 5)
+        """
+
+        def observe(done: int, total: int) -> bool:
+            assert progress is not None
+            return progress(done, total) is not False
+
+        self._dev.fill(pattern, percent, command_bytes, overwrite_passes, seed, observe if progress else None)
 
     def format(self, lbaf: int | None = None) -> None:
         """Format NVM: unmaps everything; ``lbaf`` selects another LBA format."""

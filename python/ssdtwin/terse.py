@@ -3,7 +3,7 @@
 fio 3.33's ``show_thread_status_terse_all`` and ``show_ddir_status_terse`` (stat.c) print
 one ``;``-separated line per reported job from the same statistics its JSON holds, so the
 line is built here from that JSON (:attr:`ssdtwin.RunResult.json`). The rules kept from
-fio: bandwidth and IOPS are recomputed with its integer arithmetic (``io_bytes × 1000 /
+fio: bandwidth and IOPS are recomputed with its integer arithmetic (``io_bytes * 1000 /
 runtime_ms / 1024``); latencies are µs, minimum and maximum truncated, mean and deviation
 ``%f``; percentiles fill 20 slots, unused ones ``0%=0``; the nanosecond latency buckets are
 added to the first microsecond bucket ("to keep the terse format unaltered"); version 3

@@ -294,8 +294,8 @@ def test_the_seed_changes_random_offsets_and_is_repeatable() -> None:
         ),
         (
             ["--output-format=xml", "--name=a"],
-            "ssdtwin: Invalid value for --output-format: 'xml': allowed normal, json, json+, terse (comma-separated for "
-            "several) (see 'ssdtwin fio --help')",
+            "ssdtwin: Invalid value for --output-format: 'xml': allowed normal, json, json+, terse (comma-separated "
+            "for several) (see 'ssdtwin fio --help')",
         ),
         (
             ["--output-format=json,json+", "--name=a"],

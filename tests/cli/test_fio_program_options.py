@@ -5,6 +5,7 @@ against the JSON of the same run and, where fio is installed, against real fio's
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import subprocess
@@ -190,7 +191,7 @@ def test_histogram_log_counts_each_window(run_main: RunMain, tmp_path: Path) -> 
     lines = [[int(c) for c in line.split(", ")] for line in (tmp_path / "h_clat_hist.1.log").read_text().splitlines()]
     assert all(len(line) == 3 + 1856 // 4 for line in lines)
     times = [line[0] for line in lines]
-    assert all(b - a >= 20 for a, b in zip(times, times[1:], strict=False)) and len(lines) >= 4
+    assert all(b - a >= 20 for a, b in itertools.pairwise(times)) and len(lines) >= 4
     assert all(line[1] == 0 and line[2] == 4096 for line in lines)
     # 2000 IOPS: about 40 reads per 20 ms window; every read is in at most one line.
     logged = sum(sum(line[3:]) for line in lines)
@@ -211,3 +212,12 @@ def test_log_hist_coarseness_is_checked(run_main: RunMain) -> None:
 def test_eta_options_are_accepted(run_main: RunMain, args: list[str]) -> None:
     out = run_ok(run_main, *args, "--output-format=json", *MIXED)
     assert json.loads(out)["jobs"][0]["jobname"] == "mix"
+
+
+def test_eta_always_draws_the_fill_and_run_bars_on_stderr(run_main: RunMain) -> None:
+    outcome = run_main("fio", "--eta=always", "--fill=seq:1", "--output-format=json", *MIXED)
+    assert outcome.status == 0, outcome
+    assert "seq fill" in outcome.err and "simulating" in outcome.err and "ETA" in outcome.err
+    assert json.loads(outcome.out)["jobs"][0]["jobname"] == "mix"  # stdout stays clean
+    quiet = run_main("fio", "--eta=never", "--fill=seq:1", "--output-format=json", *MIXED)
+    assert "simulating" not in quiet.err

@@ -9,7 +9,8 @@ use ssdtwin_core::config::{LoadedProfile, ProfileError, apply_overrides, build, 
 use ssdtwin_core::engine::{SimDuration, SimTime};
 use ssdtwin_core::nvme::HmbGrant;
 use ssdtwin_core::os::{HmbSetting, Host, load_host, negotiate_hmb};
-use ssdtwin_core::ssd::{FillPattern, Ssd as CoreDevice};
+use pyo3::exceptions::PyKeyboardInterrupt;
+use ssdtwin_core::ssd::{FillError, FillPattern, Ssd as CoreDevice};
 use ssdtwin_core::workload::fio::{WallClock, parse_command_line, parse_job_text};
 use ssdtwin_core::workload::{JobSet, RunOptions, run};
 use std::path::PathBuf;
@@ -102,8 +103,10 @@ impl Device {
         });
     }
 
-    /// Fills without simulating time: `pattern` "seq" or "random".
-    #[pyo3(signature = (pattern, percent = 100.0, command_bytes = 131_072, overwrite_passes = 2.0, seed = 1))]
+    /// Fills without simulating time: `pattern` "seq" or "random"; `progress(done, total)`
+    /// (4 KiB units) is called every GiB, and Ctrl-C stops the fill.
+    #[pyo3(signature = (pattern, percent = 100.0, command_bytes = 131_072, overwrite_passes = 2.0, seed = 1, progress = None))]
+    #[allow(clippy::too_many_arguments)]
     fn fill(
         &mut self,
         py: Python<'_>,
@@ -112,6 +115,7 @@ impl Device {
         command_bytes: u64,
         overwrite_passes: f64,
         seed: u64,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<()> {
         let pattern = match pattern {
             "seq" => FillPattern::Sequential { percent, command_bytes },
@@ -119,11 +123,24 @@ impl Device {
             other => return Err(errors::device(py, format!("fill pattern '{other}': allowed seq, random"))),
         };
         let inner = &mut self.inner;
-        py.detach(|| {
+        let result = py.detach(|| {
             inner.quiesce();
-            inner.fill(pattern)
-        })
-        .map_err(|e| errors::device(py, e))
+            inner.fill_observed(pattern, &mut |done, total| {
+                Python::attach(|py| {
+                    if py.check_signals().is_err() {
+                        return false;
+                    }
+                    progress.as_ref().is_none_or(|cb| {
+                        cb.call1(py, (done, total)).is_ok_and(|r| r.extract::<bool>(py).unwrap_or(true))
+                    })
+                })
+            })
+        });
+        match result {
+            Ok(()) => Ok(()),
+            Err(FillError::Cancelled) => Err(PyKeyboardInterrupt::new_err("interrupted")),
+            Err(FillError::Refused(why)) => Err(errors::device(py, why)),
+        }
     }
 
     /// Format NVM: unmaps everything; `lbaf` switches the LBA format.

@@ -131,13 +131,14 @@ def command(
     if grant["message"]:
         # What the Linux driver logs when it sets up the HMB (dmesg), kept off stdout.
         click.echo(grant["message"], err=True)
+    machine_output = output is None and any(f != "normal" for f in formats)
+    show = eta == "auto" and progress.wanted(machine_output)
     if fill is not None:
         kind, percent = parse_fill(fill)
-        device.fill(kind, percent, seed=seed)
-    machine_output = output is None and any(f != "normal" for f in formats)
-    show = {"auto": progress.wanted(machine_output), "always": True, "never": False}[eta]
+        with progress.fill_bar(f"{kind} fill", show, forced=eta == "always") as fill_progress:
+            device.fill(kind, percent, seed=seed, progress=fill_progress)
     window_ms = AGG_BW_WINDOW_MS if bandwidth_log else 100.0
-    with progress.simulation_bar("simulating", show) as bar:
+    with progress.simulation_bar("simulating", show, forced=eta == "always") as bar:
         result = device.run(args, seed=seed, progress=bar, series_window_ms=window_ms)
     for warning in result.warnings:
         click.echo(f"ssdtwin: warning: {warning}", err=True)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from . import progress
 from .common import load_device, profile_options
 
 
@@ -53,7 +54,8 @@ def command(
     if save.exists() and not force:
         raise click.UsageError(f"{save} exists; add --force to replace it")
     device = load_device(profile, state, overrides)
-    device.fill(kind, percent, seed=seed)
+    with progress.fill_bar(f"{kind} fill", progress.wanted(False)) as bar:
+        device.fill(kind, percent, seed=seed, progress=bar)
     device.save(save, overwrite=True)
     c = device.counters()
     click.echo(

@@ -7,7 +7,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 
 def wanted(json_on_stdout: bool) -> bool:
@@ -15,22 +22,48 @@ def wanted(json_on_stdout: bool) -> bool:
     return sys.stderr.isatty() and sys.stdout.isatty() and not json_on_stdout
 
 
-@contextmanager
-def simulation_bar(
-    description: str, enabled: bool
-) -> Iterator[Callable[[int, int | None, int, int | None], bool] | None]:
-    """Yields a callback for ``Device.run(progress=...)`` (or None when disabled)."""
-    if not enabled:
-        yield None
-        return
-    with Progress(
+def _bar(*middle: TextColumn | BarColumn | TaskProgressColumn, forced: bool = False) -> Progress:
+    """Phase, bar, the given columns, time elapsed and ETA, on stderr, gone when done;
+    ``forced`` draws it even where stderr is not a terminal (fio's ``--eta=always``)."""
+    return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
-        TaskProgressColumn(),
+        *middle,
         TimeElapsedColumn(),
-        console=Console(stderr=True),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True, force_terminal=forced or None),
         transient=True,
-    ) as bar:
+    )
+
+
+@contextmanager
+def fill_bar(
+    description: str, enabled: bool, forced: bool = False
+) -> Iterator[Callable[[int, int], bool] | None]:
+    """Yields a callback for ``Device.fill(progress=...)`` (or None when disabled)."""
+    if not (enabled or forced):
+        yield None
+        return
+    with _bar(TaskProgressColumn(), forced=forced) as bar:
+        task = bar.add_task(description, total=1.0)
+
+        def update(done: int, total: int) -> bool:
+            bar.update(task, completed=done / total if total else 1.0)
+            return True
+
+        yield update
+
+
+@contextmanager
+def simulation_bar(
+    description: str, enabled: bool, forced: bool = False
+) -> Iterator[Callable[[int, int | None, int, int | None], bool] | None]:
+    """Yields a callback for ``Device.run(progress=...)`` (or None when disabled)."""
+    if not (enabled or forced):
+        yield None
+        return
+    with _bar(TaskProgressColumn(), forced=forced) as bar:
         task = bar.add_task(description, total=1.0)
 
         def update(elapsed_ns: int, expected_ns: int | None, done: int, expected: int | None) -> bool:
@@ -49,15 +82,7 @@ def steps_bar(description: str, total: int, enabled: bool) -> Iterator[Callable[
     if not enabled:
         yield None
         return
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        TextColumn("{task.fields[label]}"),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
+    with _bar(TextColumn("{task.completed}/{task.total}"), TextColumn("{task.fields[label]}")) as bar:
         task = bar.add_task(description, total=total, label="")
 
         def advance(label: str) -> None:

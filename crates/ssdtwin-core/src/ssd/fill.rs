@@ -37,27 +37,68 @@ pub enum FillPattern {
     },
 }
 
+/// Units between two progress reports of a fill (1 GiB).
+const REPORT_UNITS: u64 = 1 << 18;
+
+/// Why a fill stopped early.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FillError {
+    /// The fill cannot go on (the reason in words).
+    Refused(String),
+    /// The observer asked to stop; the units written so far stay written.
+    Cancelled,
+}
+
+impl std::fmt::Display for FillError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FillError::Refused(why) => f.write_str(why),
+            FillError::Cancelled => f.write_str("fill interrupted"),
+        }
+    }
+}
+
 impl Ssd {
     /// Fills the device as `pattern` says, with no simulated time passing. The device must
     /// be quiet; it is quiet afterwards.
     pub fn fill(&mut self, pattern: FillPattern) -> Result<(), String> {
+        self.fill_observed(pattern, &mut |_, _| true).map_err(|e| e.to_string())
+    }
+
+    /// [`Ssd::fill`], calling `observe(units_done, units_total)` before the first unit and
+    /// after every 1 GiB; it returning false stops the fill ([`FillError::Cancelled`]).
+    pub fn fill_observed(
+        &mut self,
+        pattern: FillPattern,
+        observe: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Result<(), FillError> {
         if !self.is_quiet() {
-            return Err("fill needs an idle device".into());
+            return Err(FillError::Refused("fill needs an idle device".into()));
         }
         let (percent, command_bytes) = match pattern {
             FillPattern::Sequential { percent, command_bytes } => (percent, command_bytes),
             FillPattern::Random { percent, .. } => (percent, 128 * 1024),
         };
         if !(0.0..=100.0).contains(&percent) {
-            return Err(format!("fill percentage {percent} is outside 0 to 100"));
+            return Err(FillError::Refused(format!("fill percentage {percent} is outside 0 to 100")));
         }
         let span = (f64::from(self.ftl.logical_units()) * percent / 100.0).round() as u32;
+        let overwrites = match pattern {
+            FillPattern::Random { overwrite_passes, .. } => (f64::from(span) * overwrite_passes).round() as u64,
+            FillPattern::Sequential { .. } => 0,
+        };
+        let total = u64::from(span) + overwrites;
+        let mut report = |done: u64| {
+            if done % REPORT_UNITS == 0 && !observe(done, total) { Err(FillError::Cancelled) } else { Ok(()) }
+        };
         let unit_bytes = UNIT_BYTES;
         let mut scratch = Vec::new();
         let mut job = crate::ftl::RelocationJob::default();
-        let no_room =
-            |lpn: u32| format!("fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect");
+        let no_room = |lpn: u32| {
+            FillError::Refused(format!("fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect"))
+        };
         for lpn in 0..span {
+            report(u64::from(lpn))?;
             if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
                 return Err(no_room(lpn));
             }
@@ -70,10 +111,11 @@ impl Ssd {
         self.counters.bytes_written += bytes;
         self.counters.units_programmed += u64::from(span);
         self.host_units_admitted += u64::from(span);
-        if let FillPattern::Random { overwrite_passes, seed, .. } = pattern {
-            let writes = (f64::from(span) * overwrite_passes).round() as u64;
+        if let FillPattern::Random { seed, .. } = pattern {
+            let writes = overwrites;
             let mut rng = SimRng::stream(seed, 0x46_49_4c_4c);
-            for _ in 0..writes {
+            for i in 0..writes {
+                report(u64::from(span) + i)?;
                 let lpn = rng.below(u64::from(span)) as u32;
                 if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
                     return Err(no_room(lpn));
@@ -92,6 +134,7 @@ impl Ssd {
         // the low watermark.
         self.ftl.fold_untimed(&mut job, &mut scratch);
         self.map_cache.mark_mapped(0..span);
+        observe(total, total);
         Ok(())
     }
 }

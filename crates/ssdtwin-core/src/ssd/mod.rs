@@ -32,7 +32,7 @@ mod verify;
 mod write;
 
 pub use counters::{CounterSnapshot, HostCounters, LEVEL_COUNTERS};
-pub use fill::FillPattern;
+pub use fill::{FillError, FillPattern};
 pub use snapshot::SnapshotError;
 pub use verify::Verifier;
 

@@ -38,9 +38,7 @@ def _bar(*middle: TextColumn | BarColumn | TaskProgressColumn, forced: bool = Fa
 
 
 @contextmanager
-def fill_bar(
-    description: str, enabled: bool, forced: bool = False
-) -> Iterator[Callable[[int, int], bool] | None]:
+def fill_bar(description: str, enabled: bool, forced: bool = False) -> Iterator[Callable[[int, int], bool] | None]:
     """Yields a callback for ``Device.fill(progress=...)`` (or None when disabled)."""
     if not (enabled or forced):
         yield None

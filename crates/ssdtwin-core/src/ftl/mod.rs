@@ -239,6 +239,19 @@ impl Ftl {
         }
     }
 
+    /// True if the host frontier can take `units` more by opening at most one superblock
+    /// from GC's reserve (writes paced by GC, see `ssd::gc_pace`); the reserve keeps one
+    /// free superblock for GC whatever the host borrows.
+    pub fn host_can_borrow(&self, units: u32) -> bool {
+        let reserve = self.gc.fg_threshold_sb.saturating_sub(1).max(1);
+        self.host_stream().is_some_and(|stream| self.can_take(stream, units, reserve))
+    }
+
+    /// True if GC's reserve of free superblocks is whole.
+    pub fn reserve_whole(&self) -> bool {
+        self.sbs.free_count() >= self.gc.fg_threshold_sb
+    }
+
     /// Where host writes go now: the SLC cache while it has room, else the native mode
     /// ([`WhenFull::Direct`]) or nowhere until folding frees cache ([`WhenFull::Fold`]).
     pub fn host_stream(&self) -> Option<Stream> {

@@ -147,6 +147,11 @@ impl Ssd {
         let k = kind as usize;
         let mut job = std::mem::take(&mut self.jobs[k]);
         self.ftl.start_relocation(victim, kind.stream(), &mut job);
+        if kind == JobKind::Gc {
+            let valid: u64 = job.reads.iter().map(|r| u64::from(r.units)).sum();
+            let capacity = self.config.geometry.sb_units_in(self.ftl.sbs.mode(victim));
+            self.gc_pace.start(valid, u64::from(capacity));
+        }
         self.jobs[k] = job;
         self.jobs_active[k] = true;
         self.issue_reloc_reads(kind);
@@ -267,6 +272,13 @@ impl Ssd {
     /// A relocation program finished: its memory is free for the next reads of its job.
     pub(super) fn reloc_program_done(&mut self, kind: JobKind) {
         self.reloc_programs[kind as usize] -= 1;
+        if kind == JobKind::Gc {
+            // Data written out of the victim earns waiting writes their credit.
+            self.gc_pace.moved(u64::from(self.config.geometry.pu_units()));
+            if self.buffer.waiting() > 0 {
+                self.admit_waiting();
+            }
+        }
         if self.jobs_active[kind as usize] {
             self.issue_reloc_reads(kind);
             if self.jobs[kind as usize].reads_finished() {
@@ -290,6 +302,9 @@ impl Ssd {
     /// writes may proceed.
     pub(super) fn erase_done(&mut self, op: DieOp) {
         if self.ftl.erase_done(op.token) {
+            if self.ftl.reserve_whole() {
+                self.gc_pace.borrowing = false;
+            }
             self.admit_waiting();
             self.maybe_start_gc();
             self.maybe_start_fold();

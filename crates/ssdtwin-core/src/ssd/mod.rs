@@ -25,6 +25,7 @@
 mod background;
 mod counters;
 mod fill;
+mod gc_pace;
 mod map;
 mod read;
 mod snapshot;
@@ -111,6 +112,8 @@ pub struct Ssd {
     /// Relocation jobs by [`background::JobKind`]: GC, folding.
     jobs: [RelocationJob; 2],
     jobs_active: [bool; 2],
+    /// Host writes paced by the GC job under way (see `gc_pace`).
+    gc_pace: gc_pace::GcPace,
     /// Relocation programs queued or running, by job kind: data read and not yet written,
     /// held in controller memory, which bounds how far a job's reads run ahead.
     reloc_programs: [u32; 2],
@@ -174,6 +177,7 @@ impl Ssd {
             free_programs: Vec::new(),
             jobs: Default::default(),
             jobs_active: [false; 2],
+            gc_pace: gc_pace::GcPace::default(),
             reloc_programs: [0; 2],
             program_victims: Vec::new(),
             held: Default::default(),
@@ -302,6 +306,8 @@ impl Ssd {
             }
         }
         debug_assert!(self.is_quiet(), "quiesce leaves no work behind");
+        // A quiet drive owes GC nothing: a saved and a running drive pace the same.
+        self.gc_pace = gc_pace::GcPace::default();
         done
     }
 

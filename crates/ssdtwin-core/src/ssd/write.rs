@@ -22,8 +22,8 @@ impl Ssd {
     /// cache. A write that waits starts GC or folding if that is what it waits for.
     pub(super) fn try_admit(&mut self, slot: u32, ready: SimTime) {
         let units = self.slots[slot as usize].units;
-        if self.buffer.has_room(units) && self.host_may_place(units) {
-            self.admit(slot, ready);
+        if let Some(paced) = self.buffer.has_room(units).then(|| self.host_placement(units)).flatten() {
+            self.admit(slot, ready, paced);
         } else {
             self.counters.write_stalls += 1;
             self.buffer.wait(slot);
@@ -33,12 +33,21 @@ impl Ssd {
         }
     }
 
-    /// True if `units` host units may be placed now: the host frontier has room for them
-    /// and no stale SLC superblock is about to give the cache space back (see
+    /// Whether `units` host units may be placed now, and if so whether on GC's credit
+    /// (`Some(true)`, see `gc_pace`): the host frontier has room for them beyond GC's
+    /// reserve, or a GC job has earned them and the reserve can lend them; and no stale SLC
+    /// superblock is about to give the cache space back (see
     /// [`Ftl::host_waits_for_slc_erase`](crate::ftl::Ftl::host_waits_for_slc_erase)).
     /// Folding for space is started only by the first condition (`writes_wait_for_space`).
-    fn host_may_place(&self, units: u32) -> bool {
-        self.ftl.host_can_take(units) && !self.ftl.host_waits_for_slc_erase()
+    fn host_placement(&self, units: u32) -> Option<bool> {
+        if self.ftl.host_waits_for_slc_erase() {
+            return None;
+        }
+        if !self.gc_pace.borrowing && self.ftl.host_can_take(units) {
+            return Some(false);
+        }
+        let earned = self.jobs_active[JobKind::Gc as usize] && self.gc_pace.available() >= u64::from(units);
+        (earned && self.ftl.host_can_borrow(units)).then_some(true)
     }
 
     /// Space only comes back when programs finish. If writes are waiting and no host
@@ -73,21 +82,24 @@ impl Ssd {
             let Some(slot) = self.buffer.next_admissible(|s| slots[s as usize].units) else {
                 break;
             };
-            if !self.host_may_place(self.slots[slot as usize].units) {
+            let Some(paced) = self.host_placement(self.slots[slot as usize].units) else {
                 self.maybe_fold_for_space();
                 break;
-            }
+            };
             self.buffer.pop_waiting();
             let ready = self.slots[slot as usize].ready.max(self.now);
-            self.admit(slot, ready);
+            self.admit(slot, ready, paced);
         }
         self.keep_buffer_draining(self.now);
     }
 
     /// Takes buffer space, moves the data in over the link, places every unit, queues the
-    /// program units this filled, and acknowledges.
-    fn admit(&mut self, slot: u32, ready: SimTime) {
+    /// program units this filled, and acknowledges; `paced` writes spend GC's credit.
+    fn admit(&mut self, slot: u32, ready: SimTime, paced: bool) {
         let s = self.slots[slot as usize];
+        if paced {
+            self.gc_pace.spend(u64::from(s.units));
+        }
         self.buffer.take(s.units);
         self.host_units_admitted += u64::from(s.units);
         let (_, data_in) = self.link_down.book(ready, self.link_time(s.bytes));

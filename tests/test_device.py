@@ -558,6 +558,7 @@ COUNTERS = {
     "map_lookups",
     "map_sram_hits",
     "map_hmb_hits",
+    "map_hmb_updates",
     "map_misses",
     "map_loads",
     "nand_map_read_bytes",

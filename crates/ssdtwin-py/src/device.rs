@@ -2,6 +2,7 @@
 
 use crate::errors;
 use crate::output::RunOutput;
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use ssdtwin_core::block::BlockDevice;
@@ -9,7 +10,6 @@ use ssdtwin_core::config::{LoadedProfile, ProfileError, apply_overrides, build, 
 use ssdtwin_core::engine::{SimDuration, SimTime};
 use ssdtwin_core::nvme::HmbGrant;
 use ssdtwin_core::os::{HmbSetting, Host, load_host, negotiate_hmb};
-use pyo3::exceptions::PyKeyboardInterrupt;
 use ssdtwin_core::ssd::{FillError, FillPattern, Ssd as CoreDevice};
 use ssdtwin_core::workload::fio::{WallClock, parse_command_line, parse_job_text};
 use ssdtwin_core::workload::{JobSet, RunOptions, run};

@@ -99,6 +99,8 @@ pub struct CounterSnapshot {
     pub map_sram_hits: u64,
     /// Lookups served from the Host Memory Buffer.
     pub map_hmb_hits: u64,
+    /// Map updates written through to segments cached in the Host Memory Buffer.
+    pub map_hmb_updates: u64,
     /// Lookups that had to load a translation page.
     pub map_misses: u64,
     /// Translation pages loaded from flash.

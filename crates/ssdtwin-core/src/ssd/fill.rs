@@ -95,7 +95,9 @@ impl Ssd {
         let mut scratch = Vec::new();
         let mut job = crate::ftl::RelocationJob::default();
         let no_room = |lpn: u32| {
-            FillError::Refused(format!("fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect"))
+            FillError::Refused(format!(
+                "fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect"
+            ))
         };
         for lpn in 0..span {
             report(u64::from(lpn))?;

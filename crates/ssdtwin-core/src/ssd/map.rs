@@ -123,6 +123,11 @@ impl Ssd {
             // A trim is one range record per segment; a write one entry per unit.
             let n = if mapping { seg_end - lpn } else { 1 };
             let update = self.map_cache.update(s, n, mapping);
+            if update.hmb_write {
+                // The changed entries go up the link into the cached copy in host memory.
+                let t = self.link_time(u64::from(self.map_cache.config().hmb_access_bytes));
+                self.link_up.book(ready, t);
+            }
             for _ in 0..update.journal_pages {
                 let die = self.next_journal_die();
                 let per_page = self.map_cache.journal_entries();

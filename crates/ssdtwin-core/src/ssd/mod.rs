@@ -395,6 +395,7 @@ impl Ssd {
             map_lookups: m.lookups,
             map_sram_hits: m.sram_hits,
             map_hmb_hits: m.hmb_hits,
+            map_hmb_updates: m.hmb_updates,
             map_misses: m.misses,
             map_loads: m.map_loads,
             // A load reads one map unit over the channel (ssd/map.rs), whatever the segment size.

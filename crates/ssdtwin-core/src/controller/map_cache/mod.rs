@@ -122,6 +122,7 @@ pub enum Lookup {
 
 /// Map-cache activity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct MapCacheCounters {
     /// Segment lookups by reads.
     pub lookups: u64,
@@ -135,6 +136,9 @@ pub struct MapCacheCounters {
     pub map_loads: u64,
     /// Map updates (one per written or trimmed unit range per segment).
     pub updates: u64,
+    /// Updates written through to a copy of their segment cached in the HMB (one PCIe write
+    /// of `hmb_access_bytes` per segment a command updates).
+    pub hmb_updates: u64,
     /// Journal pages written (clean-only).
     pub journal_pages: u64,
     /// Segments written back on eviction (dirty-in-hmb).
@@ -368,7 +372,14 @@ impl MapCache {
     }
 
     /// Records `n` map updates in segment `s` (writes or trims). Returns what must happen:
-    /// journal pages to write, or (dirty-in-hmb) whether the segment must be loaded first.
+    /// journal pages to write, or (dirty-in-hmb) whether the segment must be loaded first,
+    /// and whether a copy cached in the HMB is written through.
+    ///
+    /// A cached copy is never left stale: in SRAM it is updated in place for free; in the
+    /// HMB the controller writes the changed entries to host memory (`hmb_write`), which
+    /// costs the link, not a reload. Recency does not change (an update is not a lookup). A
+    /// segment not cached, or being loaded, keeps its updates in the journal (clean-only),
+    /// which firmware merges into the page when it arrives.
     pub fn update(&mut self, s: u32, n: u32, mapping: bool) -> Update {
         self.counters.updates += u64::from(n);
         let was_mapped = self.ever_mapped[s as usize];
@@ -379,13 +390,25 @@ impl MapCache {
             return Update::default();
         }
         self.add_at_risk(u64::from(n));
+        let hmb_write = match self.residency {
+            Residency::Full => self.cfg.location == MapLocation::Hmb && self.hmb_segments > 0,
+            Residency::Partial => self.location[s as usize] == IN_HMB,
+        };
+        if hmb_write {
+            self.counters.hmb_updates += 1;
+        }
+        Update { hmb_write, ..self.record_update(s, n, was_mapped) }
+    }
+
+    /// The journal or dirty-entry side of [`MapCache::update`].
+    fn record_update(&mut self, s: u32, n: u32, was_mapped: bool) -> Update {
         match self.cfg.dirty_policy {
             DirtyPolicy::CleanOnly => {
                 self.journal += n;
                 let pages = self.journal / self.cfg.journal_entries;
                 self.journal %= self.cfg.journal_entries;
                 self.counters.journal_pages += u64::from(pages);
-                Update { journal_pages: pages, load: false, writeback: None }
+                Update { journal_pages: pages, ..Update::default() }
             }
             DirtyPolicy::DirtyInHmb => {
                 self.dirty[s as usize] += n;
@@ -393,9 +416,9 @@ impl MapCache {
                 if absent && !was_mapped {
                     // An empty segment is created in the cache; nothing to read from flash.
                     let writeback = self.place_in_sram(s);
-                    return Update { journal_pages: 0, load: false, writeback };
+                    return Update { writeback, ..Update::default() };
                 }
-                Update { journal_pages: 0, load: absent, writeback: None }
+                Update { load: absent, ..Update::default() }
             }
         }
     }
@@ -448,6 +471,8 @@ pub struct Update {
     pub load: bool,
     /// A dirty segment pushed out of the cache, with its updates: write it back.
     pub writeback: Option<(u32, u32)>,
+    /// The segment's copy in the HMB is written through (a PCIe write to host memory).
+    pub hmb_write: bool,
 }
 
 #[cfg(test)]
@@ -542,8 +567,8 @@ mod tests {
     #[test]
     fn clean_only_journal_bounds_what_power_loss_would_take() {
         let mut c = MapCache::new(cfg(MapLocation::Hmb, 2, Replacement::Lru), 8 * 1024, 2 * 4096);
-        assert_eq!(c.update(0, 60, true), Update { journal_pages: 0, load: false, writeback: None });
-        assert_eq!(c.update(3, 60, true), Update { journal_pages: 1, load: false, writeback: None });
+        assert_eq!(c.update(0, 60, true), Update { journal_pages: 0, load: false, writeback: None, hmb_write: false });
+        assert_eq!(c.update(3, 60, true), Update { journal_pages: 1, load: false, writeback: None, hmb_write: false });
         assert_eq!(c.counters.updates_at_risk, 120);
         c.persisted(100);
         assert_eq!((c.counters.updates_at_risk, c.counters.updates_at_risk_peak), (20, 120));
@@ -555,7 +580,7 @@ mod tests {
         config.dirty_policy = DirtyPolicy::DirtyInHmb;
         let mut c = mapped(MapCache::new(config, 8 * 1024, 4096));
         // Segment 0 holds mappings but is not cached: updating it needs a load first.
-        assert_eq!(c.update(0, 5, true), Update { journal_pages: 0, load: true, writeback: None });
+        assert_eq!(c.update(0, 5, true), Update { journal_pages: 0, load: true, writeback: None, hmb_write: false });
         for s in [0, 1] {
             c.lookup(s);
             c.start_load(s);

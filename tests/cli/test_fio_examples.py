@@ -17,6 +17,7 @@ EXAMPLES = Path("/usr/share/doc/fio/examples")
 #: Examples on local files or devices, which must run.
 MUST_RUN = {
     "aio-read.fio",
+    "backwards-read.fio",
     "dedupe-global.fio",
     "fio-rand-RW.fio",
     "fio-rand-read.fio",

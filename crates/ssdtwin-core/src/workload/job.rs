@@ -59,6 +59,15 @@ pub enum RwPattern {
     TrimWrite,
 }
 
+/// fio's `rw_sequencer`: the offset of an I/O of a random job that does not draw a new one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RwSequencer {
+    /// Right after the previous I/O.
+    Sequential,
+    /// The previous I/O's offset again.
+    Identical,
+}
+
 impl RwPattern {
     /// True if offsets are random.
     pub fn is_random(self) -> bool {
@@ -208,6 +217,14 @@ pub struct JobSpec {
     pub options: Vec<(String, String)>,
     /// `rw=`.
     pub rw: RwPattern,
+    /// `rw=PATTERN:N` with a sequential pattern: bytes added to each next offset (fio's
+    /// `ddir_seq_add`; negative reads backwards), 0 without a modifier.
+    pub rw_seq_add: i64,
+    /// `rw=PATTERN:N` with a random pattern: every `N`-th I/O takes a new random offset and
+    /// the others follow `rw_sequencer` (fio's `ddir_seq_nr`); 1 without a modifier.
+    pub rw_seq_nr: u32,
+    /// `rw_sequencer=`: where the I/Os between two random offsets go.
+    pub rw_sequencer: RwSequencer,
     /// `rwmixread=` (percent of reads in mixed patterns; `rwmixwrite=` sets 100 − it).
     pub rwmix_read: u32,
     /// Block size per direction.
@@ -471,6 +488,9 @@ impl JobSpec {
             name: name.to_string(),
             options: Vec::new(),
             rw: RwPattern::Read,
+            rw_seq_add: 0,
+            rw_seq_nr: 1,
+            rw_sequencer: RwSequencer::Sequential,
             rwmix_read: 50,
             bs: [BlockSize::Fixed(4096), BlockSize::Fixed(4096), BlockSize::Fixed(4096)],
             size: None,

@@ -10,7 +10,7 @@
 use super::super::files::PlacedFile;
 use super::super::generators::{BsChooser, OffsetChooser};
 use super::super::logs::JobLogs;
-use super::super::{Direction, Distribution, FileService, JobResult, JobSpec, RwPattern};
+use super::super::{Direction, Distribution, FileService, JobResult, JobSpec, RwPattern, RwSequencer};
 use super::thread::ThreadState;
 use crate::engine::{SimDuration, SimRng, SimTime};
 use std::collections::VecDeque;
@@ -44,6 +44,20 @@ impl RateLimit {
     }
 }
 
+/// fio's `get_next_seq_offset`: the offset after `last_pos` (the end of the previous I/O)
+/// in a region of `bytes`, moved by `add` (`rw=read:N`) except after an I/O at the very
+/// start; moving past either end wraps, forwards to the start, backwards to `bytes + add`.
+fn next_seq_pos(last_pos: u64, add: i64, bytes: u64) -> u64 {
+    if last_pos == 0 || add == 0 {
+        return last_pos;
+    }
+    match last_pos.checked_add_signed(add) {
+        Some(pos) if pos < bytes => pos,
+        _ if add > 0 => 0,
+        _ => bytes.saturating_add_signed(add),
+    }
+}
+
 /// One file of a clone (or its region of the device) and where the clone is in it.
 struct FileCursor {
     /// The clone's I/O region, namespace bytes.
@@ -55,8 +69,11 @@ struct FileCursor {
     offsets: [Option<OffsetChooser>; 3],
     /// Random values drawn ahead per direction, their random-map words prefetched.
     drawn: [VecDeque<u64>; 3],
-    /// Next sequential offset per direction, from `start`.
+    /// Next sequential offset per direction, from `start` (fio's `last_pos`: the end of
+    /// the previous I/O).
     seq_pos: [u64; 3],
+    /// Where the previous I/O per direction started, from `start` (fio's `last_start`).
+    last_start: [Option<u64>; 3],
     /// Bytes issued to it in this pass, and its share of a pass: it is done once they meet.
     issued: u64,
     quota: u64,
@@ -80,6 +97,7 @@ impl FileCursor {
             }),
             drawn: std::array::from_fn(|_| VecDeque::with_capacity(LOOKAHEAD)),
             seq_pos: [0; 3],
+            last_start: [None; 3],
             issued: 0,
             quota,
         }
@@ -118,6 +136,12 @@ pub(super) struct JobClone {
     rate_rng: SimRng,
     next_rate: [SimTime; 3],
     trimwrite_next: Option<(u64, u64)>,
+    /// `rw=PATTERN:N`: bytes added to each sequential offset, and random draws every `N`
+    /// I/Os with the countdown to the next (fio's `ddir_seq_add`, `ddir_seq_nr`).
+    seq_add: i64,
+    seq_nr: u32,
+    seq_countdown: u32,
+    sequencer: RwSequencer,
     /// The next I/Os, decided ahead of issue.
     pub ahead: VecDeque<(Direction, u64, u64)>,
     rng: SimRng,
@@ -220,6 +244,11 @@ impl JobClone {
             rate_rng: SimRng::stream(seed, label ^ 0x7a7e),
             next_rate: [SimTime::ZERO; 3],
             trimwrite_next: None,
+            seq_add: spec.rw_seq_add,
+            seq_nr: spec.rw_seq_nr,
+            // fio starts the countdown at 1: the first I/O draws.
+            seq_countdown: 1,
+            sequencer: spec.rw_sequencer,
             ahead: VecDeque::with_capacity(LOOKAHEAD),
             rng,
             issued_bytes: 0,
@@ -364,25 +393,33 @@ impl JobClone {
         if self.files.len() > 1 {
             self.pick_file();
         }
+        // fio counts down to the next random draw on every I/O (`:N`; 1 draws every time).
+        self.seq_countdown -= 1;
+        let mut draw = self.seq_countdown == 0;
+        if draw {
+            self.seq_countdown = self.seq_nr;
+        }
         let f = &mut self.files[self.file];
-        let offset = if let Some(chooser) = f.offsets[d].as_mut() {
-            while f.drawn[d].len() <= LOOKAHEAD {
-                let raw = chooser.draw(&mut self.rng);
-                chooser.touch(raw);
-                f.drawn[d].push_back(raw);
+        let seq = next_seq_pos(f.seq_pos[d], self.seq_add, f.bytes);
+        // A random job whose sequential run reaches the end draws instead, as fio does.
+        draw |= f.offsets[d].is_some() && self.sequencer == RwSequencer::Sequential && seq + bytes > f.bytes;
+        let offset = match f.offsets[d].as_mut() {
+            Some(chooser) if draw => {
+                while f.drawn[d].len() <= LOOKAHEAD {
+                    let raw = chooser.draw(&mut self.rng);
+                    chooser.touch(raw);
+                    f.drawn[d].push_back(raw);
+                }
+                let raw = f.drawn[d].pop_front().expect("filled above");
+                f.start + chooser.settle(raw) * self.align[d]
             }
-            let raw = f.drawn[d].pop_front().expect("filled above");
-            f.start + chooser.settle(raw) * self.align[d]
-        } else {
-            if f.seq_pos[d] + bytes > f.bytes {
-                f.seq_pos[d] = 0;
-            }
-            let off = f.start + f.seq_pos[d];
-            f.seq_pos[d] += bytes;
-            off
+            Some(_) if self.sequencer == RwSequencer::Identical => f.start + f.last_start[d].unwrap_or(0),
+            _ => f.start + if seq + bytes > f.bytes { 0 } else { seq },
         };
         // A random block near the end may not fit a larger size: clip at the region end.
         let bytes = bytes.min(f.start + f.bytes - offset);
+        f.last_start[d] = Some(offset - f.start);
+        f.seq_pos[d] = offset - f.start + bytes;
         f.issued += bytes;
         if self.rw == RwPattern::TrimWrite {
             self.trimwrite_next = Some((offset, bytes));

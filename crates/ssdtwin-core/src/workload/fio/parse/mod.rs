@@ -689,8 +689,8 @@ mod tests {
             "job.fio:2: direct=maybe: expected 0 or 1 (fio does not accept true/false or yes/no)"
         );
         assert_eq!(
-            err("[j]\nrw=randread:8\n"),
-            "job.fio:2: rw=randread:8: the ':8' offset modifier (fio's rw_sequencer) is not supported by ssdtwin; remove it"
+            err("[j]\nrw=randread:0\n"),
+            "job.fio:2: rw=randread:0: '0': a random pattern's modifier counts I/Os per random offset, 1 or more"
         );
         assert_eq!(
             err("[j]\ntime_based=yes\n"),

@@ -9,7 +9,7 @@
 use super::draft::JobDraft;
 use super::splits;
 use super::values::{self, DefaultTimeUnit, MAX_BLOCK_BYTES, SizeOrPercent};
-use crate::workload::{Distribution, FileService, RwPattern, SizeSpec};
+use crate::workload::{Distribution, FileService, RwPattern, RwSequencer, SizeSpec};
 
 /// How an option is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,6 +160,13 @@ static OPTIONS: &[OptionDef] = &[
     },
     // ---- I/O type ----
     alias(value("rw", rw), &["readwrite"]),
+    value("rw_sequencer", |d, v| {
+        d.spec.rw_sequencer = match values::one_of(v, &["sequential", "identical"])? {
+            "sequential" => RwSequencer::Sequential,
+            _ => RwSequencer::Identical,
+        };
+        Ok(())
+    }),
     value("rwmixread", |d, v| {
         d.spec.rwmix_read = values::count_in(v, d.kb_base, 0, 100)? as u32;
         Ok(())
@@ -593,14 +600,35 @@ fn no_effect_flag(_: &mut JobDraft, v: &str) -> Result<(), String> {
     values::boolean(v).map(drop)
 }
 
-/// `rw=` / `readwrite=`.
+/// `rw=` / `readwrite=`, with fio's optional `:N` modifier: for a sequential pattern a
+/// size added to each next offset (negative reads backwards), for a random one how many
+/// I/Os share a random draw (see `rw_sequencer`).
 fn rw(d: &mut JobDraft, v: &str) -> Result<(), String> {
-    if let Some((_, modifier)) = v.split_once(':') {
-        return Err(format!(
-            "the ':{modifier}' offset modifier (fio's rw_sequencer) is not supported by ssdtwin; remove it"
-        ));
+    let (pattern, modifier) = match v.split_once(':') {
+        Some((p, m)) => (p, Some(m)),
+        None => (v, None),
+    };
+    d.spec.rw = rw_pattern(pattern)?;
+    (d.spec.rw_seq_add, d.spec.rw_seq_nr) = (0, 1);
+    let Some(m) = modifier else { return Ok(()) };
+    if d.spec.rw.is_random() {
+        d.spec.rw_seq_nr =
+            m.parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                format!("'{m}': a random pattern's modifier counts I/Os per random offset, 1 or more")
+            })?;
+    } else {
+        let (negative, magnitude) = m.strip_prefix('-').map_or((false, m), |rest| (true, rest));
+        let bytes = values::size(magnitude, d.kb_base)
+            .map_err(|e| format!("'{m}': a sequential pattern's modifier is a size to skip ({e})"))?;
+        let bytes = i64::try_from(bytes).map_err(|_| format!("'{m}': too large"))?;
+        d.spec.rw_seq_add = if negative { -bytes } else { bytes };
     }
-    d.spec.rw = match v {
+    Ok(())
+}
+
+/// fio's spelling of an access pattern.
+fn rw_pattern(v: &str) -> Result<RwPattern, String> {
+    Ok(match v {
         "read" => RwPattern::Read,
         "write" => RwPattern::Write,
         "trim" => RwPattern::Trim,
@@ -616,8 +644,7 @@ fn rw(d: &mut JobDraft, v: &str) -> Result<(), String> {
                 "allowed read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite".into()
             );
         }
-    };
-    Ok(())
+    })
 }
 
 /// Checks one block size.
@@ -802,7 +829,6 @@ const HINTS: &[(&[&str], &str)] = &[
     ),
     (&["opendir"], "it reads an existing directory tree; name the files with filename=, directory= and nrfiles="),
     (&["file_append"], "appending to existing files is not modelled; files are laid out from their start"),
-    (&["rw_sequencer"], "rw offset modifiers are not supported"),
     (
         &[
             "hostname",
@@ -963,10 +989,17 @@ mod tests {
         assert_eq!(job(&[("rw", "randrw")]).spec.rw, RwPattern::RandRw);
         assert_eq!(job(&[("readwrite", "readwrite")]).spec.rw, RwPattern::ReadWrite);
         let mut d = JobDraft::defaults();
+        // fio's modifier: I/Os per random draw for a random pattern, a skip for a sequential one.
+        let s = job(&[("rw", "randread:8"), ("rw_sequencer", "identical")]).spec;
         assert_eq!(
-            apply(&mut d, "rw", "randread:8"),
-            Err("the ':8' offset modifier (fio's rw_sequencer) is not supported by ssdtwin; remove it".into())
+            (s.rw, s.rw_seq_nr, s.rw_seq_add, s.rw_sequencer),
+            (RwPattern::RandRead, 8, 0, RwSequencer::Identical)
         );
+        let s = job(&[("rw", "read:-8k")]).spec;
+        assert_eq!((s.rw, s.rw_seq_nr, s.rw_seq_add), (RwPattern::Read, 1, -8192));
+        assert_eq!(job(&[("rw", "read:-8k"), ("rw", "read")]).spec.rw_seq_add, 0);
+        assert!(apply(&mut d, "rw", "write:lots").unwrap_err().starts_with("'lots': a sequential pattern's modifier"));
+        assert_eq!(apply(&mut d, "rw_sequencer", "random"), Err("allowed sequential, identical".into()));
         assert_eq!(apply(&mut d, "rw", "randtrimwrite"), Err("randtrimwrite is not supported by ssdtwin".into()));
         assert!(apply(&mut d, "rw", "RandRead").is_err());
     }

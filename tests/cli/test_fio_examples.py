@@ -19,6 +19,7 @@ MUST_RUN = {
     "aio-read.fio",
     "backwards-read.fio",
     "dedupe-global.fio",
+    "exitwhat.fio",
     "fio-rand-RW.fio",
     "fio-rand-read.fio",
     "fio-rand-write.fio",
@@ -34,6 +35,7 @@ MUST_RUN = {
     "ssd-test.fio",
     "steadystate.fio",
     "tiobench-example.fio",
+    "waitfor.fio",
     "zipf.fio",
 }
 

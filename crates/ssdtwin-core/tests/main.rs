@@ -25,3 +25,5 @@ mod page_cache;
 mod files;
 // fio's steady-state detection: when a job stops.
 mod steadystate;
+// Job control between jobs: wait_for, exitall and exit_what.
+mod job_control;

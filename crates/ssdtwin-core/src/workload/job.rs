@@ -59,6 +59,17 @@ pub enum RwPattern {
     TrimWrite,
 }
 
+/// fio's `exit_what`: the clones a finishing job ends under `exitall`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitWhat {
+    /// Those of its reporting group (fio's default).
+    Group,
+    /// Those running now, in any group; jobs not started yet still run.
+    Stonewall,
+    /// Every other clone, started or not.
+    All,
+}
+
 /// fio's `rw_sequencer`: the offset of an I/O of a random job that does not draw a new one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RwSequencer {
@@ -260,6 +271,13 @@ pub struct JobSpec {
     pub stonewall: bool,
     /// `new_group`: start a new reporting group without waiting.
     pub new_group: bool,
+    /// `wait_for=NAME`: start only when every clone of the earlier job `NAME` has finished.
+    pub wait_for: Option<String>,
+    /// `exitall`: when a clone of a job with it finishes, end others (fio sets this for the
+    /// whole run as soon as one job has it).
+    pub exitall: bool,
+    /// `exit_what=`: which clones `exitall` ends when this job finishes.
+    pub exit_what: ExitWhat,
     /// `direct=` (`buffered=` negated): `O_DIRECT`, or through the host's page cache.
     pub direct: bool,
     /// `invalidate=`: drop the region's clean cached pages before the job starts (fio's
@@ -491,6 +509,9 @@ impl JobSpec {
             rw_seq_add: 0,
             rw_seq_nr: 1,
             rw_sequencer: RwSequencer::Sequential,
+            wait_for: None,
+            exitall: false,
+            exit_what: ExitWhat::Group,
             rwmix_read: 50,
             bs: [BlockSize::Fixed(4096), BlockSize::Fixed(4096), BlockSize::Fixed(4096)],
             size: None,

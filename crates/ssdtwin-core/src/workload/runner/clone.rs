@@ -10,7 +10,7 @@
 use super::super::files::PlacedFile;
 use super::super::generators::{BsChooser, OffsetChooser};
 use super::super::logs::JobLogs;
-use super::super::{Direction, Distribution, FileService, JobResult, JobSpec, RwPattern, RwSequencer};
+use super::super::{Direction, Distribution, ExitWhat, FileService, JobResult, JobSpec, RwPattern, RwSequencer};
 use super::thread::ThreadState;
 use crate::engine::{SimDuration, SimRng, SimTime};
 use std::collections::VecDeque;
@@ -110,6 +110,8 @@ impl FileCursor {
 
 pub(super) struct JobClone {
     pub group: usize,
+    /// What `exitall` ends when this clone finishes.
+    pub exit_what: ExitWhat,
     /// fio's `FIO_SYNCIO` engines report no submission latency.
     pub sync_engine: bool,
     pub rw: RwPattern,
@@ -224,6 +226,7 @@ impl JobClone {
         let deadline = spec.runtime_ns.map_or(SimTime::NEVER, |r| ramp_end + SimDuration(r));
         JobClone {
             group: s.group,
+            exit_what: spec.exit_what,
             sync_engine: super::super::is_sync_engine(&spec.ioengine),
             rw: spec.rw,
             rwmix_read: spec.rwmix_read,
@@ -297,6 +300,27 @@ impl JobClone {
             files => files.iter().position(|f| (f.extent.0..f.extent.1).contains(&offset)).unwrap_or(0),
         };
         (self.stream_base + k as u32, self.files[k].extent)
+    }
+
+    /// Moves the clone's start to `to` if that is later (`wait_for`): its ramp, deadline
+    /// and sample windows move with it. Returns the start.
+    pub(super) fn delay_start(&mut self, to: SimTime) -> SimTime {
+        if to > self.start {
+            let shift = to.since(self.start);
+            self.start = to;
+            self.ramp_end += shift;
+            if self.deadline != SimTime::NEVER {
+                self.deadline += shift;
+            }
+            self.window_end += shift;
+        }
+        self.start
+    }
+
+    /// `exitall` ended the clone before it started: it issues nothing once it does.
+    pub(super) fn end_at_start(&mut self) {
+        self.ramp_end = self.start;
+        self.deadline = self.start;
     }
 
     /// True once the clone may issue nothing more: its deadline passed, or its byte budget

@@ -27,7 +27,7 @@ pub(crate) use thread::EngineRun;
 
 use super::files::{self, FileTable, Layout, PlacedFile};
 use super::logs::JobLogs;
-use super::{DirResult, Direction, DiskUtil, GroupResult, JobError, JobSet, JobSpec, RunResult, WindowRow};
+use super::{DirResult, Direction, DiskUtil, ExitWhat, GroupResult, JobError, JobSet, JobSpec, RunResult, WindowRow};
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use crate::os::{CoreId, Host};
@@ -181,6 +181,13 @@ struct Runner {
     steps: u64,
     /// Clones not yet finished.
     unfinished: usize,
+    /// Per job: clones not yet finished, and the clones waiting for them (`wait_for`).
+    job_clones_left: Vec<u32>,
+    waiters: Vec<Vec<u32>>,
+    /// Some job has `exitall` (fio then applies it to every job that finishes).
+    exitall: bool,
+    /// `exit_what=all` fired: clones created from now on end as soon as they start.
+    terminate_all: bool,
 }
 
 /// Runs `set` on `host`; `observe` is called with progress now and then and may return
@@ -218,6 +225,10 @@ pub fn run<D: BlockDevice>(
         bytes_done: 0,
         steps: 0,
         unfinished: 0,
+        job_clones_left: vec![0; set.jobs.len()],
+        waiters: vec![Vec::new(); set.jobs.len()],
+        exitall: set.jobs.iter().any(|j| j.exitall),
+        terminate_all: false,
     };
     let cores = host.config().cores;
     let ns_bytes = host.device().geometry().capacity_bytes();
@@ -270,13 +281,25 @@ pub fn run<D: BlockDevice>(
                     thread,
                 });
                 runner.groups[g].clones_left += 1;
+                runner.job_clones_left[j] += 1;
                 runner.unfinished += 1;
                 runner.clones.push(clone);
             }
         }
         for i in first_clone..runner.clones.len() {
-            let start = runner.clones[i].start;
-            runner.timers.push(start, Timer::Start(i as u32));
+            if runner.terminate_all {
+                runner.clones[i].end_at_start();
+            }
+            // A clone waiting for a job of this phase starts when that job's last clone ends.
+            let spec = &set.jobs[runner.clones[i].result.job];
+            let waitee = spec.wait_for.as_ref().and_then(|name| set.jobs.iter().position(|s| &s.name == name));
+            match waitee {
+                Some(w) if w >= phase_start_job && runner.job_clones_left[w] > 0 => runner.waiters[w].push(i as u32),
+                _ => {
+                    let start = runner.clones[i].start;
+                    runner.timers.push(start, Timer::Start(i as u32));
+                }
+            }
         }
         runner.track_steady_state(set, first_clone);
         if let Err(e) = runner.run_phase(host, observe) {
@@ -754,6 +777,32 @@ impl Runner {
         }
     }
 
+    /// fio's `exitall`: clone `i` (of reporting group `g`) finished, so end the clones
+    /// `exit_what` names, as fio's `fio_terminate_threads` does: running ones stop issuing
+    /// now (their I/O in flight completes), ones not started yet end as they start.
+    fn terminate_others(&mut self, i: usize, g: usize, exit_what: ExitWhat, now: SimTime) {
+        if exit_what == ExitWhat::All {
+            self.terminate_all = true;
+        }
+        for j in 0..self.clones.len() {
+            let c = &mut self.clones[j];
+            let chosen = match exit_what {
+                ExitWhat::Group => c.group == g,
+                ExitWhat::Stonewall => c.started,
+                ExitWhat::All => true,
+            };
+            if j == i || c.finished || !chosen {
+                continue;
+            }
+            if !c.started {
+                c.end_at_start();
+            } else if now < c.deadline {
+                c.deadline = now;
+                self.timers.push(now, Timer::Deadline(j as u32));
+            }
+        }
+    }
+
     /// Finishes clone `i`'s bookkeeping once its thread is done.
     #[inline]
     fn check_finished<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> Result<(), RunError> {
@@ -781,7 +830,17 @@ impl Runner {
         if let Some(logs) = c.logs.as_mut() {
             logs.finish(measured)?;
         }
-        let g = c.group;
+        let (g, job, exit_what) = (c.group, c.result.job, c.exit_what);
+        self.job_clones_left[job] -= 1;
+        if self.job_clones_left[job] == 0 {
+            for w in std::mem::take(&mut self.waiters[job]) {
+                let start = self.clones[w as usize].delay_start(now);
+                self.timers.push(start, Timer::Start(w));
+            }
+        }
+        if self.exitall {
+            self.terminate_others(i, g, exit_what, now);
+        }
         let group = &mut self.groups[g];
         group.clones_left -= 1;
         if group.clones_left == 0 {

@@ -318,6 +318,23 @@ impl<'e> Session<'e> {
         if self.jobs.is_empty() {
             return Err(JobError::NoJobs { place: place.into() });
         }
+        // fio's wait_for names an earlier job, by a name no other job has.
+        for (i, job) in self.jobs.iter().enumerate() {
+            let Some(waitee) = &job.wait_for else { continue };
+            let named: Vec<usize> = (0..self.jobs.len()).filter(|&j| &self.jobs[j].name == waitee).collect();
+            let problem = match named[..] {
+                [] => Some(format!("wait_for={waitee}: there is no job '{waitee}'")),
+                [j] if j >= i => Some(format!("wait_for={waitee}: '{waitee}' must come before '{}'", job.name)),
+                [_] => None,
+                _ => Some(format!(
+                    "wait_for={waitee}: {} jobs are named '{waitee}'; the waitee's name must be unique",
+                    named.len()
+                )),
+            };
+            if let Some(message) = problem {
+                return Err(JobError::Syntax { place: place.into(), message });
+            }
+        }
         Ok(JobSet { global_options: self.global.spec.options, jobs: self.jobs })
     }
 }

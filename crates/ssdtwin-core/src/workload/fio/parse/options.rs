@@ -9,7 +9,7 @@
 use super::draft::JobDraft;
 use super::splits;
 use super::values::{self, DefaultTimeUnit, MAX_BLOCK_BYTES, SizeOrPercent};
-use crate::workload::{Distribution, FileService, RwPattern, RwSequencer, SizeSpec};
+use crate::workload::{Distribution, ExitWhat, FileService, RwPattern, RwSequencer, SizeSpec};
 
 /// How an option is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -393,6 +393,24 @@ static OPTIONS: &[OptionDef] = &[
         }),
         &["wait_for_previous"],
     ),
+    value("wait_for", |d, v| {
+        d.spec.wait_for = Some(v.to_string());
+        Ok(())
+    }),
+    flag("exitall", |d, v| {
+        d.spec.exitall = values::boolean(v)?;
+        Ok(())
+    }),
+    value("exit_what", |d, v| {
+        d.spec.exit_what = match values::one_of(v, &["group", "stonewall", "all"])? {
+            "group" => ExitWhat::Group,
+            "stonewall" => ExitWhat::Stonewall,
+            _ => ExitWhat::All,
+        };
+        Ok(())
+    }),
+    // The twin's I/O never fails, so there is no error to end other jobs on.
+    flag("exitall_on_error", no_effect_flag),
     flag("new_group", |d, v| {
         d.spec.new_group = values::boolean(v)?;
         Ok(())
@@ -891,11 +909,6 @@ const HINTS: &[(&[&str], &str)] = &[
         &["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit"],
         "per-command priorities need a drive that schedules by priority, which ssdtwin does not model",
     ),
-    (
-        &["exitall", "exit_what", "exitall_on_error"],
-        "ending other jobs when one finishes is not modelled; give each job a runtime",
-    ),
-    (&["wait_for"], "waiting for a named job is not modelled; stonewall starts a job after all the jobs before it"),
     (
         &["latency_target", "latency_window", "latency_percentile", "latency_run"],
         "fio's search for the queue depth that meets a latency target is not modelled; sweep iodepth instead",

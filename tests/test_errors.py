@@ -124,9 +124,8 @@ def dev() -> Device:
         ),
         (["--name=a", "--iodepth=0"], "command line: iodepth=0: allowed 1..=65536"),
         (
-            ["--name=a", "--rw=randread:8"],
-            "command line: rw=randread:8: the ':8' offset modifier (fio's rw_sequencer) is not supported by ssdtwin; "
-            "remove it",
+            ["--name=a", "--rw=randread:0"],
+            "command line: rw=randread:0: '0': a random pattern's modifier counts I/Os per random offset, 1 or more",
         ),
         (
             ["--name=a", "--direct=2"],

@@ -62,6 +62,8 @@ class RunOutput:
         """One row per job clone and direction, as columns."""
     def series_columns(self) -> dict[str, list[Any]]:
         """Device counters over time, as columns."""
+    def job_errors(self) -> list[str]:
+        """fio's stderr lines for clones that ended with an error (a missed rate_min)."""
     def series_levels(self) -> list[str]:
         """Names of the series counters that are levels, not running totals."""
     def window_columns(self) -> dict[str, list[Any]]:

@@ -101,6 +101,13 @@ class RunResult:
         return zeros without touching NAND: such results describe memory, not flash)."""
         return list(self._output.warnings())
 
+    @property
+    def errors(self) -> list[str]:
+        """fio's stderr lines for jobs that ended with an error (a missed ``rate_min``):
+        its message, then ``fio: pid=0, err=5/..., func=check_min_rate, ...``; empty when
+        every job ran to its end."""
+        return list(self._output.job_errors())
+
     @cached_property
     def summary(self) -> pd.DataFrame:
         """One row per job clone and direction: ``rw`` is the job's fio pattern (``randrw``),

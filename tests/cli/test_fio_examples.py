@@ -16,6 +16,7 @@ EXAMPLES = Path("/usr/share/doc/fio/examples")
 
 #: Examples on local files or devices, which must run.
 MUST_RUN = {
+    "1mbs_clients.fio",
     "aio-read.fio",
     "backwards-read.fio",
     "dedupe-global.fio",

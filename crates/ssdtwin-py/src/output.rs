@@ -162,6 +162,17 @@ impl RunOutput {
         Ok(d)
     }
 
+    /// The errors that ended clones, as fio logs them on stderr: its message, then
+    /// `fio: pid=0, err=5/file:..., func=..., error=...`.
+    fn job_errors(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for f in self.result.jobs.iter().filter_map(|j| j.error.as_ref()) {
+            lines.push(f.message.clone());
+            lines.push(format!("fio: pid=0, err={}/{}", f.errno, f.verror()));
+        }
+        lines
+    }
+
     /// Names of the series counters that are levels (values at an instant), not totals.
     fn series_levels(&self) -> Vec<String> {
         let first = self.result.series.first();

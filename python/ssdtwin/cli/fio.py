@@ -142,6 +142,8 @@ def command(
         result = device.run(args, seed=seed, progress=bar, series_window_ms=window_ms)
     for warning in result.warnings:
         click.echo(f"ssdtwin: warning: {warning}", err=True)
+    for line in result.errors:
+        click.echo(line, err=True)
     report = _report(result, formats, terse_version)
     if output is None:
         click.echo(report, nl=False)
@@ -151,6 +153,9 @@ def command(
         _write_agg_bw_logs(result, Path("."))
     if save_state is not None:
         device.save(save_state, overwrite=True)
+    if result.errors:
+        # As fio: a job that ended with an error makes the run exit 1, reports printed.
+        raise click.exceptions.Exit(1)
 
 
 def _report(result: RunResult, formats: list[str], terse_version: int) -> str:

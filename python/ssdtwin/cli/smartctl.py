@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -97,4 +96,4 @@ def command(
         click.echo(smartctl_text(ctrl, ns, log, sections, local_time=local_time), nl=False)
     status = exit_status(log, sections)
     if status:
-        sys.exit(status)
+        raise click.exceptions.Exit(status)

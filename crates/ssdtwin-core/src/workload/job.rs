@@ -359,6 +359,13 @@ pub struct JobSpec {
     pub thinktime_iotime_ns: u64,
     /// `rate=` per direction, bytes per second (`None`: unlimited).
     pub rate_bytes: [Option<u64>; 3],
+    /// `rate_min=` / `ratemin=` per direction, bytes per second: the job fails if it runs
+    /// slower over a `rate_cycle`.
+    pub rate_min: [Option<u64>; 3],
+    /// `rate_iops_min=` per direction (used where no `rate_min` is set).
+    pub rate_iops_min: [Option<u64>; 3],
+    /// `rate_cycle=` / `ratecycle=`, ms: the window the minimum rates are judged over.
+    pub rate_cycle_ms: u64,
     /// `rate_process=poisson`: exponentially distributed gaps between rate-limited I/Os
     /// (default `linear`: even gaps).
     pub rate_poisson: bool,
@@ -562,6 +569,9 @@ impl JobSpec {
             thinktime_blocks_issue: false,
             thinktime_iotime_ns: 0,
             rate_bytes: [None; 3],
+            rate_min: [None; 3],
+            rate_iops_min: [None; 3],
+            rate_cycle_ms: 1000,
             rate_poisson: false,
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             write_lat_log: None,

@@ -55,6 +55,8 @@ pub struct JobResult {
     /// Steady-state detection (`ss_dur` given): for a group under `group_reporting`, on
     /// its last clone only, as fio keeps it.
     pub steadystate: Option<SteadyResult>,
+    /// The error that ended the clone, if one did (a missed `rate_min`).
+    pub error: Option<JobFailure>,
 }
 
 /// What fio's steady-state detection saw (its JSON `"steadystate"` object).
@@ -137,6 +139,26 @@ pub struct DiskUtil {
     pub in_queue_ms: u64,
     /// Share of the run with at least one fio I/O in flight, percent.
     pub util_pct: f64,
+}
+
+/// Why a clone ended with an error, as fio records it (`td_verror`): the errno, the
+/// function that set it, and the message fio logs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobFailure {
+    /// fio's `error` (an errno: 5 is EIO).
+    pub errno: u32,
+    /// Where fio raised it (`check_min_rate`).
+    pub func: &'static str,
+    /// What fio logs on stderr.
+    pub message: String,
+}
+
+impl JobFailure {
+    /// fio's `verror` text: `file:backend.c:1131, func=check_min_rate, error=Input/output error`.
+    pub fn verror(&self) -> String {
+        let what = if self.errno == 5 { "Input/output error" } else { "Unknown error" };
+        format!("file:backend.c:1131, func={}, error={what}", self.func)
+    }
 }
 
 /// Everything a run produced.

@@ -112,6 +112,8 @@ pub(super) struct JobClone {
     pub group: usize,
     /// What `exitall` ends when this clone finishes.
     pub exit_what: ExitWhat,
+    /// `rate_min` / `rate_iops_min`: the check that fails the job when it runs too slowly.
+    pub rate_check: Option<super::rate_min::RateCheck>,
     /// fio's `FIO_SYNCIO` engines report no submission latency.
     pub sync_engine: bool,
     pub rw: RwPattern,
@@ -227,6 +229,7 @@ impl JobClone {
         JobClone {
             group: s.group,
             exit_what: spec.exit_what,
+            rate_check: super::rate_min::RateCheck::new(spec),
             sync_engine: super::super::is_sync_engine(&spec.ioengine),
             rw: spec.rw,
             rwmix_read: spec.rwmix_read,
@@ -281,6 +284,7 @@ impl JobClone {
                 ctx: 0,
                 sync_lat: crate::stats::LatStats::default(),
                 steadystate: None,
+                error: None,
             },
             logs: s.logs,
             thread: s.thread,

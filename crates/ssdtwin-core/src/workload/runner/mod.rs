@@ -19,6 +19,7 @@
 //! start, ramp end, deadline), host first on ties, so a run is deterministic.
 
 mod clone;
+mod rate_min;
 mod steady;
 mod thread;
 mod window;
@@ -713,6 +714,22 @@ impl Runner {
         let w = &mut c.windows[dir.index()];
         w.bytes += bytes;
         w.ios += 1;
+        if let Some(check) = c.rate_check.as_mut()
+            && c.result.error.is_none()
+            && let Some(failure) = check.on_completion(dir.index(), bytes, at, c.start, &c.result.name)
+        {
+            // fio's do_io: the job ends with EIO, and under exitall ends others too.
+            c.result.error = Some(failure);
+            if at < c.deadline {
+                c.deadline = at;
+                self.timers.push(at, Timer::Deadline(i as u32));
+            }
+            if self.exitall {
+                let (g, what) = (self.clones[i].group, self.clones[i].exit_what);
+                self.terminate_others(i, g, what, at);
+            }
+        }
+        let c = &mut self.clones[i];
         let since = at.since(c.ramp_end).as_ns();
         if c.logs.is_some() {
             // fio logs the offset in the file (on a device, the device is the file).

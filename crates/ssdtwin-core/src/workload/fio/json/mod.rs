@@ -117,7 +117,7 @@ fn job_object(e: &Entry<'_>, report: &Report<'_>, result: &RunResult, elapsed_s:
     let mut job = Object::new();
     job.string("jobname", e.name);
     job.int("groupid", e.groupid.into());
-    job.int("error", 0);
+    job.int("error", e.error.map_or(0, |f| f.errno).into());
     job.int("eta", 0);
     job.int("elapsed", elapsed_s);
     // fio omits the object when the job section set no options of its own.

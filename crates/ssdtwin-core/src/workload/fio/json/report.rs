@@ -271,6 +271,8 @@ pub(crate) struct Entry<'a> {
     /// Steady-state detection, from the last clone that has it (fio keeps a group's on
     /// its last clone).
     pub(crate) steadystate: Option<&'a crate::workload::SteadyResult>,
+    /// The first member's error (fio's `sum_thread_stats` keeps the first).
+    pub(crate) error: Option<&'a crate::workload::JobFailure>,
 }
 
 impl Entry<'_> {
@@ -423,6 +425,7 @@ impl<'a> Report<'a> {
                         sync_lat: crate::stats::LatStats::default(),
                         runtime_ns: 0,
                         steadystate: None,
+                        error: None,
                     });
                     entries.last_mut().expect("an entry was just pushed")
                 }
@@ -441,6 +444,9 @@ impl<'a> Report<'a> {
             entry.sync_lat.merge(&clone.sync_lat);
             if clone.steadystate.is_some() {
                 entry.steadystate = clone.steadystate.as_ref();
+            }
+            if entry.error.is_none() {
+                entry.error = clone.error.as_ref();
             }
             for (sum, count) in entry.iodepth_level.iter_mut().zip(clone.iodepth_level) {
                 *sum += count;

@@ -71,6 +71,7 @@ pub(crate) fn clone_result(
     JobResult {
         sync_lat: crate::stats::LatStats::default(),
         steadystate: None,
+        error: None,
         job,
         clone,
         name: name.into(),

@@ -120,7 +120,22 @@ fn write_job_headers(out: &mut String, set: &JobSet, result: &RunResult) {
 
 /// One job block (fio's `show_thread_status_normal`).
 fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &OutputOptions) {
-    put!(out, "{}: (groupid={}, jobs={}): err= 0: pid=0: {}\n", e.name, e.groupid, e.members, opts.wall.ctime);
+    match e.error {
+        None => {
+            put!(out, "{}: (groupid={}, jobs={}): err= 0: pid=0: {}\n", e.name, e.groupid, e.members, opts.wall.ctime)
+        }
+        // fio's verror names the source place of td_verror; the twin's is backend.c's call.
+        Some(f) => put!(
+            out,
+            "{}: (groupid={}, jobs={}): err={:2} ({}): pid=0: {}\n",
+            e.name,
+            e.groupid,
+            e.members,
+            f.errno,
+            f.verror(),
+            opts.wall.ctime
+        ),
+    }
     let percentiles = e.percentile_list();
     for dir in Direction::ALL {
         let d = &e.dirs[dir.index()];

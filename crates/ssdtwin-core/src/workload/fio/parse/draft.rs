@@ -74,6 +74,20 @@ impl JobDraft {
                 problem: "time_based needs runtime= (fio would drop time_based with a warning)".into(),
             });
         }
+        // fio's fixup_options: a minimum above the limit can never be met.
+        for (ddir, dir) in ["read", "write", "trim"].iter().enumerate() {
+            let above = |limit: Option<u64>, min: Option<u64>| limit.zip(min).is_some_and(|(l, m)| l < m);
+            if above(spec.rate_bytes[ddir], spec.rate_min[ddir])
+                || above(spec.rate_iops[ddir], spec.rate_iops_min[ddir])
+            {
+                return Err(JobError::Invalid {
+                    job: spec.name.clone(),
+                    problem: format!(
+                        "the minimum {dir} rate exceeds its rate (fio: minimum rate exceeds rate, ddir {ddir})"
+                    ),
+                });
+            }
+        }
         Ok(spec)
     }
 }

@@ -378,6 +378,18 @@ static OPTIONS: &[OptionDef] = &[
     ),
     value("rate_iops", |d, v| per_direction_limit(v, &mut d.spec.rate_iops, |t| values::count(t, d.kb_base))),
     value("rate", |d, v| per_direction_limit(v, &mut d.spec.rate_bytes, |t| values::size(t, d.kb_base))),
+    alias(
+        value("rate_min", |d, v| per_direction_limit(v, &mut d.spec.rate_min, |t| values::size(t, d.kb_base))),
+        &["ratemin"],
+    ),
+    value("rate_iops_min", |d, v| per_direction_limit(v, &mut d.spec.rate_iops_min, |t| values::count(t, d.kb_base))),
+    alias(
+        value("rate_cycle", |d, v| {
+            d.spec.rate_cycle_ms = values::plain_integer(v)?;
+            Ok(())
+        }),
+        &["ratecycle"],
+    ),
     value("rate_process", |d, v| {
         d.spec.rate_poisson = values::one_of(v, &["linear", "poisson"])? == "poisson";
         Ok(())
@@ -840,10 +852,6 @@ const HINTS: &[(&[&str], &str)] = &[
     (
         &["verify", "do_verify", "verify_pattern", "verify_fatal", "verify_backlog"],
         "ssdtwin moves no data, so it cannot verify any",
-    ),
-    (
-        &["rate_min", "ratemin", "rate_cycle"],
-        "a job that ends when it falls below a rate is not modelled; limit with rate= or rate_iops=",
     ),
     (&["opendir"], "it reads an existing directory tree; name the files with filename=, directory= and nrfiles="),
     (&["file_append"], "appending to existing files is not modelled; files are laid out from their start"),

@@ -369,6 +369,9 @@ pub struct JobSpec {
     /// `rate_process=poisson`: exponentially distributed gaps between rate-limited I/Os
     /// (default `linear`: even gaps).
     pub rate_poisson: bool,
+    /// `io_submit_mode=offload`: I/Os are queued at their rate schedule to submitting threads,
+    /// so a rate-limited I/O's latency runs from its scheduled time (no coordinated omission).
+    pub io_submit_offload: bool,
     /// `percentile_list=` (at most 20 values).
     pub percentile_list: Vec<f64>,
     /// `write_lat_log=` prefix.
@@ -572,6 +575,7 @@ impl JobSpec {
             rate_min: [None; 3],
             rate_iops_min: [None; 3],
             rate_cycle_ms: 1000,
+            io_submit_offload: false,
             rate_poisson: false,
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             write_lat_log: None,

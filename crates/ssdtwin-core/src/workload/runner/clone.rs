@@ -136,6 +136,8 @@ pub(super) struct JobClone {
     bs: [BsChooser; 3],
     align: [u64; 3],
     rate: [Option<RateLimit>; 3],
+    /// `io_submit_mode=offload`: latency of a rate-limited I/O runs from its scheduled time.
+    pub offload: bool,
     rate_poisson: bool,
     rate_rng: SimRng,
     next_rate: [SimTime; 3],
@@ -246,6 +248,7 @@ impl JobClone {
             align,
             rate,
             rate_poisson: spec.rate_poisson,
+            offload: spec.io_submit_offload,
             // Its own stream, so a rate limit does not change which offsets are drawn.
             rate_rng: SimRng::stream(seed, label ^ 0x7a7e),
             next_rate: [SimTime::ZERO; 3],

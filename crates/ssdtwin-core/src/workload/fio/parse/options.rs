@@ -331,9 +331,9 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.iodepth_low = values::count_in(v, d.kb_base, 0, 65536)? as u32;
         Ok(())
     }),
-    value("io_submit_mode", |_, v| match values::one_of(v, &["inline", "offload"])? {
-        "offload" => Err("io_submit_mode=offload (a pool of submitting threads) is not modelled; use inline".into()),
-        _ => Ok(()),
+    value("io_submit_mode", |d, v| {
+        d.spec.io_submit_offload = values::one_of(v, &["inline", "offload"])? == "offload";
+        Ok(())
     }),
     // ---- engine options (io_uring; the host profile says what each saves) ----
     flag("hipri", |d, v| {
@@ -1146,8 +1146,7 @@ mod tests {
         assert_eq!((s.iodepth_batch_submit, s.iodepth_batch_complete_min, s.iodepth_batch_complete_max), (8, 4, 16));
         assert_eq!(s.iodepth_low, 2);
         assert!(s.hipri && s.fixedbufs && s.sqthread_poll && !s.registerfiles);
-        let offload = apply(&mut JobDraft::defaults(), "io_submit_mode", "offload").unwrap_err();
-        assert!(offload.contains("not modelled"), "{offload}");
+        assert!(job(&[("io_submit_mode", "offload")]).spec.io_submit_offload);
         assert_eq!(apply(&mut JobDraft::defaults(), "io_submit_mode", "x"), Err("allowed inline, offload".into()));
     }
 

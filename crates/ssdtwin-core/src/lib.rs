@@ -40,6 +40,7 @@ pub mod config;
 pub mod controller;
 pub mod engine;
 pub mod ftl;
+pub mod input;
 pub mod nand;
 pub mod nvme;
 pub mod os;

@@ -63,6 +63,11 @@ def _fail(message: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the command and turns every error into one line and a status."""
     args = sys.argv[1:] if argv is None else argv
+    for n, arg in enumerate(args, 1):
+        # Python hands undecodable bytes over as lone surrogates; nothing below can use them.
+        if any("\udc80" <= ch <= "\udcff" for ch in arg):
+            shown = arg.encode("utf-8", "surrogateescape")[:60]
+            return _fail(f"argument {n} ({shown!r}) is not valid UTF-8; give names, options and paths in UTF-8")
     debug = _debug_requested(args)
     try:
         # What cli.main() does, minus its own error handling: even outside standalone mode

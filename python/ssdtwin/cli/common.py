@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -74,6 +75,37 @@ def check_device_name(name: str) -> str:
             f"'{name}': the simulated drive is /dev/nvme0 (namespace /dev/nvme0n1); choose it with --profile or --state"
         )
     return name
+
+
+class OutputFile(click.Path):
+    """A file ssdtwin writes: a new path or an existing regular file, never a device, FIFO,
+    socket or directory, whatever the flags (a report or a state written onto a block device
+    destroys what is on it)."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        path = super().convert(value, param, ctx)
+        if os.path.lexists(path) and not os.path.isfile(path):
+            self.fail(
+                f"'{value}' is not a regular file (a device, FIFO or socket); ssdtwin writes only files", param, ctx
+            )
+        return path
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Writes ``text`` to ``path`` through a temporary file beside it, renamed over it once
+    written and synced: a failed write (a full disk) leaves no truncated file that looks whole."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 class CInteger(click.ParamType[int, Any]):

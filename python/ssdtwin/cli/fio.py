@@ -11,7 +11,7 @@ from .. import _ssdtwin
 from ..device import Device, RunResult
 from ..terse import VERSIONS, terse_lines
 from . import progress
-from .common import host_options, load_device, profile_options
+from .common import OutputFile, host_options, load_device, profile_options, write_atomically
 from .precondition import parse_fill
 
 FORMATS = ("normal", "json", "json+", "terse")
@@ -38,11 +38,9 @@ def _formats(value: str) -> list[str]:
 @profile_options
 @host_options()
 @click.option("--output-format", "output_format", default="normal", help="normal, json or json+ (comma-separated).")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to FILE.")
+@click.option("--output", type=OutputFile(), help="Write the report to FILE (replaced if it exists, as fio does).")
 @click.option("--fill", "fill", help="Precondition first, untimed: seq|random[:PERCENT] (as 'ssdtwin precondition').")
-@click.option(
-    "--save-state", type=click.Path(dir_okay=False, path_type=Path), help="Save the device state after the run."
-)
+@click.option("--save-state", type=OutputFile(), help="Save the device state after the run.")
 @click.option("--force", is_flag=True, help="Let --save-state replace an existing file.")
 @click.option("--seed", type=int, default=0x5EED, show_default=True, help="Seed of every random stream.")
 @click.option("--parse-only", is_flag=True, help="As fio's: check the jobs and their options, run nothing.")
@@ -148,7 +146,7 @@ def command(
     if output is None:
         click.echo(report, nl=False)
     else:
-        output.write_text(report)
+        write_atomically(output, report)
     if bandwidth_log:
         _write_agg_bw_logs(result, Path("."))
     if save_state is not None:

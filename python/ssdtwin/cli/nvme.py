@@ -30,7 +30,15 @@ from ..nvme import (
 from ..nvme.constants import NSID
 from ..nvme.features import SELECT_NAMES
 from ..nvme.show_smart_log import NSID_ALL
-from .common import CInteger, device_argument, host_options, load_device, named_device_argument, profile_options
+from .common import (
+    CInteger,
+    OutputFile,
+    device_argument,
+    host_options,
+    load_device,
+    named_device_argument,
+    profile_options,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -238,7 +246,7 @@ def get_feature(
     "--state",
     "state",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OutputFile(),
     help="State file: the drive to format, read from FILE if it exists; the result is written back to FILE.",
 )
 @click.option(

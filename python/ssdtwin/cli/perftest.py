@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..perftest import MAX_THREADS, MODES, perftest
-from .common import host_options, load_device, profile_options
+from .common import OutputFile, host_options, load_device, profile_options
 
 
 @click.command("perftest", context_settings={"help_option_names": ["-h", "--help"]})
@@ -38,9 +38,7 @@ from .common import host_options, load_device, profile_options
 )
 @profile_options
 @host_options(default="freebsd-11")
-@click.option(
-    "--save-state", type=click.Path(dir_okay=False, path_type=Path), help="Save the device state after the test."
-)
+@click.option("--save-state", type=OutputFile(), help="Save the device state after the test.")
 @click.option("--force", is_flag=True, help="Let --save-state replace an existing file.")
 @click.argument("namespace", required=False)
 def command(

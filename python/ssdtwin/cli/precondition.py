@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from . import progress
-from .common import load_device, profile_options
+from .common import OutputFile, load_device, profile_options
 
 
 def parse_fill(value: str) -> tuple[str, float]:
@@ -31,9 +31,7 @@ def parse_fill(value: str) -> tuple[str, float]:
 @click.command("precondition")
 @profile_options
 @click.option("--fill", "fill", required=True, help="seq|random[:PERCENT] (random also overwrites twice).")
-@click.option(
-    "--save", "save", required=True, type=click.Path(dir_okay=False, path_type=Path), help="State file to write."
-)
+@click.option("--save", "save", required=True, type=OutputFile(), help="State file to write.")
 @click.option("--force", is_flag=True, help="Replace the state file if it exists.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the random fill.")
 def command(

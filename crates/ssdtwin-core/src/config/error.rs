@@ -37,6 +37,15 @@ pub enum ProfileError {
         /// Why it is needed.
         why: String,
     },
+    /// A profile file that exists cannot be read as one (not a regular file, too large,
+    /// not UTF-8).
+    #[error("profile '{path}' cannot be read: {reason}")]
+    Unreadable {
+        /// The path given.
+        path: String,
+        /// Why (not a regular file, too large, not UTF-8).
+        reason: String,
+    },
     /// A name is neither a shipped profile nor a readable file.
     #[error("profile '{name}' is neither a shipped profile ({available}) nor a readable TOML file")]
     NotFound {

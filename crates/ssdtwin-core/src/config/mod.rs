@@ -62,10 +62,13 @@ pub fn load_profile(name_or_path: &str) -> Result<LoadedProfile, ProfileError> {
         return LoadedProfile::from_str(text, &format!("shipped:{name_or_path}"), name_or_path);
     }
     let path = std::path::Path::new(name_or_path);
-    match std::fs::read_to_string(path) {
+    match crate::input::read_text(path, crate::input::PROFILE_LIMIT_BYTES) {
         Ok(text) => {
             let stem = path.file_stem().map_or_else(|| name_or_path.to_string(), |s| s.to_string_lossy().into_owned());
             LoadedProfile::from_str(&text, name_or_path, &stem)
+        }
+        Err(e) if path.exists() => {
+            Err(ProfileError::Unreadable { path: name_or_path.to_string(), reason: e.to_string() })
         }
         Err(_) => Err(ProfileError::NotFound { name: name_or_path.to_string(), available: shipped_names().join(", ") }),
     }

@@ -382,9 +382,15 @@ pub fn load_host(name_or_path: &str, overrides: &[String]) -> Result<HostConfig,
         ((*t).to_string(), format!("shipped:hosts/{n}"), (*n).to_string())
     } else {
         let path = std::path::Path::new(name_or_path);
-        let text = std::fs::read_to_string(path).map_err(|_| ProfileError::HostNotFound {
-            name: name_or_path.to_string(),
-            available: shipped_host_names().join(", "),
+        let text = crate::input::read_text(path, crate::input::PROFILE_LIMIT_BYTES).map_err(|e| {
+            if path.exists() {
+                ProfileError::Unreadable { path: name_or_path.to_string(), reason: e.to_string() }
+            } else {
+                ProfileError::HostNotFound {
+                    name: name_or_path.to_string(),
+                    available: shipped_host_names().join(", "),
+                }
+            }
         })?;
         let stem = path.file_stem().map_or_else(|| name_or_path.to_string(), |s| s.to_string_lossy().into_owned());
         (text, name_or_path.to_string(), stem)

@@ -94,19 +94,43 @@ impl Ssd {
             verify_next_version: self.verifier.as_ref().map_or(0, |v| v.next_version),
         };
         let header = serde_json::to_vec(&header).expect("the header serialises");
-        let mut out = BufWriter::new(File::create(path).map_err(io)?);
-        out.write_all(MAGIC).map_err(io)?;
-        out.write_all(&VERSION.to_le_bytes()).map_err(io)?;
-        out.write_all(&(header.len() as u64).to_le_bytes()).map_err(io)?;
-        out.write_all(&header).map_err(io)?;
-        let mut frame = lz4_flex::frame::FrameEncoder::new(out);
-        write_u32s(&mut frame, self.ftl.l2p(), true).map_err(io)?;
-        if let (Some(tags), Some(v)) = (self.ftl.tags(), self.verifier.as_ref()) {
-            write_u32s(&mut frame, tags, false).map_err(io)?;
-            write_u32s(&mut frame, &v.expected, false).map_err(io)?;
+        // Written beside the target and renamed over it once complete and on disk, so a
+        // failed save (a full disk, a crash) leaves any earlier state whole.
+        if path.exists() && !std::fs::metadata(path).map_err(io)?.is_file() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file (a device, FIFO or directory): a state is saved only to a file",
+            )));
         }
-        let mut out = frame.finish().map_err(|e| io(std::io::Error::other(e)))?;
-        out.flush().map_err(io)
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let name = path.file_name().map_or_else(|| "state".into(), |n| n.to_string_lossy().into_owned());
+        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let written = self.write_state(&tmp, &header);
+        let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
+        if let Err(e) = renamed {
+            std::fs::remove_file(&tmp).ok();
+            return Err(io(e));
+        }
+        Ok(())
+    }
+
+    /// Writes the state to `path` and syncs it to disk.
+    fn write_state(&self, path: &Path, header: &[u8]) -> std::io::Result<()> {
+        let file = File::create(path)?;
+        let mut out = BufWriter::new(file.try_clone()?);
+        out.write_all(MAGIC)?;
+        out.write_all(&VERSION.to_le_bytes())?;
+        out.write_all(&(header.len() as u64).to_le_bytes())?;
+        out.write_all(header)?;
+        let mut frame = lz4_flex::frame::FrameEncoder::new(out);
+        write_u32s(&mut frame, self.ftl.l2p(), true)?;
+        if let (Some(tags), Some(v)) = (self.ftl.tags(), self.verifier.as_ref()) {
+            write_u32s(&mut frame, tags, false)?;
+            write_u32s(&mut frame, &v.expected, false)?;
+        }
+        let mut out = frame.finish().map_err(std::io::Error::other)?;
+        out.flush()?;
+        file.sync_all()
     }
 
     /// Reads a state written by [`Ssd::save`].
@@ -114,6 +138,9 @@ impl Ssd {
         let name = path.display().to_string();
         let io = |source| SnapshotError::Io { path: name.clone(), source };
         let corrupt = |problem: &str| SnapshotError::Corrupt { path: name.clone(), problem: problem.to_string() };
+        if !std::fs::metadata(path).map_err(io)?.is_file() {
+            return Err(corrupt("not a regular file (a FIFO, device or directory), so not an ssdtwin state file"));
+        }
         let mut input = BufReader::new(File::open(path).map_err(io)?);
         let mut magic = [0u8; 8];
         input.read_exact(&mut magic).map_err(|_| corrupt("not an ssdtwin state file (too short)"))?;

@@ -134,11 +134,8 @@ impl Reader<'_> {
         if self.open_files.len() >= MAX_INCLUDE_DEPTH {
             return Err(syntax(place, format!("includes nested more than {MAX_INCLUDE_DEPTH} deep")));
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| JobError::Unreadable {
-            place,
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
+        let text = crate::input::read_text(&path, crate::input::JOB_FILE_LIMIT_BYTES)
+            .map_err(|e| JobError::Unreadable { place, path: path.display().to_string(), reason: e.to_string() })?;
         let dir = path.parent().unwrap_or(base_dir).to_path_buf();
         self.open_files.push(id);
         let result = self.read(&text, &path.display().to_string(), &dir, true);

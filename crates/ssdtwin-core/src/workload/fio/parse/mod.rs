@@ -195,10 +195,8 @@ pub fn showcmd(args: &[String]) -> Result<String, JobError> {
     let mut out = String::new();
     for file in files {
         let path = Path::new(file);
-        let text = std::fs::read_to_string(path).map_err(|e| JobError::Unreadable {
-            place: COMMAND_LINE.into(),
-            path: file.clone(),
-            reason: e.to_string(),
+        let text = crate::input::read_text(path, crate::input::JOB_FILE_LIMIT_BYTES).map_err(|e| {
+            JobError::Unreadable { place: COMMAND_LINE.into(), path: file.clone(), reason: e.to_string() }
         })?;
         let base_dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let source = ini::Source { text: &text, label: file, base_dir, path: Some(path) };
@@ -267,10 +265,8 @@ impl<'e> Session<'e> {
 
     /// Reads a job file; `place` is where it was named, for the error if it is unreadable.
     fn read_file(&mut self, path: &Path, place: &str) -> Result<(), JobError> {
-        let text = std::fs::read_to_string(path).map_err(|e| JobError::Unreadable {
-            place: place.into(),
-            path: path.display().to_string(),
-            reason: e.to_string(),
+        let text = crate::input::read_text(path, crate::input::JOB_FILE_LIMIT_BYTES).map_err(|e| {
+            JobError::Unreadable { place: place.into(), path: path.display().to_string(), reason: e.to_string() }
         })?;
         let base_dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let label = path.display().to_string();

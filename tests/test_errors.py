@@ -156,6 +156,16 @@ def test_job_errors_surface_before_anything_runs(dev: Device) -> None:
 # ---- device operations ---------------------------------------------------------------------------------
 
 
+def test_huge_or_endless_amounts_are_refused(dev: Device) -> None:
+    # Each of these ran for ever before (simulated time saturated, or an endless fill).
+    e = raised(dev.idle, 1e300)
+    assert (type(e), str(e)) == (DeviceError, "idle time 1e300: at most 1e9 seconds (about 31 years) at a time")
+    for passes, shown in ((float("inf"), "inf"), (float("nan"), "NaN"), (-1, "-1"), (101, "101")):
+        e = raised(dev.fill, "random", 50, overwrite_passes=passes)
+        assert (type(e), str(e)) == (DeviceError, f"overwrite passes {shown}: allowed 0 to 100 (times the filled span)")
+    assert dev.now_s == 0.0
+
+
 def test_fill_errors(dev: Device) -> None:
     e = raised(dev.fill, "zigzag")
     assert (type(e), str(e)) == (DeviceError, "fill pattern 'zigzag': allowed seq, random")
@@ -258,3 +268,15 @@ def test_garbage_never_panics(dev: Device, tmp_path: Path) -> None:
     weird = tmp_path / "weird.fio"
     weird.write_bytes(b"\xff\xfe[\x00]\nrw=\xff\n")
     assert isinstance(raised(dev.run, weird), JobError)
+
+
+def test_a_progress_callback_cannot_use_its_busy_device(dev: Device) -> None:
+    def peek(*_: object) -> bool:
+        dev.counters()
+        return True
+
+    job = {"name": "j", "rw": "randread", "size": "64m", "iodepth": 32, "ioengine": "libaio", "runtime": "1s"}
+    with pytest.raises(DeviceError, match="the device is busy with the run or fill that called this progress callback"):
+        dev.run(job, progress=peek)
+    with pytest.raises(DeviceError, match="the callback cannot use it"):
+        dev.fill("seq", 1, progress=peek)

@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from . import _ssdtwin
+from .errors import DeviceError
 from .jobs import job_input
 
 #: The profile used when none is named.
@@ -63,6 +64,17 @@ def override_strings(overrides: Mapping[str, object] | None, keywords: Mapping[s
     items = dict(overrides or {})
     items.update({k.replace("__", "."): v for k, v in keywords.items()})
     return [f"{k}={toml_literal(v)}" for k, v in items.items()]
+
+
+def _busy_device(e: BaseException) -> BaseException:
+    """A progress callback that used the device it reports on gets pyo3's "Already (mutably)
+    borrowed"; say what happened and what to do instead."""
+    if isinstance(e, RuntimeError) and "borrowed" in str(e):
+        return DeviceError(
+            "the device is busy with the run or fill that called this progress callback: the callback cannot use "
+            "it; read the progress arguments, and use the device once the call returns"
+        )
+    return e
 
 
 class RunResult:
@@ -269,11 +281,22 @@ class Device:
         ((0, 1048576), (1048576, 1048576), 5)
         """
 
+        raised: list[BaseException] = []
+
         def observe(done: int, total: int) -> bool:
             assert progress is not None
-            return progress(done, total) is not False
+            try:
+                return progress(done, total) is not False
+            except BaseException as e:
+                raised.append(_busy_device(e))
+                return False
 
-        self._dev.fill(pattern, percent, command_bytes, overwrite_passes, seed, observe if progress else None)
+        try:
+            self._dev.fill(pattern, percent, command_bytes, overwrite_passes, seed, observe if progress else None)
+        except KeyboardInterrupt:
+            if raised:
+                raise raised[0] from None
+            raise
 
     def format(self, lbaf: int | None = None) -> None:
         """Format NVM: unmaps everything; ``lbaf`` selects another LBA format."""
@@ -314,7 +337,7 @@ class Device:
             try:
                 return progress(elapsed_ns, expected_ns, done, expected)
             except BaseException as e:
-                raised.append(e)
+                raised.append(_busy_device(e))
                 return False
 
         now = time.time()

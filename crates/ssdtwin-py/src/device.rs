@@ -21,6 +21,9 @@ pub(crate) fn load(profile: &str, overrides: &[String]) -> Result<LoadedProfile,
     Ok(loaded)
 }
 
+/// The longest `idle` accepted at once: 10⁹ s keeps simulated time far from overflowing.
+const MAX_IDLE_SECONDS: f64 = 1e9;
+
 /// A simulated SSD. State (maps, blocks, counters, clock) persists across calls.
 #[pyclass(module = "ssdtwin._ssdtwin")]
 pub(crate) struct Device {
@@ -158,6 +161,13 @@ impl Device {
     fn idle(&mut self, py: Python<'_>, seconds: f64) -> PyResult<()> {
         if !seconds.is_finite() || seconds < 0.0 {
             return Err(errors::device(py, format!("idle time {seconds}: must be a non-negative number of seconds")));
+        }
+        // Simulated time is a 64-bit count of ns (about 584 years): refuse what would overflow.
+        if seconds > MAX_IDLE_SECONDS {
+            return Err(errors::device(
+                py,
+                format!("idle time {seconds:e}: at most {MAX_IDLE_SECONDS:e} seconds (about 31 years) at a time"),
+            ));
         }
         let inner = &mut self.inner;
         py.detach(|| {

@@ -37,6 +37,10 @@ pub enum FillPattern {
     },
 }
 
+/// The most random overwrites a fill does, as a multiple of its span: GC reaches its steady
+/// state within a few passes, and more than this would run for hours.
+const MAX_OVERWRITE_PASSES: f64 = 100.0;
+
 /// Units between two progress reports of a fill (1 GiB).
 const REPORT_UNITS: u64 = 1 << 18;
 
@@ -81,6 +85,13 @@ impl Ssd {
         };
         if !(0.0..=100.0).contains(&percent) {
             return Err(FillError::Refused(format!("fill percentage {percent} is outside 0 to 100")));
+        }
+        if let FillPattern::Random { overwrite_passes, .. } = pattern
+            && !(0.0..=MAX_OVERWRITE_PASSES).contains(&overwrite_passes)
+        {
+            return Err(FillError::Refused(format!(
+                "overwrite passes {overwrite_passes}: allowed 0 to {MAX_OVERWRITE_PASSES} (times the filled span)"
+            )));
         }
         let span = (f64::from(self.ftl.logical_units()) * percent / 100.0).round() as u32;
         let overwrites = match pattern {

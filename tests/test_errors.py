@@ -280,3 +280,14 @@ def test_a_progress_callback_cannot_use_its_busy_device(dev: Device) -> None:
         dev.run(job, progress=peek)
     with pytest.raises(DeviceError, match="the callback cannot use it"):
         dev.fill("seq", 1, progress=peek)
+
+
+def test_a_series_window_too_short_for_the_run_is_refused_not_exhausting_memory(dev: Device) -> None:
+    # 1 ns windows over 5 ms would be 5 million rows of ~100 counters: it aborted the process.
+    job = {"name": "j", "rw": "randread", "size": "64m", "runtime": "5ms", "time_based": True}
+    e = raised(dev.run, job, series_window_ms=1e-6)
+    assert str(e) == (
+        "the counter series reached 100000 rows of 1 ns: use a longer series window for a run this long "
+        "(at most 100000 rows are kept)"
+    )
+    assert isinstance(e, ssdtwin.SsdtwinError)

@@ -99,6 +99,16 @@ pub enum RunError {
     /// The observer asked to stop.
     #[error("interrupted")]
     Cancelled,
+    /// The counter series would outgrow memory: its window is too short for the run.
+    #[error(
+        "the counter series reached {rows} rows of {window_ns} ns: use a longer series window for a run this long (at most {rows} rows are kept)"
+    )]
+    SeriesTooLong {
+        /// The most rows a run keeps.
+        rows: usize,
+        /// The series window asked for.
+        window_ns: u64,
+    },
     /// Commands are outstanding but nothing in the model will ever complete them. This is a
     /// bug in the model, never the job's fault.
     #[error(
@@ -117,6 +127,10 @@ impl From<super::logs::LogError> for RunError {
         RunError::LogFile { path: e.path, reason: e.reason, kind: e.kind }
     }
 }
+
+/// The most series rows a run keeps (each holds every counter of the device and host, about
+/// a hundred numbers, ~1 KB): 10⁵ rows, 100 ms windows over almost three hours.
+const MAX_SERIES_ROWS: usize = 100_000;
 
 #[derive(Clone, Copy, Debug)]
 enum Timer {
@@ -553,6 +567,12 @@ impl Runner {
             let t = t_host.min(t_run);
             if t >= self.next_sample {
                 self.sample_series_until(host, t, false);
+                if self.series.len() > MAX_SERIES_ROWS {
+                    return Err(RunError::SeriesTooLong {
+                        rows: MAX_SERIES_ROWS,
+                        window_ns: self.series_window.as_ns(),
+                    });
+                }
             }
             if t_host <= t_run {
                 if let Some(done) = host.poll() {
@@ -598,7 +618,7 @@ impl Runner {
     }
 
     fn sample_series_until<D: BlockDevice>(&mut self, host: &Host<D>, t: SimTime, include_end: bool) {
-        while self.next_sample <= t {
+        while self.next_sample <= t && self.series.len() <= MAX_SERIES_ROWS {
             let time_ns = self.next_sample.since(self.run_start).as_ns();
             self.series.push(counter_row(host, time_ns));
             self.windows.push(self.io_windows.take(time_ns));

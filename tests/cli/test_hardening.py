@@ -95,3 +95,18 @@ def test_the_report_file_is_replaced_whole(run_main: RunMain, tmp_path: Path) ->
     assert outcome.status == 0, outcome
     assert out.read_text().startswith("{") and out.read_text().endswith("}\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]  # no temporary left
+
+
+def test_output_places_are_checked_before_simulating(run_main: RunMain, tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x")
+    outcome = run_main("study", "qd-sweep", "--depths", "1", "--rw", "randread", "--out", "afile/sub")
+    assert_one_line_error(outcome, f"--out afile/sub: {tmp_path / 'afile'} is not a directory")
+    assert_one_line_error(run_main("fio", "--output", "nodir/x.json", *JOB), "its directory")
+    assert list(tmp_path.iterdir()) == [tmp_path / "afile"]  # nothing simulated, nothing written
+
+
+def test_os_errors_are_one_line(run_main: RunMain, tmp_path: Path) -> None:
+    # A log directory under a file: the OS error names the file, without a traceback.
+    (tmp_path / "afile").write_text("x")
+    outcome = run_main("fio", "--name=j", "--size=1m", "--write_bw_log=afile/x")
+    assert_one_line_error(outcome, "afile")

@@ -94,6 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _discard_stdout()
         return 0
+    except OSError as e:
+        # Disk full, EIO, a path under a file: one line naming the file, never a traceback.
+        if debug:
+            raise
+        where = f"{e.filename}: " if e.filename else ""
+        return _fail(f"{where}{e.strerror or e}")
     except KeyboardInterrupt:
         click.echo("ssdtwin: interrupted", err=True)
         return 130

@@ -86,8 +86,14 @@ class OutputFile(click.Path):
         super().__init__(dir_okay=False, path_type=Path)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        path = super().convert(value, param, ctx)
-        if os.path.lexists(path) and not os.path.isfile(path):
+        converted = super().convert(value, param, ctx)
+        assert isinstance(converted, Path)  # path_type=Path
+        path = converted
+        # Checked before anything is simulated: a run must not end in a write that cannot be.
+        parent = path.absolute().parent
+        if not parent.is_dir():
+            self.fail(f"'{value}': its directory {parent} does not exist (or is not a directory)", param, ctx)
+        if os.path.lexists(path) and not path.is_file():
             self.fail(
                 f"'{value}' is not a regular file (a device, FIFO or socket); ssdtwin writes only files", param, ctx
             )

@@ -41,6 +41,16 @@ def write_outputs(table: pd.DataFrame, figures: list[Any], paths: list[Path]) ->
         figure.savefig(path, dpi=120, bbox_inches="tight")
 
 
+def _check_output_dir(out: Path) -> None:
+    """Refuses, before anything is simulated, an output directory that cannot be made: one
+    under a file, or a path that is itself a file."""
+    for ancestor in [out, *out.absolute().parents]:
+        if ancestor.exists():
+            if not ancestor.is_dir():
+                raise click.UsageError(f"--out {out}: {ancestor} is not a directory")
+            return
+
+
 def _profiles(values: tuple[str, ...]) -> list[str]:
     """``--profile`` values, each possibly comma-separated, in order, without repeats."""
     names = [v.strip() for value in values for v in value.split(",") if v.strip()]
@@ -61,7 +71,9 @@ def _make_command(study: Study) -> click.Command:
         profiles = _profiles(profile)
         # Values stay as the user wrote them: the core parses them as TOML.
         settings = {k: RawToml(v) for k, v in parse_overrides(overrides).items()}
-        paths = output_paths(study.name, out or Path("out") / study.name, profiles)
+        out_dir = out or Path("out") / study.name
+        _check_output_dir(out_dir)
+        paths = output_paths(study.name, out_dir, profiles)
         # Refuse before simulating if the outputs exist.
         for path in paths:
             if path.exists() and not force:

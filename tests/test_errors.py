@@ -291,3 +291,30 @@ def test_a_series_window_too_short_for_the_run_is_refused_not_exhausting_memory(
         "(at most 100000 rows are kept)"
     )
     assert isinstance(e, ssdtwin.SsdtwinError)
+
+
+def test_an_interrupted_run_leaves_no_partial_logs(dev: Device, tmp_path: Path) -> None:
+    job = {
+        "name": "j",
+        "rw": "randread",
+        "size": "64m",
+        "iodepth": 32,
+        "ioengine": "libaio",
+        "runtime": "1s",
+        "write_lat_log": "x",
+        "write_bw_log": "x",
+        "write_hist_log": "x",
+        "log_hist_msec": 10,
+    }
+    with pytest.raises(KeyboardInterrupt):
+        dev.run(job, log_dir=tmp_path, progress=lambda *_: False)
+    assert list(tmp_path.iterdir()) == []
+    # A finished run keeps them.
+    dev.run(job | {"runtime": "20ms"}, log_dir=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "x_bw.1.log",
+        "x_clat.1.log",
+        "x_clat_hist.1.log",
+        "x_lat.1.log",
+        "x_slat.1.log",
+    ]

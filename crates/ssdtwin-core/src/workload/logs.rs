@@ -209,6 +209,17 @@ impl JobLogs {
         Ok(())
     }
 
+    /// Removes the clone's log files: the run they belong to did not finish (interrupted,
+    /// or failed), and a partial log must not pass for a complete one.
+    pub(crate) fn discard(self) {
+        let hist = self.hist.map(|h| h.sink);
+        for sink in [self.slat, self.clat, self.lat, self.bw, self.iops, hist].into_iter().flatten() {
+            let Sink { out, path } = sink;
+            drop(out);
+            std::fs::remove_file(&path).ok();
+        }
+    }
+
     /// Flushes complete windows up to `end_ns` and the files.
     pub(crate) fn finish(&mut self, end_ns: u64) -> Result<(), LogError> {
         self.flush_until(end_ns / 1_000_000)?;

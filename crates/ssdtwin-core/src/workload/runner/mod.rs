@@ -319,6 +319,10 @@ pub fn run<D: BlockDevice>(
         runner.track_steady_state(set, first_clone);
         if let Err(e) = runner.run_phase(host, observe) {
             drain(host);
+            // A run that did not finish leaves no log that looks like a finished one.
+            for logs in runner.clones.iter_mut().filter_map(|c| c.logs.take()) {
+                logs.discard();
+            }
             return Err(e);
         }
         for spec in set.jobs[phase_start_job..phase_end_job].iter().filter(|s| s.files.unlink) {

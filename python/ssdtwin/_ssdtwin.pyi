@@ -82,7 +82,7 @@ class Device:
     @staticmethod
     def load(path: str) -> Device:
         """A device restored from a state file."""
-    def save(self, path: str) -> None:
+    def save(self, path: str, overwrite: bool = False) -> None:
         """Finishes pending work and writes the state."""
     def copy(self) -> Device:
         """Finishes pending work; an independent drive in the same state."""

@@ -237,7 +237,11 @@ class Device:
         an existing file unless ``overwrite``."""
         if Path(path).exists() and not overwrite:
             raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
-        self._dev.save(str(path))
+        try:
+            self._dev.save(str(path), overwrite)
+        except FileExistsError:
+            # Another save put a file there after the check above.
+            raise FileExistsError(f"{path} exists; pass overwrite=True to replace it") from None
 
     def copy(self) -> Device:
         """Finishes pending work and returns an independent drive in the same state, on the

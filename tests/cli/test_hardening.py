@@ -73,17 +73,27 @@ def test_the_core_refuses_to_save_onto_a_device(tmp_path: Path) -> None:
 
 
 def test_a_failed_save_keeps_the_earlier_state(tmp_path: Path) -> None:
+    import resource
+    import signal
+
     dev = ssdtwin.Device(overrides=small_overrides())
+    dev.fill("random", 80, seed=3)
     state = tmp_path / "kept.state"
     dev.save(state)
     before = state.read_bytes()
-    # A save that cannot finish (here its temporary file cannot be created: a directory
-    # stands in its place) fails without touching the state already there.
-    blocker = tmp_path / f".kept.state.{os.getpid()}.tmp"
-    blocker.mkdir()
-    with pytest.raises(ssdtwin.StateError):
-        dev.save(state, overwrite=True)
-    blocker.rmdir()
+    assert len(before) > 8192
+    dev.fill("seq", 10)
+    # A save that cannot finish (here a file-size limit stands in for a full disk: writing
+    # past 4 KiB fails) fails without touching the state already there.
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, hard))
+    try:
+        with pytest.raises(ssdtwin.StateError, match=r"kept\.state"):
+            dev.save(state, overwrite=True)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, old_handler)
     assert state.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["kept.state"]
 
@@ -110,3 +120,38 @@ def test_os_errors_are_one_line(run_main: RunMain, tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("x")
     outcome = run_main("fio", "--name=j", "--size=1m", "--write_bw_log=afile/x")
     assert_one_line_error(outcome, "afile")
+
+
+def test_concurrent_saves_never_corrupt_a_state_and_only_one_creates_it(tmp_path: Path) -> None:
+    import threading
+
+    devices = [ssdtwin.Device(overrides=small_overrides()) for _ in range(4)]
+    for i, d in enumerate(devices):
+        d.fill("seq", 10 * (i + 1))
+    shared = tmp_path / "shared.state"
+    outcomes: list[str] = []
+
+    def save(d: ssdtwin.Device, overwrite: bool) -> None:
+        try:
+            d.save(shared, overwrite=overwrite)
+            outcomes.append("saved")
+        except FileExistsError:
+            outcomes.append("exists")
+
+    threads = [threading.Thread(target=save, args=(d, False)) for d in devices]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # Without overwrite, exactly one save creates the file; the others are told it exists.
+    assert sorted(outcomes) == ["exists", "exists", "exists", "saved"]
+    loaded = ssdtwin.Device.load(shared)
+    assert loaded.counters() in [d.counters() for d in devices]
+    # With overwrite, every save succeeds and the file is one of them, whole.
+    threads = [threading.Thread(target=save, args=(d, True)) for d in devices]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert ssdtwin.Device.load(shared).counters() in [d.counters() for d in devices]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shared.state"]

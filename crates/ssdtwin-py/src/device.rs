@@ -76,12 +76,14 @@ impl Device {
         Ok(Device { inner })
     }
 
-    /// Finishes pending work, then writes the state to `path`.
-    fn save(&mut self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+    /// Finishes pending work, then writes the state to `path`; without `overwrite`, an
+    /// existing file there is an error (`FileExistsError`), checked as the state is placed.
+    #[pyo3(signature = (path, overwrite = false))]
+    fn save(&mut self, py: Python<'_>, path: PathBuf, overwrite: bool) -> PyResult<()> {
         let inner = &mut self.inner;
         py.detach(|| {
             inner.quiesce();
-            inner.save(&path)
+            if overwrite { inner.save(&path) } else { inner.save_new(&path) }
         })
         .map_err(|e| errors::snapshot(py, &e))
     }

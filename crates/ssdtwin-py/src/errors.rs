@@ -2,7 +2,7 @@
 //! `Display` text, unchanged. I/O failures map to the built-in `FileNotFoundError` and
 //! `PermissionError` where those fit.
 
-use pyo3::exceptions::{PyFileNotFoundError, PyKeyboardInterrupt, PyPermissionError};
+use pyo3::exceptions::{PyFileExistsError, PyFileNotFoundError, PyKeyboardInterrupt, PyPermissionError};
 use pyo3::prelude::*;
 use ssdtwin_core::config::ProfileError;
 use ssdtwin_core::ssd::SnapshotError;
@@ -44,6 +44,9 @@ pub(crate) fn snapshot(py: Python<'_>, e: &SnapshotError) -> PyErr {
         }
         SnapshotError::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
             PyPermissionError::new_err(e.to_string())
+        }
+        SnapshotError::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+            PyFileExistsError::new_err(e.to_string())
         }
         SnapshotError::Profile { .. } => raise(py, "ProfileError", e.to_string()),
         _ => raise(py, "StateError", e.to_string()),

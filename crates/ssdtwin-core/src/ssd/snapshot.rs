@@ -77,8 +77,19 @@ struct Header {
 }
 
 impl Ssd {
-    /// Writes the state to `path`. The device must be quiet ([`Ssd::quiesce`]).
+    /// Writes the state to `path`, replacing any file there. The device must be quiet
+    /// ([`Ssd::quiesce`]).
     pub fn save(&self, path: &Path) -> Result<(), SnapshotError> {
+        self.save_as(path, true)
+    }
+
+    /// [`Ssd::save`] that refuses (`AlreadyExists`) to replace a file at `path`, checked in
+    /// the same step that puts the state there, so two saves cannot both see "no file".
+    pub fn save_new(&self, path: &Path) -> Result<(), SnapshotError> {
+        self.save_as(path, false)
+    }
+
+    fn save_as(&self, path: &Path, replace: bool) -> Result<(), SnapshotError> {
         if !self.is_quiet() {
             return Err(SnapshotError::Busy);
         }
@@ -104,14 +115,17 @@ impl Ssd {
         }
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let name = path.file_name().map_or_else(|| "state".into(), |n| n.to_string_lossy().into_owned());
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        // Unique per save, so concurrent saves (threads of one process too) never share one.
+        static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
         let written = self.write_state(&tmp, &header);
-        let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
-        if let Err(e) = renamed {
-            std::fs::remove_file(&tmp).ok();
-            return Err(io(e));
-        }
-        Ok(())
+        // Renaming replaces atomically; linking creates only where nothing is (then the
+        // temporary name goes).
+        let placed =
+            written.and_then(|()| if replace { std::fs::rename(&tmp, path) } else { std::fs::hard_link(&tmp, path) });
+        std::fs::remove_file(&tmp).ok();
+        placed.map_err(io)
     }
 
     /// Writes the state to `path` and syncs it to disk.

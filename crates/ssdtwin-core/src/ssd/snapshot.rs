@@ -28,7 +28,9 @@ use std::path::Path;
 use thiserror::Error;
 
 const MAGIC: &[u8; 8] = b"SSDTWIN\0";
-const VERSION: u32 = 1;
+/// Version 2: everything after the version word is one LZ4 frame with block and content
+/// checksums, so a file damaged anywhere, or cut short, is detected, not loaded.
+const VERSION: u32 = 2;
 
 /// A state file could not be written or read.
 #[derive(Debug, Error)]
@@ -134,9 +136,10 @@ impl Ssd {
         let mut out = BufWriter::new(file.try_clone()?);
         out.write_all(MAGIC)?;
         out.write_all(&VERSION.to_le_bytes())?;
-        out.write_all(&(header.len() as u64).to_le_bytes())?;
-        out.write_all(header)?;
-        let mut frame = lz4_flex::frame::FrameEncoder::new(out);
+        let checked = lz4_flex::frame::FrameInfo::new().block_checksums(true).content_checksum(true);
+        let mut frame = lz4_flex::frame::FrameEncoder::with_frame_info(checked, out);
+        frame.write_all(&(header.len() as u64).to_le_bytes())?;
+        frame.write_all(header)?;
         write_u32s(&mut frame, self.ftl.l2p(), true)?;
         if let (Some(tags), Some(v)) = (self.ftl.tags(), self.verifier.as_ref()) {
             write_u32s(&mut frame, tags, false)?;
@@ -167,14 +170,18 @@ impl Ssd {
         if version != VERSION {
             return Err(corrupt(&format!("state format version {version}; this ssdtwin reads version {VERSION}")));
         }
+        let damaged = |e: std::io::Error| {
+            corrupt(&format!("damaged or truncated ({e}); it cannot be loaded, save the drive again"))
+        };
+        let mut input = lz4_flex::frame::FrameDecoder::new(input);
         let mut len = [0u8; 8];
-        input.read_exact(&mut len).map_err(io)?;
+        input.read_exact(&mut len).map_err(damaged)?;
         let len = usize::try_from(u64::from_le_bytes(len)).map_err(|_| corrupt("header length"))?;
         if len > 1 << 30 {
             return Err(corrupt("header length is implausible"));
         }
         let mut header = vec![0u8; len];
-        input.read_exact(&mut header).map_err(|_| corrupt("truncated header"))?;
+        input.read_exact(&mut header).map_err(damaged)?;
         let header: Header = serde_json::from_slice(&header).map_err(|e| corrupt(&format!("header: {e}")))?;
         let loaded =
             LoadedProfile::from_str(&header.profile_toml, &format!("{name} (stored profile)"), &header.profile_name)
@@ -185,14 +192,11 @@ impl Ssd {
             return Err(corrupt("LBA format index out of range"));
         }
         device.config.namespace.current = header.lba_format;
-        let mut input = lz4_flex::frame::FrameDecoder::new(input);
-        let l2p = read_u32s(&mut input, device.ftl.logical_units() as usize, true)
-            .map_err(|e| corrupt(&format!("map: {e}")))?;
+        let l2p = read_u32s(&mut input, device.ftl.logical_units() as usize, true).map_err(damaged)?;
         let tags = if header.verify {
             let physical = device.config.geometry.total_units() as usize;
-            let tags = read_u32s(&mut input, physical, false).map_err(|e| corrupt(&format!("tags: {e}")))?;
-            let expected = read_u32s(&mut input, device.ftl.logical_units() as usize, false)
-                .map_err(|e| corrupt(&format!("versions: {e}")))?;
+            let tags = read_u32s(&mut input, physical, false).map_err(damaged)?;
+            let expected = read_u32s(&mut input, device.ftl.logical_units() as usize, false).map_err(damaged)?;
             let mut v = Verifier::new(device.ftl.logical_units());
             v.expected = expected;
             v.next_version = header.verify_next_version;
@@ -201,6 +205,14 @@ impl Ssd {
         } else {
             None
         };
+        // Reading to the end of the frame checks its content checksum; nothing may follow.
+        let mut rest = Vec::new();
+        input.read_to_end(&mut rest).map_err(damaged)?;
+        let mut tail = Vec::new();
+        input.into_inner().read_to_end(&mut tail).map_err(io)?;
+        if !rest.is_empty() || !tail.is_empty() {
+            return Err(corrupt("damaged: data after the end of the state"));
+        }
         device.ftl.import_state(header.ftl, l2p, tags).map_err(|e| corrupt(&e))?;
         device.counters = header.host;
         device.host_units_admitted = header.host_units_admitted;

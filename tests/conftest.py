@@ -2,7 +2,7 @@
 and a runner for the real ``ssdtwin`` entry point.
 
 Hypothesis runs a fast profile by default; ``HYPOTHESIS_PROFILE=slow`` runs many more
-examples (as pydantic-core's tests/conftest.py does).
+examples (as pydantic-core's tests/conftest.py does), ``nightly`` 100 000 per test.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ _database = DirectoryBasedExampleDatabase(REPO / ".hypothesis" / "examples")
 _common: dict[str, Any] = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow], "database": _database}
 settings.register_profile("fast", max_examples=30, **_common)
 settings.register_profile("slow", max_examples=1000, **_common)
+settings.register_profile("nightly", max_examples=100_000, **_common)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
 

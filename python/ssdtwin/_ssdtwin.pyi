@@ -10,6 +10,7 @@ __all__ = [
     "__version__",
     "check_fio_args",
     "derived",
+    "fio_option_names",
     "fio_showcmd",
     "host_names",
     "host_toml",
@@ -38,6 +39,9 @@ def profile_toml(profile: str, overrides: list[str] = ...) -> str:
 
 def check_fio_args(args: list[str]) -> int:
     """Parses fio-style arguments; returns the number of jobs; raises JobError."""
+
+def fio_option_names() -> list[tuple[str, bool]]:
+    """Every fio option name ssdtwin accepts (aliases included), with whether it is a flag."""
 
 def fio_showcmd(args: list[str]) -> str:
     """fio's --showcmd: each job file as the command line that would run it."""

@@ -32,62 +32,12 @@ __all__ = [
     "small_overrides",
 ]
 
-#: Every fio option (and alias) ssdtwin accepts, as in the table of
-#: ``crates/ssdtwin-core/src/workload/fio/parse/options.rs``; every other name is refused.
-SUPPORTED_OPTIONS: frozenset[str] = frozenset(
-    {
-        "name",
-        "filename",
-        "ioengine",
-        "kb_base",
-        "rw",
-        "readwrite",
-        "rwmixread",
-        "rwmixwrite",
-        "direct",
-        "buffered",
-        "bs",
-        "blocksize",
-        "bsrange",
-        "blocksize_range",
-        "bssplit",
-        "size",
-        "io_size",
-        "io_limit",
-        "offset",
-        "offset_increment",
-        "number_ios",
-        "loops",
-        "runtime",
-        "timeout",
-        "time_based",
-        "ramp_time",
-        "startdelay",
-        "thinktime",
-        "iodepth",
-        "numjobs",
-        "rate_iops",
-        "group_reporting",
-        "stonewall",
-        "wait_for_previous",
-        "new_group",
-        "norandommap",
-        "randrepeat",
-        "randseed",
-        "random_distribution",
-        "percentile_list",
-        "write_lat_log",
-        "write_bw_log",
-        "write_iops_log",
-        "log_avg_msec",
-        "log_offset",
-    }
-)
+#: Every fio option (and alias) ssdtwin accepts, from the parser's own table; every other
+#: name is refused.
+SUPPORTED_OPTIONS: frozenset[str] = frozenset(name for name, _ in _ssdtwin.fio_option_names())
 
 #: Options that may be given bare (``--time_based``), as fio's flags.
-FLAG_OPTIONS: frozenset[str] = frozenset(
-    {"time_based", "group_reporting", "stonewall", "wait_for_previous", "new_group", "norandommap"}
-)
+FLAG_OPTIONS: frozenset[str] = frozenset(name for name, flag in _ssdtwin.fio_option_names() if flag)
 
 _BG_THRESHOLD_SB = 4
 _FG_THRESHOLD_SB = 2

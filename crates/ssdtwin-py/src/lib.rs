@@ -86,6 +86,12 @@ fn derived<'py>(py: Python<'py>, profile: &str, overrides: Vec<String>) -> PyRes
     Ok(out)
 }
 
+/// Every fio option name ssdtwin accepts (aliases included), with whether it is a flag.
+#[pyfunction]
+fn fio_option_names() -> Vec<(&'static str, bool)> {
+    ssdtwin_core::workload::fio::option_names()
+}
+
 /// fio's `--showcmd` for these arguments: each job file as a command line.
 #[pyfunction]
 fn fio_showcmd(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
@@ -107,6 +113,7 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(profile_toml, m)?)?;
     m.add_function(wrap_pyfunction!(check_fio_args, m)?)?;
     m.add_function(wrap_pyfunction!(fio_showcmd, m)?)?;
+    m.add_function(wrap_pyfunction!(fio_option_names, m)?)?;
     m.add_function(wrap_pyfunction!(max_namespace_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(derived, m)?)?;
     m.add_function(wrap_pyfunction!(host_names, m)?)?;

@@ -11,7 +11,7 @@ mod parse;
 
 pub use json::{OutputOptions, WallClock, fio_json};
 pub use normal::fio_normal;
-pub use parse::{parse_command_line, parse_job_file, parse_job_text, showcmd};
+pub use parse::{option_names, parse_command_line, parse_job_file, parse_job_text, showcmd};
 
 #[cfg(test)]
 mod compat_tests;

@@ -164,6 +164,12 @@ pub fn parse_command_line(args: &[String]) -> Result<JobSet, JobError> {
     session.finish(COMMAND_LINE)
 }
 
+/// Every fio option name (aliases included) ssdtwin accepts, each with whether it is a flag
+/// that may be given bare.
+pub fn option_names() -> Vec<(&'static str, bool)> {
+    options::names()
+}
+
 /// fio's `--section=NAME` (or `--section NAME`): job files run only the sections named
 /// (and their `[global]`s); `None` if `arg` is another argument.
 fn section_option<'a>(arg: &str, rest: &mut impl Iterator<Item = &'a String>) -> Option<Result<String, JobError>> {

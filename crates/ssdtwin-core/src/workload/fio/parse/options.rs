@@ -38,6 +38,17 @@ pub(super) struct OptionDef {
 }
 
 /// Finds an option by name or alias (case-sensitive, as in fio).
+/// Every option name ssdtwin accepts, aliases included, and whether it may stand bare (a
+/// flag), in the table's order.
+pub(super) fn names() -> Vec<(&'static str, bool)> {
+    OPTIONS
+        .iter()
+        .flat_map(|o| {
+            std::iter::once(o.name).chain(o.aliases.iter().copied()).map(move |n| (n, o.takes == Takes::Flag))
+        })
+        .collect()
+}
+
 pub(super) fn lookup(name: &str) -> Option<&'static OptionDef> {
     OPTIONS.iter().find(|o| o.name == name || o.aliases.contains(&name))
 }

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import struct
 from pathlib import Path
 
 import pytest
 import ssdtwin
 from ssdtwin import Device, DeviceError, JobError, ProfileError, SsdtwinError, StateError, TraceError, errors
+from ssdtwin.cli import main
 
 # ---- the hierarchy ---------------------------------------------------------------------------
 
@@ -350,3 +353,24 @@ def test_any_damage_to_a_state_file_is_refused_by_name(tmp_path: Path) -> None:
     with pytest.raises(StateError):
         Device.load(bad)
     assert Device.load(good).counters() == dev.counters()
+
+
+def test_a_drive_whose_maps_exceed_the_memory_limit_is_refused_before_allocating() -> None:
+    # generic-tlc-1tb: 244 M logical and 268 M physical 4 KiB units, 4 B each: ~1.9 GiB.
+    e = raised(Device, max_memory_gib=1.0)
+    assert str(e).startswith(
+        "profile 'generic-tlc-1tb' needs about 1.9 GiB of memory for its maps (4 B per logical and per physical "
+        "4 KiB unit); the limit given is 1.0 GiB"
+    )
+    assert type(e) is DeviceError
+    # Verify mode keeps version tags as large again.
+    assert "needs about 3.8 GiB" in str(raised(Device, verify=True, max_memory_gib=3.0))
+    assert Device(max_memory_gib=2.0).info()["capacity_bytes"] == 1_000_204_886_016
+    assert str(raised(Device, max_memory_gib=-1)) == "max_memory_gib -1: a positive number of GiB"
+
+
+def test_the_cli_takes_max_memory() -> None:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = main(["fio", "--max-memory", "1", "--name=j", "--size=1m"])
+    assert status == 2 and "needs about 1.9 GiB" in err.getvalue() and "--max-memory" in err.getvalue()

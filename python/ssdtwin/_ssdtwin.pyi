@@ -82,7 +82,9 @@ class RunOutput:
 class Device:
     """A simulated SSD."""
 
-    def __new__(cls, profile: str, overrides: list[str] = ..., verify: bool = False) -> Device: ...
+    def __new__(
+        cls, profile: str, overrides: list[str] = ..., verify: bool = False, max_memory_bytes: int | None = None
+    ) -> Device: ...
     @staticmethod
     def load(path: str) -> Device:
         """A device restored from a state file."""

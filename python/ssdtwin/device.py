@@ -66,6 +66,13 @@ def override_strings(overrides: Mapping[str, object] | None, keywords: Mapping[s
     return [f"{k}={toml_literal(v)}" for k, v in items.items()]
 
 
+def _memory_limit_bytes(gib: float) -> int:
+    """``max_memory_gib`` in bytes; a positive, finite number is required."""
+    if not (isinstance(gib, int | float) and gib > 0 and gib < 2**33):
+        raise DeviceError(f"max_memory_gib {gib}: a positive number of GiB")
+    return int(gib * 2**30)
+
+
 def _busy_device(e: BaseException) -> BaseException:
     """A progress callback that used the device it reports on gets pyo3's "Already (mutably)
     borrowed"; say what happened and what to do instead."""
@@ -182,7 +189,9 @@ class Device:
     drive is attached to (a shipped host profile or a TOML file, ``host_overrides``
     changing its fields): jobs run on its CPU with its engines' costs, and its NVMe driver
     grants the Host Memory Buffer (``hmb``: ``"auto"`` for the host's default, ``"off"``,
-    or a cap in MiB). ``host="none"`` is the drive alone, at its NVMe interface.
+    or a cap in MiB). ``host="none"`` is the drive alone, at its NVMe interface. The model's
+    maps take 4 B per logical and per physical 4 KiB unit; a drive needing more than the
+    machine's memory and swap (or ``max_memory_gib``) is refused before anything is allocated.
 
     >>> dev = Device("generic-tlc-1tb")
     >>> dev.fill("seq", percent=1)
@@ -200,9 +209,11 @@ class Device:
         verify: bool = False,
         hmb: str | int = "auto",
         overrides: Mapping[str, object] | None = None,
+        max_memory_gib: float | None = None,
         **keyword_overrides: object,
     ) -> None:
-        self._dev = _ssdtwin.Device(str(profile), override_strings(overrides, keyword_overrides), verify)
+        limit = None if max_memory_gib is None else _memory_limit_bytes(max_memory_gib)
+        self._dev = _ssdtwin.Device(str(profile), override_strings(overrides, keyword_overrides), verify, limit)
         self._attach(host, host_overrides, hmb)
 
     def _attach(self, host: str | Path, host_overrides: Mapping[str, object] | None, hmb: str | int) -> None:

@@ -21,6 +21,18 @@ pub(crate) fn load(profile: &str, overrides: &[String]) -> Result<LoadedProfile,
     Ok(loaded)
 }
 
+/// Memory and swap of this machine (Linux's /proc/meminfo), the most the kernel will map for
+/// the model; `None` where it cannot be read (then nothing is refused up front).
+fn machine_memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    };
+    Some((field("MemTotal:")? + field("SwapTotal:").unwrap_or(0)) * 1024)
+}
+
 /// The longest `idle` accepted at once: 10⁹ s keeps simulated time far from overflowing.
 const MAX_IDLE_SECONDS: f64 = 1e9;
 
@@ -61,11 +73,36 @@ fn simulate<T: Send>(
 impl Device {
     /// A fresh (empty) device from a shipped profile name or a TOML path, with
     /// `section.field=value` overrides; with `verify`, every read checks the data version.
+    /// The model's memory is estimated first and refused beyond `max_memory_bytes`
+    /// (default: the machine's memory and swap), before anything is allocated.
     #[new]
-    #[pyo3(signature = (profile, overrides = Vec::new(), verify = false))]
-    fn new(py: Python<'_>, profile: &str, overrides: Vec<String>, verify: bool) -> PyResult<Self> {
+    #[pyo3(signature = (profile, overrides = Vec::new(), verify = false, max_memory_bytes = None))]
+    fn new(
+        py: Python<'_>,
+        profile: &str,
+        overrides: Vec<String>,
+        verify: bool,
+        max_memory_bytes: Option<u64>,
+    ) -> PyResult<Self> {
         let loaded = load(profile, &overrides).map_err(|e| errors::profile(py, &e))?;
         let config = build(&loaded).map_err(|e| errors::profile(py, &e))?;
+        let needed = ssdtwin_core::config::model_memory_bytes(&config, verify);
+        if let Some(limit) = max_memory_bytes.or_else(machine_memory_bytes)
+            && needed > limit
+        {
+            let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+            let whose = if max_memory_bytes.is_some() { "the limit given" } else { "this machine's memory and swap" };
+            return Err(errors::device(
+                py,
+                format!(
+                    "profile '{profile}' needs about {:.1} GiB of memory for its maps (4 B per logical and per physical \
+                     4 KiB unit); {whose} is {:.1} GiB: model a smaller drive, or raise the limit (max_memory_gib, \
+                     --max-memory)",
+                    gib(needed),
+                    gib(limit)
+                ),
+            ));
+        }
         Ok(Device { inner: py.detach(|| CoreDevice::with_verify(config, verify)) })
     }
 

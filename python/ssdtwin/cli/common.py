@@ -29,7 +29,21 @@ def profile_options(f: F) -> F:
         help="Start from a saved device state (it carries its profile).",
     )(f)
     f = click.option("--profile", help="Shipped profile name or TOML file (default: generic-tlc-1tb).")(f)
+    f = click.option(
+        "--max-memory",
+        type=click.FloatRange(min=0, min_open=True),
+        metavar="GIB",
+        expose_value=False,
+        callback=_remember_max_memory,
+        help="Memory the drive's model may take (default: the machine's memory and swap).",
+    )(f)
     return f
+
+
+def _remember_max_memory(ctx: click.Context, _param: click.Parameter, value: float | None) -> None:
+    """Keeps ``--max-memory`` for :func:`load_device` (commands need not pass it along)."""
+    if value is not None:
+        ctx.meta["ssdtwin.max_memory_gib"] = value
 
 
 def host_options(default: str = DEFAULT_HOST) -> Callable[[F], F]:
@@ -189,4 +203,13 @@ def load_device(
             raise click.UsageError("--set applies to profiles; a state keeps the profile it was saved with")
         return Device.load(state, host=host, host_overrides=host_raw, hmb=hmb)
     raw = {k: RawToml(v) for k, v in parse_overrides(overrides).items()}
-    return Device(profile or DEFAULT_PROFILE, host=host, host_overrides=host_raw, hmb=hmb, overrides=raw)
+    ctx = click.get_current_context(silent=True)
+    max_memory = None if ctx is None else ctx.meta.get("ssdtwin.max_memory_gib")
+    return Device(
+        profile or DEFAULT_PROFILE,
+        host=host,
+        host_overrides=host_raw,
+        hmb=hmb,
+        overrides=raw,
+        max_memory_gib=max_memory,
+    )

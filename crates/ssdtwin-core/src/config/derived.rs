@@ -10,6 +10,17 @@ use crate::nand::{CellMode, UNIT_BYTES};
 /// Bytes of one L2P entry in the map (one per 4 KiB unit).
 const MAP_ENTRY_BYTES: u64 = 4;
 
+/// Bytes of host memory the model's big arrays take for a drive built from `c`: 4 B per
+/// logical 4 KiB unit (L2P) and per physical one (P2L), and as much again for the version
+/// tags in verify mode. Anonymous memory the kernel must be willing to map, touched only as
+/// the drive fills.
+#[must_use]
+pub fn model_memory_bytes(c: &DeviceConfig, verify: bool) -> u64 {
+    let logical = u64::from(c.logical_units);
+    let physical = c.geometry.total_units();
+    4 * (logical + physical) + if verify { 4 * (logical + physical) } else { 0 }
+}
+
 /// The derived values of one built profile; every field carries its unit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Derived {

@@ -17,7 +17,7 @@ mod error;
 mod profile;
 mod shipped;
 
-pub use derived::Derived;
+pub use derived::{Derived, model_memory_bytes};
 pub use error::ProfileError;
 pub use profile::*;
 pub use shipped::{SHIPPED, shipped_names, shipped_text};

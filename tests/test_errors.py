@@ -374,3 +374,19 @@ def test_the_cli_takes_max_memory() -> None:
     with contextlib.redirect_stderr(err):
         status = main(["fio", "--max-memory", "1", "--name=j", "--size=1m"])
     assert status == 2 and "needs about 1.9 GiB" in err.getvalue() and "--max-memory" in err.getvalue()
+
+
+def test_a_saved_drive_beyond_the_memory_limit_is_refused_before_loading(tmp_path: Path) -> None:
+    path = tmp_path / "big.state"
+    Device().save(path)
+    e = raised(Device.load, path, max_memory_gib=1.0)
+    assert type(e) is StateError
+    assert str(e) == (
+        f"{path}: the drive saved here needs about 1.9 GiB of memory for its maps; the limit is 1.0 GiB: raise it "
+        "(max_memory_gib, --max-memory)"
+    )
+    assert Device.load(path, max_memory_gib=2.0).profile_name == "generic-tlc-1tb"
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = main(["smartctl", "-H", "--max-memory", "1", "--state", str(path)])
+    assert status == 2 and "needs about 1.9 GiB" in err.getvalue()

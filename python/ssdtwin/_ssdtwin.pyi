@@ -86,7 +86,7 @@ class Device:
         cls, profile: str, overrides: list[str] = ..., verify: bool = False, max_memory_bytes: int | None = None
     ) -> Device: ...
     @staticmethod
-    def load(path: str) -> Device:
+    def load(path: str, max_memory_bytes: int | None = None) -> Device:
         """A device restored from a state file."""
     def save(self, path: str, overwrite: bool = False) -> None:
         """Finishes pending work and writes the state."""

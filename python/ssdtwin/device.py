@@ -230,11 +230,14 @@ class Device:
         host: str | Path = DEFAULT_HOST,
         host_overrides: Mapping[str, object] | None = None,
         hmb: str | int = "auto",
+        max_memory_gib: float | None = None,
     ) -> Device:
         """A device restored from a state file written by :meth:`save`, attached to
-        ``host`` (a state keeps the drive, not the machine it was in)."""
+        ``host`` (a state keeps the drive, not the machine it was in); a drive whose model
+        would exceed the machine's memory and swap (or ``max_memory_gib``) is refused first."""
         dev = cls.__new__(cls)
-        dev._dev = _ssdtwin.Device.load(str(path))
+        limit = None if max_memory_gib is None else _memory_limit_bytes(max_memory_gib)
+        dev._dev = _ssdtwin.Device.load(str(path), limit)
         dev._attach(host, host_overrides, hmb)
         return dev
 

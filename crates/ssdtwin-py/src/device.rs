@@ -108,8 +108,10 @@ impl Device {
 
     /// A device restored from a state file written by `save`.
     #[staticmethod]
-    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let inner = py.detach(|| CoreDevice::load(&path)).map_err(|e| errors::snapshot(py, &e))?;
+    #[pyo3(signature = (path, max_memory_bytes = None))]
+    fn load(py: Python<'_>, path: PathBuf, max_memory_bytes: Option<u64>) -> PyResult<Self> {
+        let limit = max_memory_bytes.or_else(machine_memory_bytes);
+        let inner = py.detach(|| CoreDevice::load_within(&path, limit)).map_err(|e| errors::snapshot(py, &e))?;
         Ok(Device { inner })
     }
 

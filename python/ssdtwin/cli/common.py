@@ -196,15 +196,15 @@ def load_device(
     NVMe driver grants it the HMB ``hmb`` asks for."""
     # Values stay as the user wrote them: the core parses them as TOML.
     host_raw = {k: RawToml(v) for k, v in parse_overrides(host_overrides, "--host-set").items()}
+    ctx = click.get_current_context(silent=True)
+    max_memory = None if ctx is None else ctx.meta.get("ssdtwin.max_memory_gib")
     if state is not None:
         if profile is not None:
             raise click.UsageError("give --profile or --state, not both (a state carries its profile)")
         if overrides:
             raise click.UsageError("--set applies to profiles; a state keeps the profile it was saved with")
-        return Device.load(state, host=host, host_overrides=host_raw, hmb=hmb)
+        return Device.load(state, host=host, host_overrides=host_raw, hmb=hmb, max_memory_gib=max_memory)
     raw = {k: RawToml(v) for k, v in parse_overrides(overrides).items()}
-    ctx = click.get_current_context(silent=True)
-    max_memory = None if ctx is None else ctx.meta.get("ssdtwin.max_memory_gib")
     return Device(
         profile or DEFAULT_PROFILE,
         host=host,

@@ -60,9 +60,28 @@ pub enum SnapshotError {
         /// Cause.
         source: ProfileError,
     },
+    /// The drive in the file needs more memory than allowed.
+    #[error(
+        "{path}: the drive saved here needs about {} GiB of memory for its maps; the limit is {} GiB: raise it (max_memory_gib, --max-memory)",
+        gib(*needed),
+        gib(*limit)
+    )]
+    TooLarge {
+        /// File.
+        path: String,
+        /// Bytes the model would take.
+        needed: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// The device is busy.
     #[error("cannot save while commands or background work are pending; quiesce first")]
     Busy,
+}
+
+/// Bytes in GiB, one decimal, for messages.
+fn gib(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / f64::from(1u32 << 30))
 }
 
 #[derive(Serialize, Deserialize)]
@@ -152,6 +171,12 @@ impl Ssd {
 
     /// Reads a state written by [`Ssd::save`].
     pub fn load(path: &Path) -> Result<Ssd, SnapshotError> {
+        Self::load_within(path, None)
+    }
+
+    /// [`Ssd::load`] that refuses ([`SnapshotError::TooLarge`]) a drive whose model would
+    /// take more than `max_memory_bytes`, judged from the header before anything is allocated.
+    pub fn load_within(path: &Path, max_memory_bytes: Option<u64>) -> Result<Ssd, SnapshotError> {
         let name = path.display().to_string();
         let io = |source| SnapshotError::Io { path: name.clone(), source };
         let corrupt = |problem: &str| SnapshotError::Corrupt { path: name.clone(), problem: problem.to_string() };
@@ -187,6 +212,10 @@ impl Ssd {
             LoadedProfile::from_str(&header.profile_toml, &format!("{name} (stored profile)"), &header.profile_name)
                 .map_err(|source| SnapshotError::Profile { path: name.clone(), source })?;
         let config = build(&loaded).map_err(|source| SnapshotError::Profile { path: name.clone(), source })?;
+        let needed = crate::config::model_memory_bytes(&config, header.verify);
+        if let Some(limit) = max_memory_bytes.filter(|&limit| needed > limit) {
+            return Err(SnapshotError::TooLarge { path: name.clone(), needed, limit });
+        }
         let mut device = Ssd::with_verify(config, header.verify);
         if header.lba_format >= device.config.namespace.formats.len() {
             return Err(corrupt("LBA format index out of range"));

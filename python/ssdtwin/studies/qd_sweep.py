@@ -31,15 +31,15 @@ def qd_sweep(
     """IOPS and latency per (rw, iodepth) on a sequentially filled drive, on ``host``. The
     drive is filled once; each point runs on a copy of it.
 
-        ``overrides`` change profile fields as in :class:`~ssdtwin.Device`; here, a drive of the
-        same design with fewer blocks, which fills faster:
+    ``overrides`` change profile fields as in :class:`~ssdtwin.Device`; here, a drive of the
+    same design with fewer blocks, which fills faster:
 
-        >>> small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30}
-        >>> t = qd_sweep(rws=["randread"], depths=[1, 32], seconds=0.05, span_gib=1, overrides=small)
-        >>> list(t.columns[:4])
-        ['rw', 'iodepth', 'iops', 'bw_mb_per_s']
-        >>> bool(t.iops[1] > t.iops[0])
-        True
+    >>> small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30}
+    >>> t = qd_sweep(rws=["randread"], depths=[1, 32], seconds=0.05, span_gib=1, overrides=small)
+    >>> list(t.columns[:4])
+    ['rw', 'iodepth', 'iops', 'bw_mb_per_s']
+    >>> bool(t.iops[1] > t.iops[0])
+    True
     """
     rows = []
     filled = Device(profile, overrides=overrides, host=host)

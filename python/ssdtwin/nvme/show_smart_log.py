@@ -2,10 +2,11 @@
 
 Source: ``nvme_show_smart_log`` and ``json_smart_log`` in nvme-cli's ``nvme-print.c`` (v2.3),
 with ``uint128_t_to_string`` and ``uint128_t_to_si_string`` from ``util/types.c``. The
-128-bit counters print with the locale's thousands separator (``,`` here, as in
-:mod:`.cfmt`) and in JSON as *strings*, as 2.3's ``util_json_object_new_uint128`` makes them;
-Data Units are followed by their bytes with an SI prefix (``%.2Lf %sB``). Temperatures are
-``%ld°C (%u Kelvin)``; sensors reading 0 are skipped.
+128-bit counters print with the locale's thousands separator (``,`` here:
+``uint128_t_to_string`` formats as :func:`.cfmt.thousands` does) and in JSON as *strings*,
+as 2.3's ``util_json_object_new_uint128`` makes them; Data Units are followed by their
+bytes with an SI prefix (``%.2Lf %sB``). Temperatures are ``%ld°C (%u Kelvin)``; sensors
+reading 0 are skipped.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .cfmt import hash_x, suffix_si
+from .cfmt import hash_x, suffix_si, thousands
 from .constants import kelvin_to_celsius
 from .health import DATA_UNIT_BYTES
 
@@ -29,15 +30,6 @@ _CRITICAL_WARNING_BITS = (
     "      Persistent Mem. RO[5]          : {}",
 )
 _CRITICAL_WARNING_KEYS = ("available_spare", "temp_threshold", "reliability_degraded", "ro", "vmbu_failed", "pmr_ro")
-
-
-def u128(value: int) -> str:
-    """``uint128_t_to_string``: decimal with thousands separators.
-
-    >>> u128(1_699_027), u128(0)
-    ('1,699,027', '0')
-    """
-    return f"{value:,}"
 
 
 def si_bytes(units: int, bytes_per_unit: int) -> str:
@@ -72,18 +64,18 @@ def smart_log_text(log: Mapping[str, Any], device: str, nsid: int = NSID_ALL, *,
         f"available_spare_threshold\t\t: {log['spare_thresh']}%",
         f"percentage_used\t\t\t\t: {log['percent_used']}%",
         f"endurance group critical warning summary: {hash_x(log['endu_grp_crit_warn_sumry'])}",
-        f"Data Units Read\t\t\t\t: {u128(log['data_units_read'])} "
+        f"Data Units Read\t\t\t\t: {thousands(log['data_units_read'])} "
         f"({si_bytes(log['data_units_read'], DATA_UNIT_BYTES)})",
-        f"Data Units Written\t\t\t: {u128(log['data_units_written'])} "
+        f"Data Units Written\t\t\t: {thousands(log['data_units_written'])} "
         f"({si_bytes(log['data_units_written'], DATA_UNIT_BYTES)})",
-        f"host_read_commands\t\t\t: {u128(log['host_reads'])}",
-        f"host_write_commands\t\t\t: {u128(log['host_writes'])}",
-        f"controller_busy_time\t\t\t: {u128(log['ctrl_busy_time'])}",
-        f"power_cycles\t\t\t\t: {u128(log['power_cycles'])}",
-        f"power_on_hours\t\t\t\t: {u128(log['power_on_hours'])}",
-        f"unsafe_shutdowns\t\t\t: {u128(log['unsafe_shutdowns'])}",
-        f"media_errors\t\t\t\t: {u128(log['media_errors'])}",
-        f"num_err_log_entries\t\t\t: {u128(log['num_err_log_entries'])}",
+        f"host_read_commands\t\t\t: {thousands(log['host_reads'])}",
+        f"host_write_commands\t\t\t: {thousands(log['host_writes'])}",
+        f"controller_busy_time\t\t\t: {thousands(log['ctrl_busy_time'])}",
+        f"power_cycles\t\t\t\t: {thousands(log['power_cycles'])}",
+        f"power_on_hours\t\t\t\t: {thousands(log['power_on_hours'])}",
+        f"unsafe_shutdowns\t\t\t: {thousands(log['unsafe_shutdowns'])}",
+        f"media_errors\t\t\t\t: {thousands(log['media_errors'])}",
+        f"num_err_log_entries\t\t\t: {thousands(log['num_err_log_entries'])}",
         f"Warning Temperature Time\t\t: {log['warning_temp_time']}",
         f"Critical Composite Temperature Time\t: {log['critical_comp_time']}",
     ]
@@ -133,7 +125,7 @@ def smart_log_json(log: Mapping[str, Any], *, human: bool = False) -> dict[str, 
         ("media_errors", "media_errors"),
         ("num_err_log_entries", "num_err_log_entries"),
     ):
-        root[key] = u128(log[field])
+        root[key] = thousands(log[field])
     root["warning_temp_time"] = log["warning_temp_time"]
     root["critical_comp_time"] = log["critical_comp_time"]
     for i, k in enumerate(log["temp_sensor"][:8]):

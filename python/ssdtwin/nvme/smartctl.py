@@ -219,13 +219,11 @@ def _drive_info_json(root: dict[str, Any], ctrl: Mapping[str, Any], ns: Mapping[
         root["nvme_total_capacity"] = ctrl["tnvmcap"]
         root["nvme_unallocated_capacity"] = ctrl["unvmcap"]
     root["nvme_controller_id"] = ctrl["cntlid"]
-    ver = ctrl["ver"]
-    if ver:
-        string = f"{ver >> 16}.{(ver >> 8) & 0xFF}" + (f".{ver & 0xFF}" if ver & 0xFF else "")
-        root["nvme_version"] = {"string": string, "value": ver}
+    if ctrl["ver"]:
+        root["nvme_version"] = {"string": _version(ctrl["ver"]), "value": ctrl["ver"]}
     root["nvme_number_of_namespaces"] = ctrl["nn"]
     if nsid and ns["nsze"]:
-        lba_bytes = 1 << ns["lbaf"][ns["flbas"] & 0xF]["ds"]
+        lba_bytes = _lba_bytes(ns)
         namespace: dict[str, Any] = {"id": nsid}
         for key, field in (("size", "nsze"), ("capacity", "ncap")):
             namespace[key] = {"blocks": ns[field], "bytes": ns[field] * lba_bytes}
@@ -289,6 +287,20 @@ def le128(value: int, bytes_per_unit: int = 0) -> str:
     return text
 
 
+def _version(ver: int) -> str:
+    """``ver`` as smartctl writes it: ``major.minor``, and ``.tertiary`` when not zero.
+
+    >>> _version(0x10300), _version(0x10401)
+    ('1.3', '1.4.1')
+    """
+    return f"{ver >> 16}.{(ver >> 8) & 0xFF}" + (f".{ver & 0xFF}" if ver & 0xFF else "")
+
+
+def _lba_bytes(ns: Mapping[str, Any]) -> int:
+    """Data bytes of the namespace's LBA format in use (smartctl reads ``flbas``' low bits)."""
+    return int(1 << ns["lbaf"][ns["flbas"] & 0xF]["ds"])
+
+
 def _align(nsid: int) -> str:
     """The padding that keeps ``Namespace N ...:`` labels 36 wide for 1- to 3-digit NSIDs."""
     return "  "[(0 if nsid < 10 else 1 if nsid < 100 else 2) :]
@@ -321,13 +333,11 @@ def _drive_info(ctrl: Mapping[str, Any], ns: Mapping[str, Any], nsid: int, local
         out.append(f"Total NVM Capacity:                 {le128(ctrl['tnvmcap'], 1)}")
         out.append(f"Unallocated NVM Capacity:           {le128(ctrl['unvmcap'], 1)}")
     out.append(f"Controller ID:                      {ctrl['cntlid']}")
-    ver = ctrl["ver"]
-    version = f"{ver >> 16}.{(ver >> 8) & 0xFF}" + (f".{ver & 0xFF}" if ver & 0xFF else "") if ver else "<1.2"
-    out.append(f"NVMe Version:                       {version}")
+    out.append(f"NVMe Version:                       {_version(ctrl['ver']) if ctrl['ver'] else '<1.2'}")
     out.append(f"Number of Namespaces:               {ctrl['nn']}")
     if nsid and ns["nsze"]:
         align = _align(nsid)
-        lba_bytes = 1 << ns["lbaf"][ns["flbas"] & 0xF]["ds"]
+        lba_bytes = _lba_bytes(ns)
         thin = ns["nsfeat"] & 0x01
         if ns["ncap"] != ns["nsze"] or thin:
             out.append(f"Namespace {nsid} Size:                 {align}{le128(ns['nsze'] * lba_bytes, 1)}")

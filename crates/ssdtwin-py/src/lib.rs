@@ -58,32 +58,9 @@ fn host_toml(py: Python<'_>, host: &str, overrides: Vec<String>) -> PyResult<Str
 fn derived<'py>(py: Python<'py>, profile: &str, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
     let loaded = device::load(profile, &overrides).map_err(|e| errors::profile(py, &e))?;
     let config = ssdtwin_core::config::build(&loaded).map_err(|e| errors::profile(py, &e))?;
-    let d = ssdtwin_core::config::Derived::of(&config);
-    let out = PyDict::new(py);
-    out.set_item("namespace_bytes", d.namespace_bytes)?;
-    out.set_item("namespace_lbas", d.namespace_lbas)?;
-    out.set_item("raw_bytes", d.raw_bytes)?;
-    out.set_item("spare_pct", d.spare_pct)?;
-    out.set_item("dies", d.dies)?;
-    out.set_item("superblocks", d.superblocks)?;
-    out.set_item("superblock_bytes", d.superblock_bytes)?;
-    out.set_item("slc_superblock_bytes", d.slc_superblock_bytes)?;
-    out.set_item("slc_static_superblocks", d.slc_static_superblocks)?;
-    out.set_item("slc_dynamic_max_superblocks", d.slc_dynamic_max_superblocks)?;
-    out.set_item("slc_cache_max_bytes", d.slc_cache_max_bytes)?;
-    out.set_item("map_bytes", d.map_bytes)?;
-    out.set_item("map_segments", d.map_segments)?;
-    out.set_item("map_controller_bytes", d.map_controller_bytes)?;
-    out.set_item("map_hmb_requested_bytes", d.map_hmb_requested_bytes)?;
-    out.set_item("die_read_bytes_per_sec", d.die_read_bytes_per_sec)?;
-    out.set_item("die_program_bytes_per_sec", d.die_program_bytes_per_sec)?;
-    out.set_item("die_slc_program_bytes_per_sec", d.die_slc_program_bytes_per_sec)?;
-    out.set_item("channel_bytes_per_sec", d.channel_bytes_per_sec)?;
-    out.set_item("nand_read_bytes_per_sec", d.nand_read_bytes_per_sec)?;
-    out.set_item("nand_program_bytes_per_sec", d.nand_program_bytes_per_sec)?;
-    out.set_item("nand_slc_program_bytes_per_sec", d.nand_slc_program_bytes_per_sec)?;
-    out.set_item("link_bytes_per_sec", d.link_bytes_per_sec)?;
-    Ok(out)
+    let derived = ssdtwin_core::config::Derived::of(&config);
+    let value = serde_json::to_value(&derived).expect("a struct of numbers serialises");
+    output::json_to_py(py, &value)?.cast_into::<PyDict>().map_err(Into::into)
 }
 
 /// Every fio option name ssdtwin accepts (aliases included), with whether it is a flag.

@@ -22,7 +22,7 @@ pub fn model_memory_bytes(c: &DeviceConfig, verify: bool) -> u64 {
 }
 
 /// The derived values of one built profile; every field carries its unit.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Derived {
     /// Namespace size in bytes and in LBAs of the format in use.
     pub namespace_bytes: u64,

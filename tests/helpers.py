@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import ssdtwin
 
 #: The repository and the real fio 3.33 outputs the compatibility tests compare with.
 REPO = Path(__file__).resolve().parents[1]
@@ -30,6 +33,15 @@ def assert_one_line_error(outcome: Outcome, *fragments: str) -> None:
     assert "Traceback" not in outcome.err
     for fragment in fragments:
         assert fragment in outcome.err, (fragment, outcome.err)
+
+
+def run_and_save(run_main: Callable[..., Outcome], profile: Path, state: Path, rw: str) -> dict[str, Any]:
+    """Runs 20 ms of 4 KiB ``rw`` at QD8 over 32 MiB through ``ssdtwin fio`` on ``profile``,
+    saves the drive to ``state`` and returns its counters as loaded back."""
+    job = ["--name=w", f"--rw={rw}", "--bs=4k", "--size=32m", "--runtime=20ms", "--ioengine=libaio", "--iodepth=8"]
+    ran = run_main("fio", "--profile", profile, "--save-state", state, "--output-format=json", *job)
+    assert ran.status == 0, ran
+    return dict(ssdtwin.Device.load(state).counters())
 
 
 def json_kind(value: object) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import ssdtwin
 
-from ..helpers import Outcome, assert_one_line_error
+from ..helpers import Outcome, assert_one_line_error, run_and_save
 
 RunMain = Callable[..., Outcome]
 
@@ -225,10 +225,7 @@ def test_the_device_name_is_taken_as_nvme_cli_takes_it(run_main: RunMain, comman
 
 
 def test_smart_log_counts_what_a_run_did(run_main: RunMain, small_profile_file: Path, tmp_path: Path) -> None:
-    job = ["--name=w", "--rw=randrw", "--bs=4k", "--size=32m", "--runtime=20ms", "--ioengine=libaio", "--iodepth=8"]
-    ran = run_main("fio", "--profile", small_profile_file, "--save-state", "ran.state", "--output-format=json", *job)
-    assert ran.status == 0, ran
-    c = ssdtwin.Device.load(tmp_path / "ran.state").counters()
+    c = run_and_save(run_main, small_profile_file, tmp_path / "ran.state", "randrw")
     text = ok(run_main, "smart-log", "/dev/nvme0", "--state", "ran.state").out
     lines = dict(ln.split("\t: ", 1) if "\t: " in ln else ln.split(": ", 1) for ln in text.splitlines()[1:])
     fields = {k.rstrip("\t"): v for k, v in lines.items()}

@@ -9,9 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import ssdtwin
 
-from ..helpers import Outcome, assert_one_line_error
+from ..helpers import Outcome, assert_one_line_error, run_and_save
 
 RunMain = Callable[..., Outcome]
 
@@ -60,10 +59,7 @@ def test_counters_move_after_a_run(run_main: RunMain, small_profile_file: Path, 
     fresh = report(run_main, "-x", "--profile", small_profile_file)
     for label in ("Data Units Read:", "Data Units Written:", "Host Read Commands:", "Host Write Commands:"):
         assert line(fresh, label) == "0"
-    job = ["--name=w", "--rw=randrw", "--bs=4k", "--size=32m", "--runtime=20ms", "--ioengine=libaio", "--iodepth=8"]
-    ran = run_main("fio", "--profile", small_profile_file, "--save-state", "ran.state", "--output-format=json", *job)
-    assert ran.status == 0, ran
-    c = ssdtwin.Device.load(tmp_path / "ran.state").counters()
+    c = run_and_save(run_main, small_profile_file, tmp_path / "ran.state", "randrw")
     assert c["host_read_cmds"] > 1000 and c["host_write_cmds"] > 1000
     lines = report(run_main, "-x", "--state", "ran.state")
     units_read = -(-c["host_read_bytes"] // 512_000)
@@ -119,10 +115,7 @@ def test_each_section_alone_and_their_union(run_main: RunMain) -> None:
 
 
 def test_json_carries_identity_health_and_counters(run_main: RunMain, small_profile_file: Path, tmp_path: Path) -> None:
-    job = ["--name=w", "--rw=randwrite", "--bs=4k", "--size=32m", "--runtime=20ms", "--ioengine=libaio", "--iodepth=8"]
-    ran = run_main("fio", "--profile", small_profile_file, "--save-state", "ran.state", "--output-format=json", *job)
-    assert ran.status == 0, ran
-    c = ssdtwin.Device.load(tmp_path / "ran.state").counters()
+    c = run_and_save(run_main, small_profile_file, tmp_path / "ran.state", "randwrite")
     out = run_main("smartctl", "-j", "-x", "/dev/nvme0n1", "--state", "ran.state")
     assert out.status == 0 and out.err == "", out
     js = json.loads(out.out)

@@ -200,19 +200,12 @@ pub fn showcmd(args: &[String]) -> Result<String, JobError> {
     }
     let mut out = String::new();
     for file in files {
-        let path = Path::new(file);
-        let text = crate::input::read_text(path, crate::input::JOB_FILE_LIMIT_BYTES).map_err(|e| {
-            JobError::Unreadable { place: COMMAND_LINE.into(), path: file.clone(), reason: e.to_string() }
-        })?;
-        let base_dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let source = ini::Source { text: &text, label: file, base_dir, path: Some(path) };
         out.push_str("fio ");
-        for section in ini::sections(&source, &process_env)? {
-            let global = section.name.starts_with("global");
-            if !global && !sections.is_empty() && !sections.contains(&section.name) {
+        for section in file_sections(Path::new(file), COMMAND_LINE, &process_env)? {
+            if !section_selected(&sections, &section.name) {
                 continue;
             }
-            if !global {
+            if !section.name.starts_with("global") {
                 out.push_str(&format!("--name={} ", section.name));
             }
             // fio echoes options under their own names, in the order it parsed them: each
@@ -239,6 +232,25 @@ pub fn showcmd(args: &[String]) -> Result<String, JobError> {
         out.push('\n');
     }
     Ok(out)
+}
+
+/// The sections of the job file `path` (includes expanded); `place` is where it was named,
+/// for the error if it cannot be read.
+fn file_sections(path: &Path, place: &str, env: ini::Env<'_>) -> Result<Vec<ini::Section>, JobError> {
+    let text = crate::input::read_text(path, crate::input::JOB_FILE_LIMIT_BYTES).map_err(|e| JobError::Unreadable {
+        place: place.into(),
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let base_dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let label = path.display().to_string();
+    ini::sections(&ini::Source { text: &text, label: &label, base_dir, path: Some(path) }, env)
+}
+
+/// fio's `skip_this_section`: with `--section` names given, a job-file section runs only if
+/// it is named (every `[global]` is read).
+fn section_selected(selected: &[String], name: &str) -> bool {
+    name.starts_with("global") || selected.is_empty() || selected.iter().any(|s| s == name)
 }
 
 /// The process environment, for `${VAR}`.
@@ -271,12 +283,10 @@ impl<'e> Session<'e> {
 
     /// Reads a job file; `place` is where it was named, for the error if it is unreadable.
     fn read_file(&mut self, path: &Path, place: &str) -> Result<(), JobError> {
-        let text = crate::input::read_text(path, crate::input::JOB_FILE_LIMIT_BYTES).map_err(|e| {
-            JobError::Unreadable { place: place.into(), path: path.display().to_string(), reason: e.to_string() }
-        })?;
-        let base_dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let label = path.display().to_string();
-        self.read_text(&ini::Source { text: &text, label: &label, base_dir, path: Some(path) })
+        for section in file_sections(path, place, self.env)? {
+            self.read_section(section)?;
+        }
+        Ok(())
     }
 
     fn read_text(&mut self, source: &ini::Source<'_>) -> Result<(), JobError> {
@@ -288,11 +298,11 @@ impl<'e> Session<'e> {
 
     /// Applies one section to the defaults or to a new job, in fio's priority order.
     fn read_section(&mut self, section: ini::Section) -> Result<(), JobError> {
-        let global = section.name.starts_with("global");
-        if !global && !self.sections.is_empty() && !self.sections.contains(&section.name) {
+        if !section_selected(&self.sections, &section.name) {
             // fio skips a section not named by --section without reading its options.
             return Ok(());
         }
+        let global = section.name.starts_with("global");
         // Resolve names in file order, so the first unknown option is the one reported.
         let mut entries = Vec::with_capacity(section.entries.len());
         for entry in section.entries {

@@ -61,17 +61,28 @@ pub fn load_profile(name_or_path: &str) -> Result<LoadedProfile, ProfileError> {
     if let Some(text) = shipped_text(name_or_path) {
         return LoadedProfile::from_str(text, &format!("shipped:{name_or_path}"), name_or_path);
     }
-    let path = std::path::Path::new(name_or_path);
-    match crate::input::read_text(path, crate::input::PROFILE_LIMIT_BYTES) {
-        Ok(text) => {
-            let stem = path.file_stem().map_or_else(|| name_or_path.to_string(), |s| s.to_string_lossy().into_owned());
-            LoadedProfile::from_str(&text, name_or_path, &stem)
+    let not_found = || ProfileError::NotFound { name: name_or_path.to_string(), available: shipped_names().join(", ") };
+    let (text, stem) = read_profile_file(name_or_path, not_found)?;
+    LoadedProfile::from_str(&text, name_or_path, &stem)
+}
+
+/// The text of the profile file `path` and its file stem (the profile's name). A path that
+/// exists but cannot be read as a profile is [`ProfileError::Unreadable`]; one that does not
+/// exist is `not_found()` (which lists the shipped names of its kind).
+pub(crate) fn read_profile_file(
+    path: &str,
+    not_found: impl FnOnce() -> ProfileError,
+) -> Result<(String, String), ProfileError> {
+    let file = std::path::Path::new(path);
+    let text = crate::input::read_text(file, crate::input::PROFILE_LIMIT_BYTES).map_err(|e| {
+        if file.exists() {
+            ProfileError::Unreadable { path: path.to_string(), reason: e.to_string() }
+        } else {
+            not_found()
         }
-        Err(e) if path.exists() => {
-            Err(ProfileError::Unreadable { path: name_or_path.to_string(), reason: e.to_string() })
-        }
-        Err(_) => Err(ProfileError::NotFound { name: name_or_path.to_string(), available: shipped_names().join(", ") }),
-    }
+    })?;
+    let stem = file.file_stem().map_or_else(|| path.to_string(), |s| s.to_string_lossy().into_owned());
+    Ok((text, stem))
 }
 
 /// Applies `key=value` overrides, where `key` is a dotted field name and `value` is a TOML

@@ -381,18 +381,11 @@ pub fn load_host(name_or_path: &str, overrides: &[String]) -> Result<HostConfig,
     let (text, source, name) = if let Some((n, t)) = SHIPPED_HOSTS.iter().find(|(n, _)| *n == name_or_path) {
         ((*t).to_string(), format!("shipped:hosts/{n}"), (*n).to_string())
     } else {
-        let path = std::path::Path::new(name_or_path);
-        let text = crate::input::read_text(path, crate::input::PROFILE_LIMIT_BYTES).map_err(|e| {
-            if path.exists() {
-                ProfileError::Unreadable { path: name_or_path.to_string(), reason: e.to_string() }
-            } else {
-                ProfileError::HostNotFound {
-                    name: name_or_path.to_string(),
-                    available: shipped_host_names().join(", "),
-                }
-            }
-        })?;
-        let stem = path.file_stem().map_or_else(|| name_or_path.to_string(), |s| s.to_string_lossy().into_owned());
+        let not_found = || ProfileError::HostNotFound {
+            name: name_or_path.to_string(),
+            available: shipped_host_names().join(", "),
+        };
+        let (text, stem) = crate::config::read_profile_file(name_or_path, not_found)?;
         (text, name_or_path.to_string(), stem)
     };
     let mut loaded = crate::config::LoadedProfile::from_str(&text, &source, &name)?;

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,38 @@ def _memory_limit_bytes(gib: float) -> int:
     if not (isinstance(gib, int | float) and gib > 0 and gib < 2**33):
         raise DeviceError(f"max_memory_gib {gib}: a positive number of GiB")
     return int(gib * 2**30)
+
+
+class _Observer:
+    """A user's progress callback as the core calls it. The core only hears "go on" or
+    "stop" (False stops), so an exception the callback raises stops the call and is kept, to
+    be raised in place of the core's KeyboardInterrupt (:meth:`raising`)."""
+
+    def __init__(self, progress: Callable[..., bool | None] | None) -> None:
+        self._progress = progress
+        self._raised: BaseException | None = None
+
+    def for_core(self) -> Callable[..., bool] | None:
+        """What the core is given: this observer, or None without a callback."""
+        return None if self._progress is None else self
+
+    def __call__(self, *args: int | None) -> bool:
+        assert self._progress is not None
+        try:
+            return self._progress(*args) is not False
+        except BaseException as e:
+            self._raised = self._raised or _busy_device(e)
+            return False
+
+    @contextmanager
+    def raising(self) -> Iterator[None]:
+        """Around the core call: its KeyboardInterrupt becomes the callback's exception."""
+        try:
+            yield
+        except KeyboardInterrupt:
+            if self._raised is not None:
+                raise self._raised from None
+            raise
 
 
 def _busy_device(e: BaseException) -> BaseException:
@@ -299,22 +332,9 @@ class Device:
         ((0, 1048576), (1048576, 1048576), 5)
         """
 
-        raised: list[BaseException] = []
-
-        def observe(done: int, total: int) -> bool:
-            assert progress is not None
-            try:
-                return progress(done, total) is not False
-            except BaseException as e:
-                raised.append(_busy_device(e))
-                return False
-
-        try:
-            self._dev.fill(pattern, percent, command_bytes, overwrite_passes, seed, observe if progress else None)
-        except KeyboardInterrupt:
-            if raised:
-                raise raised[0] from None
-            raise
+        observe = _Observer(progress)
+        with observe.raising():
+            self._dev.fill(pattern, percent, command_bytes, overwrite_passes, seed, observe.for_core())
 
     def format(self, lbaf: int | None = None) -> None:
         """Format NVM: unmaps everything; ``lbaf`` selects another LBA format."""
@@ -347,19 +367,9 @@ class Device:
         ``KeyboardInterrupt``, and an exception it raises ends the run and propagates.
         """
         ji = job_input(job)
-        raised: list[BaseException] = []
-
-        def observe(elapsed_ns: int, expected_ns: int | None, done: int, expected: int | None) -> bool | None:
-            # The core sees only "stop"; keep the exception to raise it here.
-            assert progress is not None
-            try:
-                return progress(elapsed_ns, expected_ns, done, expected)
-            except BaseException as e:
-                raised.append(_busy_device(e))
-                return False
-
+        observe = _Observer(progress)
         now = time.time()
-        try:
+        with observe.raising():
             out = self._dev.run(
                 self._host if host is None else str(host),
                 self._host_overrides if host is None else override_strings(host_overrides, {}),
@@ -373,12 +383,8 @@ class Device:
                 int(now * 1000),
                 time.ctime(now),
                 series_window_ms,
-                None if progress is None else observe,
+                observe.for_core(),
             )
-        except KeyboardInterrupt:
-            if raised:
-                raise raised[0] from None
-            raise
         return RunResult(out)
 
     def set_hmb(self, setting: str | int) -> dict[str, Any]:

@@ -40,17 +40,14 @@ impl IoWindows {
     /// The window ending at `time_ns`; starts the next one.
     pub(super) fn take(&mut self, time_ns: u64) -> WindowRow {
         let dirs = self.dirs.each_mut().map(|d| {
-            let [p50, p99, p999] = match d.lat.percentiles(&PERCENTILES)[..] {
-                [a, b, c] => [a, b, c],
-                _ => unreachable!("three percentiles asked"),
-            };
+            let p = d.lat.percentiles(&PERCENTILES);
             let row = WindowDir {
                 ios: d.ios,
                 bytes: d.bytes,
                 mean_lat_ns: if d.ios == 0 { 0.0 } else { d.lat_sum_ns as f64 / d.ios as f64 },
-                p50_lat_ns: p50,
-                p99_lat_ns: p99,
-                p999_lat_ns: p999,
+                p50_lat_ns: p[0],
+                p99_lat_ns: p[1],
+                p999_lat_ns: p[2],
                 max_lat_ns: d.lat_max_ns,
             };
             (d.ios, d.bytes, d.lat_sum_ns, d.lat_max_ns) = (0, 0, 0, 0);

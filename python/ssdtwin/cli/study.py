@@ -87,15 +87,15 @@ def _make_command(study: Study) -> click.Command:
                     table.insert(0, "profile", p)
                 tables.append(table)
                 reports.append(f"== {p} ==\n{report.rstrip()}" if len(profiles) > 1 and report else report)
+        table = pd.concat(tables, ignore_index=True)
         figures = [study.plot(t) for t in tables]
         try:
-            write_outputs(pd.concat(tables, ignore_index=True), figures, paths)
+            write_outputs(table, figures, paths)
         finally:
             import matplotlib.pyplot as plt
 
             for figure in figures:
                 plt.close(figure)
-        table = pd.concat(tables, ignore_index=True)
         if as_json:
             click.echo(json.dumps(json.loads(table.to_json(orient="records")), indent=1))
         else:

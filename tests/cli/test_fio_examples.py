@@ -19,10 +19,17 @@ MUST_RUN = {
     "1mbs_clients.fio",
     "aio-read.fio",
     "backwards-read.fio",
+    "basic-verify.fio",
+    "butterfly.fio",
+    "cmdprio-bssplit.fio",
+    "cmdprio-percentage.fio",
+    "cross-stripe-verify.fio",
     "dedupe-global.fio",
+    "enospc-pressure.fio",
     "exitwhat.fio",
     "fio-rand-RW.fio",
     "fixed-rate-submission.fio",
+    "flow.fio",
     "fio-rand-read.fio",
     "fio-rand-write.fio",
     "fio-seq-RW.fio",
@@ -31,37 +38,48 @@ MUST_RUN = {
     "fsx.fio",
     "iometer-file-access-server.fio",
     "jesd219.fio",
+    "latency-profile.fio",
     "null.fio",
+    "numa.fio",
     "poisson-rate-submission.fio",
     "rand-zones.fio",
     "ssd-steadystate.fio",
     "ssd-test.fio",
     "steadystate.fio",
+    "surface-scan.fio",
     "tiobench-example.fio",
     "waitfor.fio",
     "zipf.fio",
 }
+
+#: Global options an example needs because it expects a file that already exists.
+GLOBALS = {"butterfly.fio": "size=64m\n"}
+#: Host changes an example needs (the NUMA nodes it names).
+HOST_SETS = {"numa.fio": ["--host-set", "cpu.numa_nodes=2"]}
 
 pytestmark = pytest.mark.skipif(
     not EXAMPLES.is_dir(), reason="fio's example job files are not installed (apt-get install fio-examples)"
 )
 
 
-def shortened(text: str) -> str:
+def shortened(text: str, extra_globals: str = "") -> str:
     """The job file with every run cut to milliseconds of simulated time."""
     text = re.sub(r"^(\s*(?:runtime|timeout)\s*=\s*)\S+", r"\g<1>30ms", text, flags=re.M)
     text = re.sub(r"^(\s*loops\s*=\s*)\d+", r"\g<1>2", text, flags=re.M)
     text = re.sub(r"^(\s*(?:ss_dur|ss_ramp)\s*=\s*)\S+", r"\g<1>10ms", text, flags=re.M)
-    text = re.sub(r"^(\s*(?:size|filesize)\s*=\s*)\d+[gGtT]\S*", r"\g<1>256m", text, flags=re.M)
+    text = re.sub(r"^(\s*(?:size|filesize|io_size)\s*=\s*)\d+[gGtT]\S*", r"\g<1>256m", text, flags=re.M)
+    # Clones spread over a drive larger than the one simulated move closer together.
+    text = re.sub(r"^(\s*offset_increment\s*=\s*)\d+[gGtT]\S*", r"\g<1>256m", text, flags=re.M)
     text = re.sub(r"^(\s*(?:ramp_time|startdelay)\s*=\s*)\S+", r"\g<1>0", text, flags=re.M)
     # Every job gets a runtime (a section's own, cut above, still wins).
-    return "[global]\nruntime=30ms\n" + text
+    return "[global]\nruntime=30ms\n" + extra_globals + text
 
 
 def run_example(name: str, run_main: RunMain, tmp_path: Path) -> Outcome:
     job = tmp_path / name
-    job.write_text(shortened((EXAMPLES / name).read_text()))
-    return run_main("fio", "--output-format=json", "--output", tmp_path / "out.json", job)
+    job.write_text(shortened((EXAMPLES / name).read_text(), GLOBALS.get(name, "")))
+    host = HOST_SETS.get(name, [])
+    return run_main("fio", *host, "--output-format=json", "--output", tmp_path / "out.json", job)
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.fio")) if EXAMPLES.is_dir() else [])

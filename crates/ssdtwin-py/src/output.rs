@@ -74,8 +74,9 @@ impl RunOutput {
             .groups
             .iter()
             .filter_map(|g| {
-                let first = self.result.jobs.iter().find(|j| j.groupid == g.groupid)?;
-                g.unmapped_read_warning(&first.name)
+                // Named after the group's first job that read.
+                let reader = self.result.jobs.iter().find(|j| j.groupid == g.groupid && j.dirs[0].io_bytes > 0)?;
+                g.unmapped_read_warning(&reader.name)
             })
             .collect()
     }

@@ -113,6 +113,13 @@ pub struct CpuSection {
     pub speed_factor: f64,
     /// DRAM, GiB (page cache, ARC and virtual memory budgets come from it).
     pub dram_gib: f64,
+    /// NUMA nodes (sockets); the cores are split evenly between them, in order.
+    #[serde(default = "one_node")]
+    pub numa_nodes: u32,
+}
+
+fn one_node() -> u32 {
+    1
 }
 
 fn one() -> f64 {
@@ -309,6 +316,10 @@ pub struct HostConfig {
     pub os: String,
     /// Cores.
     pub cores: u32,
+    /// Speed of a core relative to the reference core; every cost is already divided by it.
+    pub speed_factor: f64,
+    /// NUMA nodes; node `n` has cores `n·cores/nodes` to `(n+1)·cores/nodes − 1`.
+    pub numa_nodes: u32,
     /// DRAM, bytes.
     pub dram_bytes: u64,
     /// System call entry and exit.
@@ -348,6 +359,12 @@ impl HostConfig {
     /// The engine fio calls `name`, if this host offers it.
     pub fn engine(&self, name: &str) -> Option<&EngineCosts> {
         self.engines.iter().find(|e| e.name == name)
+    }
+
+    /// The cores of NUMA node `node`.
+    pub fn node_cores(&self, node: u32) -> std::ops::Range<u32> {
+        let per = |n: u32| (u64::from(n) * u64::from(self.cores) / u64::from(self.numa_nodes)) as u32;
+        per(node)..per(node + 1)
     }
 
     /// Names of the engines this host offers.
@@ -406,6 +423,7 @@ pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, P
         &[("linux", "linux"), ("freebsd", "freebsd"), ("windows", "windows"), ("none", "none")],
     )?;
     let cores = c.range("cpu.cores", p.cpu.cores, 1, 4096)?;
+    let numa_nodes = c.range("cpu.numa_nodes", p.cpu.numa_nodes, 1, cores)?;
     let speed = p.cpu.speed_factor;
     if !speed.is_finite() || !(0.01..=100.0).contains(&speed) {
         return Err(c.bad("cpu.speed_factor", &speed, "allowed 0.01 to 100"));
@@ -477,6 +495,8 @@ pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, P
         description: p.host.description.clone(),
         os: os.to_string(),
         cores,
+        speed_factor: speed,
+        numa_nodes,
         dram_bytes: (dram * (1u64 << 30) as f64) as u64,
         syscall: cost("kernel.syscall_ns", p.kernel.syscall_ns)?,
         irq: cost("kernel.irq_ns", p.kernel.irq_ns)?,

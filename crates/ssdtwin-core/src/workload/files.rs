@@ -141,6 +141,12 @@ impl FileTable {
                 },
                 (None, None) => match existing {
                     Some(bytes) if bytes > offset => bytes - offset,
+                    // fill_device: a new file grows until the file system is full.
+                    None if spec.files.fill_device => {
+                        let free = self.capacity.saturating_sub(self.next_free.next_multiple_of(EXTENT_ALIGN_BYTES));
+                        let bytes = free.saturating_sub(offset);
+                        bytes - bytes % min_bs
+                    }
                     _ => return Err(format!("file {name} does not exist: give size= or filesize= (fio needs one)")),
                 },
             };

@@ -323,6 +323,12 @@ pub struct JobSpec {
     pub cpus_allowed: Option<Vec<u32>>,
     /// `cpus_allowed_policy=split`: each clone gets one CPU of the set, in order.
     pub cpus_split: bool,
+    /// `numa_cpu_nodes=`: the job's threads run on the cores of these NUMA nodes (in place
+    /// of `cpus_allowed`, as fio's `numa_run_on_node_mask`); empty: every node (`all`).
+    pub numa_cpu_nodes: Option<Vec<u32>>,
+    /// The nodes `numa_mem_policy=` names (where buffers live; checked against the host,
+    /// no cost modelled).
+    pub numa_mem_nodes: Vec<u32>,
     /// `filename=`: a device path (`/dev/…`, `\\.\PhysicalDriveN`) addresses the namespace;
     /// anything else names files on the host's file system (`:`-separated for several).
     pub filename: Option<String>,
@@ -390,6 +396,190 @@ pub struct JobSpec {
     pub log_hist_msec: u64,
     /// `log_hist_coarseness=` (0-6): each logged bucket sums 2^coarseness of fio's.
     pub log_hist_coarseness: u32,
+    /// `log_prio=1`: logs give each command's priority (`0x` and its value) rather than
+    /// whether it was real-time (0 or 1).
+    pub log_prio: bool,
+    /// `verify=` and its options: written blocks are read back and checked.
+    pub verify: VerifySpec,
+    /// `latency_target=` and its options: fio searches for the queue depth that meets it.
+    pub latency_target: Option<LatencyTarget>,
+    /// `max_latency=` per direction, ns: a completion slower than it fails the job.
+    pub max_latency_ns: [Option<u64>; 3],
+    /// `flow=`, `flow_id=`, `flow_sleep=`: jobs of one flow keep their I/O counts in the
+    /// ratio of their weights.
+    pub flow: Option<FlowSpec>,
+    /// `prio=`, `prioclass=` and the `cmdprio*` options: the I/O priority of each command.
+    pub priority: PrioritySpec,
+}
+
+/// fio's `verify=` methods (`verify.h`): a checksum over each `verify_interval` of a block,
+/// the header alone (`meta`), a pattern compare (`pattern`) or nothing (`null`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VerifyMethod {
+    /// `md5`.
+    Md5,
+    /// `crc64`.
+    Crc64,
+    /// `crc32`.
+    Crc32,
+    /// `crc32c` (or `crc32c-intel`: fio picks the hardware instruction when it can).
+    Crc32c,
+    /// `crc16`.
+    Crc16,
+    /// `crc7`.
+    Crc7,
+    /// `sha1`.
+    Sha1,
+    /// `sha256`.
+    Sha256,
+    /// `sha512`.
+    Sha512,
+    /// `sha3-224`.
+    Sha3_224,
+    /// `sha3-256`.
+    Sha3_256,
+    /// `sha3-384`.
+    Sha3_384,
+    /// `sha3-512`.
+    Sha3_512,
+    /// `xxhash`.
+    Xxhash,
+    /// `meta`: the block's header (offset, number, checksum of itself) only.
+    Meta,
+    /// `pattern`: `verify_pattern` compared, no header.
+    Pattern,
+    /// `null`: blocks are read back and not checked.
+    Null,
+}
+
+/// `verify=` and the options that shape it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VerifySpec {
+    /// `verify=` (`None`: `verify=0`, fio's default).
+    pub method: Option<VerifyMethod>,
+    /// `do_verify=` (default 1): a writing job reads back what it wrote after each pass.
+    pub do_verify: bool,
+    /// `verify_only`: a writing job writes nothing and reads back what it would have written.
+    pub only: bool,
+    /// `verify_backlog=N`: after every `N` blocks written, read back a batch of them.
+    pub backlog: u64,
+    /// `verify_backlog_batch=` (0: `verify_backlog`).
+    pub backlog_batch: u64,
+    /// `verify_async=N` (N > 0): threads other than the job's check the blocks.
+    pub offloaded: bool,
+    /// `verify_interval=`, bytes (0: fio's default, the write block size).
+    pub interval: u64,
+}
+
+impl Default for VerifySpec {
+    fn default() -> Self {
+        VerifySpec { method: None, do_verify: true, only: false, backlog: 0, backlog_batch: 0, offloaded: false, interval: 0 }
+    }
+}
+
+impl VerifySpec {
+    /// Whether a writing job logs its writes and reads them back.
+    pub fn reads_back(&self) -> bool {
+        self.method.is_some() && self.do_verify
+    }
+}
+
+/// `latency_target=` with `latency_window=`, `latency_percentile=` and `latency_run=`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LatencyTarget {
+    /// `latency_target=`, ns: an I/O's total latency must not exceed it.
+    pub target_ns: u64,
+    /// `latency_window=`, ns: how long each queue depth is tried.
+    pub window_ns: u64,
+    /// `latency_percentile=`: the share of I/Os, percent, that must meet the target.
+    pub percentile: f64,
+    /// `latency_run=1`: keep adjusting the depth for the whole run.
+    pub keep_adjusting: bool,
+}
+
+/// `flow=` with `flow_id=` and `flow_sleep=` (fio's `flow.c`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowSpec {
+    /// `flow_id=`: jobs with the same id share one flow counter.
+    pub id: u32,
+    /// `flow=`: the job's weight in its flow.
+    pub weight: u32,
+    /// `flow_sleep=`, ns: how long a job that is ahead of its share waits before it tries
+    /// again.
+    pub sleep_ns: u64,
+}
+
+/// An I/O priority as Linux encodes it (`ioprio`): a class (0 none, 1 real-time, 2
+/// best-effort, 3 idle) and a level 0-7 within it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct IoPriority {
+    /// 0 none, 1 real-time, 2 best-effort, 3 idle.
+    pub class: u8,
+    /// 0 (highest) to 7 within the class.
+    pub level: u8,
+}
+
+/// One `cmdprio_bssplit=` entry: I/Os of `bytes` get `priority` with probability
+/// `percent` (of that size's I/Os); `None`: the `cmdprio_class`/`cmdprio` one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrioritySplit {
+    /// The I/O size the entry applies to.
+    pub bytes: u64,
+    /// Share of such I/Os, percent, that get `priority`.
+    pub percent: u32,
+    /// The priority they get.
+    pub priority: Option<IoPriority>,
+}
+
+/// `prio=`/`prioclass=` (every command) and `cmdprio_percentage=`/`cmdprio_bssplit=`
+/// (some commands) per direction (read, write), as fio's `cmdprio.c` assigns them.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct PrioritySpec {
+    /// `prioclass=` and `prio=` (0 when unset; fio's `ioprio_value` makes a class of 0 with
+    /// a level best-effort).
+    pub class: Option<u8>,
+    /// `prio=`.
+    pub level: Option<u8>,
+    /// `cmdprio_class=` per direction (0: fio's default, real-time).
+    pub cmd_class: [u8; 2],
+    /// `cmdprio=` per direction.
+    pub cmd_level: [u8; 2],
+    /// `cmdprio_percentage=` per direction: share of I/Os, percent, given the `cmdprio`
+    /// priority.
+    pub percentage: [u32; 2],
+    /// `cmdprio_bssplit=` per direction, entries with a zero share dropped, by size.
+    pub bssplit: [Vec<PrioritySplit>; 2],
+    /// The `cmdprio*` options that were given (they belong to the libaio and io_uring
+    /// engines).
+    pub cmd_options: Vec<&'static str>,
+}
+
+impl PrioritySpec {
+    /// The job's own priority (fio's `td->ioprio`): 0 unless `prioclass=` or `prio=` is set.
+    pub fn job_priority(&self) -> IoPriority {
+        match (self.class, self.level) {
+            (None, None) => IoPriority::default(),
+            (class, level) => IoPriority { class: class.filter(|&c| c > 0).unwrap_or(2), level: level.unwrap_or(0) },
+        }
+    }
+
+    /// The priority `cmdprio_class=`/`cmdprio=` give direction `d` (fio's default class:
+    /// real-time).
+    pub fn cmd_priority(&self, d: usize) -> IoPriority {
+        IoPriority { class: if self.cmd_class[d] == 0 { 1 } else { self.cmd_class[d] }, level: self.cmd_level[d] }
+    }
+
+    /// Whether some commands of direction `d` get their own priority.
+    pub fn splits(&self, d: usize) -> bool {
+        self.percentage[d] > 0 || !self.bssplit[d].is_empty()
+    }
+}
+
+impl IoPriority {
+    /// Linux's encoding (`ioprio_value`): class << 13 | level.
+    pub fn value(self) -> u32 {
+        u32::from(self.class) << 13 | u32::from(self.level)
+    }
 }
 
 /// fio's file options (HOWTO "Target file/device"), for jobs that do I/O on files.
@@ -413,6 +603,9 @@ pub struct FileOptions {
     pub create_only: bool,
     /// `unlink=1`: the files are removed when the job ends.
     pub unlink: bool,
+    /// `fill_device=1`: a new file without a size grows until the file system is full (a
+    /// device without a size is written whole anyway).
+    pub fill_device: bool,
 }
 
 impl Default for FileOptions {
@@ -427,6 +620,7 @@ impl Default for FileOptions {
             overwrite: false,
             create_only: false,
             unlink: false,
+            fill_device: false,
         }
     }
 }
@@ -557,6 +751,8 @@ impl JobSpec {
             sqthread_poll: false,
             cpus_allowed: None,
             cpus_split: false,
+            numa_cpu_nodes: None,
+            numa_mem_nodes: Vec::new(),
             filename: None,
             files: FileOptions::default(),
             steadystate: SteadyStateSpec::default(),
@@ -586,6 +782,12 @@ impl JobSpec {
             write_hist_log: None,
             log_hist_msec: 0,
             log_hist_coarseness: 0,
+            log_prio: false,
+            verify: VerifySpec::default(),
+            latency_target: None,
+            max_latency_ns: [None; 3],
+            flow: None,
+            priority: PrioritySpec::default(),
         }
     }
 }

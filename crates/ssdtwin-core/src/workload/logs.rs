@@ -19,7 +19,7 @@
 //! last line in fio's 1856 buckets, summed in groups of 2^`log_hist_coarseness`; the next
 //! window starts `log_hist_msec` after the last (fio subtracts the drift).
 
-use super::{Direction, JobSpec};
+use super::{Direction, IoPriority, JobSpec};
 use crate::stats::{PLAT_NR, PlatHistogram};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -94,6 +94,8 @@ pub(crate) struct JobLogs {
     iops: Option<Sink>,
     avg_ms: u64,
     offset_column: bool,
+    /// `log_prio`: the priority column holds the priority, not whether it is real-time.
+    log_prio: bool,
     windows: [Window; 3],
     window_end_ms: u64,
     /// Latency logs hold slat lines only when the engine reports submission latency.
@@ -137,6 +139,7 @@ impl JobLogs {
             iops: open(&spec.write_iops_log, "iops")?,
             avg_ms: spec.log_avg_msec,
             offset_column: spec.log_offset,
+            log_prio: spec.log_prio,
             windows: [Window::default(); 3],
             window_end_ms: spec.log_avg_msec,
             log_slat,
@@ -154,8 +157,10 @@ impl JobLogs {
         clat: u64,
         bytes: u64,
         offset: u64,
+        priority: IoPriority,
     ) -> Result<(), LogError> {
         let t_ms = t_ns / 1_000_000;
+        let prio = self.prio_column(priority);
         if let Some(h) = &mut self.hist {
             h.record(t_ms, dir.index(), clat, bytes)?;
         }
@@ -164,12 +169,12 @@ impl JobLogs {
             let lat = slat + clat;
             let bw_kib = if clat == 0 { 0 } else { bytes * 1_000_000_000 / clat / 1024 };
             if self.log_slat {
-                line(&mut self.slat, t_ms, slat, d, bytes, offset, self.offset_column)?;
+                line(&mut self.slat, t_ms, slat, d, bytes, offset, self.offset_column, &prio)?;
             }
-            line(&mut self.clat, t_ms, clat, d, bytes, offset, self.offset_column)?;
-            line(&mut self.lat, t_ms, lat, d, bytes, offset, self.offset_column)?;
-            line(&mut self.bw, t_ms, bw_kib, d, bytes, offset, self.offset_column)?;
-            line(&mut self.iops, t_ms, 1, d, bytes, offset, self.offset_column)?;
+            line(&mut self.clat, t_ms, clat, d, bytes, offset, self.offset_column, &prio)?;
+            line(&mut self.lat, t_ms, lat, d, bytes, offset, self.offset_column, &prio)?;
+            line(&mut self.bw, t_ms, bw_kib, d, bytes, offset, self.offset_column, &prio)?;
+            line(&mut self.iops, t_ms, 1, d, bytes, offset, self.offset_column, &prio)?;
             return Ok(());
         }
         self.flush_until(t_ms)?;
@@ -182,11 +187,19 @@ impl JobLogs {
         Ok(())
     }
 
+    /// The last column of a line (fio's `flush_samples`): `0x` and the priority's value
+    /// under `log_prio`, else 1 for a real-time command and 0 for any other.
+    fn prio_column(&self, p: IoPriority) -> String {
+        if self.log_prio { format!("0x{:04x}", p.value()) } else { u8::from(p.class == 1).to_string() }
+    }
+
     /// Writes every window that ended at or before `t_ms`.
     pub(crate) fn flush_until(&mut self, t_ms: u64) -> Result<(), LogError> {
         if self.avg_ms == 0 {
             return Ok(());
         }
+        // Averaged lines stand for many commands: fio gives them priority 0.
+        let no_prio = self.prio_column(IoPriority::default());
         while self.window_end_ms <= t_ms {
             let end = self.window_end_ms;
             for d in 0..3 {
@@ -196,13 +209,13 @@ impl JobLogs {
                 }
                 let n = u128::from(w.n);
                 if self.log_slat {
-                    line(&mut self.slat, end, (w.slat / n) as u64, d, 0, 0, self.offset_column)?;
+                    line(&mut self.slat, end, (w.slat / n) as u64, d, 0, 0, self.offset_column, &no_prio)?;
                 }
-                line(&mut self.clat, end, (w.clat / n) as u64, d, 0, 0, self.offset_column)?;
-                line(&mut self.lat, end, (w.lat / n) as u64, d, 0, 0, self.offset_column)?;
+                line(&mut self.clat, end, (w.clat / n) as u64, d, 0, 0, self.offset_column, &no_prio)?;
+                line(&mut self.lat, end, (w.lat / n) as u64, d, 0, 0, self.offset_column, &no_prio)?;
                 let bw = w.bytes * 1000 / 1024 / self.avg_ms;
-                line(&mut self.bw, end - 1, bw, d, 0, 0, self.offset_column)?;
-                line(&mut self.iops, end - 1, w.n * 1000 / self.avg_ms, d, 0, 0, self.offset_column)?;
+                line(&mut self.bw, end - 1, bw, d, 0, 0, self.offset_column, &no_prio)?;
+                line(&mut self.iops, end - 1, w.n * 1000 / self.avg_ms, d, 0, 0, self.offset_column, &no_prio)?;
             }
             self.window_end_ms += self.avg_ms;
         }
@@ -235,6 +248,7 @@ impl JobLogs {
     }
 }
 
+#[allow(clippy::too_many_arguments)] // one log line's fields, in fio's order
 fn line(
     sink: &mut Option<Sink>,
     t: u64,
@@ -243,12 +257,13 @@ fn line(
     bs: u64,
     offset: u64,
     offset_column: bool,
+    prio: &str,
 ) -> Result<(), LogError> {
     let Some(s) = sink else { return Ok(()) };
     let r = if offset_column {
-        writeln!(s.out, "{t}, {value}, {ddir}, {bs}, {offset}, 0")
+        writeln!(s.out, "{t}, {value}, {ddir}, {bs}, {offset}, {prio}")
     } else {
-        writeln!(s.out, "{t}, {value}, {ddir}, {bs}, 0")
+        writeln!(s.out, "{t}, {value}, {ddir}, {bs}, {prio}")
     };
     r.map_err(|e| s.error(&e))
 }

@@ -19,6 +19,39 @@ pub struct DirResult {
     pub bw_samples: Vec<f64>,
     /// IOPS per averaging window (`iopsavgtime`, 500 ms).
     pub iops_samples: Vec<f64>,
+    /// Completion latency per I/O priority, when `cmdprio_percentage`/`cmdprio_bssplit`
+    /// give this direction's commands priorities (the job's own priority first).
+    pub prios: Vec<PrioLatency>,
+}
+
+/// Completion latencies of the commands of one I/O priority (fio's `clat_prio_stat`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PrioLatency {
+    /// The priority.
+    pub priority: super::IoPriority,
+    /// Summary.
+    pub clat: crate::stats::LatStats,
+    /// Histogram.
+    pub clat_hist: crate::stats::PlatHistogram,
+}
+
+impl PrioLatency {
+    /// An empty record for `priority`.
+    pub fn new(priority: super::IoPriority) -> Self {
+        PrioLatency { priority, ..Default::default() }
+    }
+
+    /// Records one completion latency, ns.
+    pub fn record(&mut self, clat_ns: u64) {
+        self.clat.record(clat_ns);
+        self.clat_hist.record(clat_ns);
+    }
+
+    /// Adds another record of the same priority.
+    pub fn merge(&mut self, o: &PrioLatency) {
+        self.clat.merge(&o.clat);
+        self.clat_hist.merge(&o.clat_hist);
+    }
 }
 
 /// One clone of one job (`numjobs` makes several).
@@ -55,8 +88,11 @@ pub struct JobResult {
     /// Steady-state detection (`ss_dur` given): for a group under `group_reporting`, on
     /// its last clone only, as fio keeps it.
     pub steadystate: Option<SteadyResult>,
-    /// The error that ended the clone, if one did (a missed `rate_min`).
+    /// The error that ended the clone, if one did (a missed `rate_min`, a latency over
+    /// `max_latency`, a latency target missed at depth 1).
     pub error: Option<JobFailure>,
+    /// `latency_target=`: the queue depth fio's search settled on (`None` without a target).
+    pub latency_depth: Option<u32>,
 }
 
 /// What fio's steady-state detection saw (its JSON `"steadystate"` object).

@@ -12,6 +12,7 @@ use super::super::generators::{BsChooser, OffsetChooser};
 use super::super::logs::JobLogs;
 use super::super::{Direction, Distribution, ExitWhat, FileService, JobResult, JobSpec, RwPattern, RwSequencer};
 use super::thread::ThreadState;
+use super::verify::{Phase, Verify};
 use crate::engine::{SimDuration, SimRng, SimTime};
 use std::collections::VecDeque;
 
@@ -168,6 +169,21 @@ pub(super) struct JobClone {
     pub result: JobResult,
     pub logs: Option<JobLogs>,
     pub thread: ThreadState,
+    /// `verify=`: what the clone reads back and checks.
+    pub verify: Option<Verify>,
+    /// `max_latency`, `latency_target`.
+    pub latency: Option<super::latency::LatencyControl>,
+    /// `flow=`: the flow the clone joins when it starts, and its place in it once it has.
+    pub flow_spec: Option<super::super::FlowSpec>,
+    pub flow: Option<super::flow::Member>,
+    /// `cmdprio_percentage`, `cmdprio_bssplit`: which commands get which priority.
+    pub priority: Option<super::priority::PrioritySelector>,
+    /// The job's own priority (`prioclass`, `prio`), for the logs.
+    pub own_priority: super::super::IoPriority,
+    /// With verification, each pass over the region is followed by reading it back: the
+    /// bytes of one pass, and the passes still to come (`None`: until the runtime ends).
+    pass_bytes: u64,
+    passes_left: Option<u32>,
 }
 
 /// What a clone is given when it is created.
@@ -188,6 +204,7 @@ pub(super) struct CloneSetup<'a> {
     pub now: SimTime,
     pub logs: Option<JobLogs>,
     pub thread: ThreadState,
+    pub verify: Option<Verify>,
 }
 
 impl JobClone {
@@ -198,13 +215,23 @@ impl JobClone {
         let per_pass = spec.io_size.map_or(total_bytes, |size| size.resolve(ns_bytes));
         // fio's trimwrite trims each byte and then writes it, so its budget counts both.
         let passes = u64::from(spec.loops.max(1)) * if spec.rw == RwPattern::TrimWrite { 2 } else { 1 };
-        let budget_bytes =
-            if spec.files.create_only { Some(0) } else { (!spec.time_based).then(|| per_pass.saturating_mul(passes)) };
+        // fio's thread_main: with verification every pass (even of a time-based job) ends
+        // after `size` bytes and is read back before the next.
+        let passes_verified = s.verify.as_ref().is_some_and(Verify::logs_writes);
+        let budget_bytes = if spec.files.create_only {
+            Some(0)
+        } else if passes_verified {
+            Some(per_pass)
+        } else {
+            (!spec.time_based).then(|| per_pass.saturating_mul(passes))
+        };
+        let passes_left = (!spec.time_based).then(|| spec.loops.max(1) - 1);
         // fio seeds from the job's thread number when randrepeat=1, so reruns repeat; clones
         // get distinct streams either way.
         let seed = spec.randseed.unwrap_or(s.seed);
         let label = (u64::from(s.thread_number) << 8) ^ u64::from(spec.randrepeat);
         let rng = SimRng::stream(seed, label);
+        let priority = super::priority::PrioritySelector::new(spec, seed, label);
         let align = std::array::from_fn(|d| spec.blockalign[d].unwrap_or_else(|| spec.bs[d].min()));
         let max_bs = std::array::from_fn::<u64, 3, _>(|d| spec.bs[d].max());
         let files: Vec<FileCursor> = s
@@ -277,7 +304,7 @@ impl JobClone {
                 clone: s.clone,
                 name: spec.name.clone(),
                 groupid: s.group as u32,
-                dirs: Default::default(),
+                dirs: fresh_dirs(priority.as_ref()),
                 iodepth_level: [0; 7],
                 start_ns: 0,
                 ramp_end_ns: 0,
@@ -288,10 +315,64 @@ impl JobClone {
                 sync_lat: crate::stats::LatStats::default(),
                 steadystate: None,
                 error: None,
+                latency_depth: None,
             },
             logs: s.logs,
             thread: s.thread,
+            verify: s.verify,
+            latency: super::latency::LatencyControl::new(spec, start),
+            flow_spec: spec.flow,
+            flow: None,
+            priority,
+            own_priority: spec.priority.job_priority(),
+            pass_bytes: per_pass,
+            passes_left,
         }
+    }
+
+    /// `latency_target` found its depth: statistics restart at `now` (fio's
+    /// `reset_all_stats`, which also restarts the runtime).
+    pub(super) fn restart_measurement(&mut self, now: SimTime, runtime_ns: Option<u64>, window: SimDuration) {
+        let r = &mut self.result;
+        r.dirs = fresh_dirs(self.priority.as_ref());
+        r.iodepth_level = [0; 7];
+        (r.usr_ns, r.sys_ns, r.ctx) = (0, 0, 0);
+        r.sync_lat = crate::stats::LatStats::default();
+        self.windows = [SampleWindow::default(); 3];
+        self.ramp_end = now;
+        self.window_end = now + window;
+        if let Some(runtime) = runtime_ns {
+            self.deadline = now + SimDuration(runtime);
+        }
+    }
+
+    /// Whether the clone measures `dir`: its pattern's directions, and reads when it
+    /// reads back what it wrote.
+    pub(super) fn measures(&self, dir: Direction) -> bool {
+        self.rw.uses(dir) || (dir == Direction::Read && self.verify.as_ref().is_some_and(Verify::logs_writes))
+    }
+
+    /// After a read-back, starts the next pass if one is left (fio's `keep_running`).
+    pub(super) fn next_pass(&mut self) -> bool {
+        match self.passes_left.as_mut() {
+            Some(0) => return false,
+            Some(n) => *n -= 1,
+            None => {}
+        }
+        if let Some(b) = self.budget_bytes.as_mut() {
+            *b += self.pass_bytes;
+        }
+        self.stopped = false;
+        true
+    }
+
+    /// `verify_only`: the pass's writes are decided and logged without being issued.
+    pub(super) fn dry_run_pass(&mut self) {
+        while !self.budget_bytes.is_some_and(|b| self.issued_bytes >= b) {
+            let (_, _, bytes, _) = self.next_io();
+            self.issued_bytes += bytes.max(1);
+        }
+        self.stopped = true;
     }
 
     /// The clone's I/O regions in its files, namespace bytes `(start, end)`: what fio's
@@ -334,17 +415,42 @@ impl JobClone {
     /// or I/O count is used up.
     #[inline]
     pub(super) fn out_of_work(&self, now: SimTime) -> bool {
+        if let Some(v) = &self.verify
+            && v.phase == Phase::Verify
+        {
+            return now >= self.deadline || v.verified_all();
+        }
         now >= self.deadline
             || self.budget_bytes.is_some_and(|b| self.issued_bytes >= b)
             || self.max_ios.is_some_and(|n| self.issued_ios >= n)
     }
 
-    /// The next I/O, decided now or taken from those decided ahead.
+    /// The next I/O, decided now or taken from those decided ahead, and whether it reads
+    /// back a block written earlier (`verify=`).
     #[inline]
-    pub(super) fn next_io(&mut self) -> (Direction, u64, u64) {
-        match self.ahead.pop_front() {
-            Some(io) => io,
-            None => self.decide(),
+    pub(super) fn next_io(&mut self) -> (Direction, u64, u64, bool) {
+        if let Some(v) = self.verify.as_mut() {
+            if let Some((offset, bytes)) = v.next_read_back(!self.thread.last_issue_write) {
+                return (Direction::Read, offset, bytes, true);
+            }
+            let (dir, offset, bytes) = self.ahead.pop_front().unwrap_or_else(|| self.decide());
+            if dir == Direction::Write {
+                self.verify.as_mut().expect("checked above").log_write(offset, bytes);
+            }
+            return (dir, offset, bytes, false);
+        }
+        let (dir, offset, bytes) = self.ahead.pop_front().unwrap_or_else(|| self.decide());
+        (dir, offset, bytes, false)
+    }
+
+    /// The direction of the next I/O, for its rate limit: the next decided one's (a
+    /// read-back is a read; `verify_only` leaves nothing decided).
+    #[inline]
+    pub(super) fn next_dir(&self) -> Direction {
+        match (&self.verify, self.ahead.front()) {
+            (Some(v), _) if v.phase == Phase::Verify => Direction::Read,
+            (_, Some(&(dir, _, _))) => dir,
+            (_, None) => Direction::Read,
         }
     }
 
@@ -501,7 +607,7 @@ impl JobClone {
         while self.window_end <= now {
             let secs = window.as_secs_f64();
             for dir in Direction::ALL {
-                if !self.rw.uses(dir) {
+                if !self.measures(dir) {
                     continue;
                 }
                 let w = std::mem::take(&mut self.windows[dir.index()]);
@@ -512,6 +618,17 @@ impl JobClone {
             self.window_end += window;
         }
     }
+}
+
+/// Empty per-direction results, with per-priority statistics where priorities are split.
+fn fresh_dirs(priority: Option<&super::priority::PrioritySelector>) -> [super::super::DirResult; 3] {
+    let mut dirs: [super::super::DirResult; 3] = Default::default();
+    if let Some(p) = priority {
+        for (d, stats) in dirs.iter_mut().zip(p.empty_stats()) {
+            d.prios = stats;
+        }
+    }
+    dirs
 }
 
 /// `bytes`' share of `per_pass` when the files hold `total` bytes.

@@ -19,9 +19,13 @@
 //! start, ramp end, deadline), host first on ties, so a run is deterministic.
 
 mod clone;
+mod flow;
+mod latency;
+mod priority;
 mod rate_min;
 mod steady;
 mod thread;
+mod verify;
 mod window;
 
 pub(crate) use thread::EngineRun;
@@ -31,8 +35,9 @@ use super::logs::JobLogs;
 use super::{DirResult, Direction, DiskUtil, ExitWhat, GroupResult, JobError, JobSet, JobSpec, RunResult, WindowRow};
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
-use crate::os::{CoreId, Host};
+use crate::os::{CoreId, Host, HostConfig};
 use clone::{CloneSetup, JobClone};
+use latency::Verdict;
 use std::path::PathBuf;
 use steady::SteadyTracker;
 use thiserror::Error;
@@ -159,6 +164,10 @@ struct InFlightIo {
     issue: SimTime,
     /// A sync call rather than data.
     sync: SyncCall,
+    /// A read of a block written earlier, to verify it.
+    read_back: bool,
+    /// Its priority's index in the clone's list (0: the job's own).
+    prio: u8,
 }
 
 /// Whether an I/O is an fsync call, and which kind.
@@ -203,6 +212,10 @@ struct Runner {
     exitall: bool,
     /// `exit_what=all` fired: clones created from now on end as soon as they start.
     terminate_all: bool,
+    /// Per job: `runtime`, ns.
+    runtimes: Vec<Option<u64>>,
+    /// `flow=`: the flows clones share.
+    flows: flow::Flows,
 }
 
 /// Runs `set` on `host`; `observe` is called with progress now and then and may return
@@ -244,8 +257,9 @@ pub fn run<D: BlockDevice>(
         waiters: vec![Vec::new(); set.jobs.len()],
         exitall: set.jobs.iter().any(|j| j.exitall),
         terminate_all: false,
+        runtimes: set.jobs.iter().map(|j| j.runtime_ns).collect(),
+        flows: flow::Flows::default(),
     };
-    let cores = host.config().cores;
     let ns_bytes = host.device().geometry().capacity_bytes();
     let mut file_table = FileTable::new(ns_bytes);
     let mut next_stream = 0u32;
@@ -274,13 +288,13 @@ pub fn run<D: BlockDevice>(
             }
             for k in 0..spec.numjobs {
                 thread_number += 1;
-                let core = pick_core(spec, k, thread_number, cores);
+                let core = pick_core(spec, k, thread_number, host.config());
                 let thread = ThreadState::new(engines[j].clone(), spec, core, host.irq_core(core));
                 let logs = JobLogs::open(spec, thread_number, &opts.log_dir, !super::is_sync_engine(&spec.ioengine))?;
                 let files = placed.next().expect("one placement per clone");
                 let stream_base = next_stream;
                 next_stream += files.len() as u32;
-                let clone = JobClone::new(CloneSetup {
+                let mut clone = JobClone::new(CloneSetup {
                     spec,
                     job: j,
                     clone: k,
@@ -294,7 +308,12 @@ pub fn run<D: BlockDevice>(
                     now,
                     logs,
                     thread,
+                    verify: verify::Verify::new(spec, host.config()),
                 });
+                if let Some(l) = &clone.latency {
+                    clone.thread.depth_cap = l.depth();
+                    clone.result.latency_depth = l.reported_depth();
+                }
                 runner.groups[g].clones_left += 1;
                 runner.job_clones_left[j] += 1;
                 runner.unfinished += 1;
@@ -372,7 +391,8 @@ fn place_clone(
     }
     // On the device the whole namespace is the file: readahead may run past the region.
     let start = spec.offset.resolve(ns_bytes) + spec.offset_increment.resolve(ns_bytes) * u64::from(k);
-    let bytes = spec.size.map_or(ns_bytes - spec.offset.resolve(ns_bytes), |size| size.resolve(ns_bytes));
+    // Without size=, fio's region runs from each clone's own start to the device's end.
+    let bytes = spec.size.map_or(ns_bytes - start, |size| size.resolve(ns_bytes));
     Ok(vec![PlacedFile { extent: (0, ns_bytes), region: (start, start + bytes) }])
 }
 
@@ -421,12 +441,16 @@ const LAYOUT_QUEUE_DEPTH: u32 = 32;
 /// The core clone `k` of `spec` runs on: with `cpus_allowed_policy=split` the k-th CPU of
 /// its set; otherwise the threads spread over the set in start order, as the scheduler
 /// balances runnable threads over idle CPUs.
-fn pick_core(spec: &JobSpec, k: u32, thread_number: u32, cores: u32) -> CoreId {
+fn pick_core(spec: &JobSpec, k: u32, thread_number: u32, host: &HostConfig) -> CoreId {
     let all: Vec<u32>;
-    let allowed = match &spec.cpus_allowed {
-        Some(set) if !set.is_empty() => set.as_slice(),
+    let allowed = match (&spec.numa_cpu_nodes, &spec.cpus_allowed) {
+        (Some(nodes), _) if !nodes.is_empty() => {
+            all = nodes.iter().flat_map(|&n| host.node_cores(n)).collect();
+            all.as_slice()
+        }
+        (None, Some(set)) if !set.is_empty() => set.as_slice(),
         _ => {
-            all = (0..cores).collect();
+            all = (0..host.cores).collect();
             all.as_slice()
         }
     };
@@ -508,6 +532,29 @@ fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError
                 format!("cpus_allowed names CPU {cpu}; host {host_name} has CPUs 0 to {}", cores - 1),
             ));
         }
+        let cmd = &job.priority.cmd_options;
+        if let Some(option) = cmd.first()
+            && !matches!(job.ioengine.as_str(), "libaio" | "io_uring")
+        {
+            return Err(invalid(
+                job,
+                format!("{option} is an option of the libaio and io_uring engines, not of ioengine={}", job.ioengine),
+            ));
+        }
+        if cmd.contains(&"cmdprio_percentage") && cmd.contains(&"cmdprio_bssplit") {
+            return Err(invalid(job, "cmdprio_percentage and cmdprio_bssplit are mutually exclusive".into()));
+        }
+        let nodes = host.config().numa_nodes;
+        let named = job.numa_cpu_nodes.iter().flatten().chain(&job.numa_mem_nodes);
+        if let Some(node) = named.copied().find(|&n| n >= nodes) {
+            return Err(invalid(
+                job,
+                match nodes {
+                    1 => format!("NUMA node {node} does not exist: host {host_name} has one node, 0 (a host with more: --host-set cpu.numa_nodes=N)"),
+                    _ => format!("NUMA node {node} does not exist: host {host_name} has nodes 0 to {}", nodes - 1),
+                },
+            ));
+        }
         if files::on_files(job) {
             // Offsets are in the files, whose sizes are known when they are opened.
             continue;
@@ -530,7 +577,8 @@ fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError
                 ),
             ));
         }
-        let region = job.size.map_or(ns_bytes - offset, |s| s.resolve(ns_bytes));
+        // Without size=, each clone's region runs to the end (the last clone's is smallest).
+        let region = job.size.map_or(ns_bytes - last_start, |s| s.resolve(ns_bytes));
         if last_start + region > ns_bytes {
             return Err(invalid(
                 job,
@@ -643,6 +691,9 @@ impl Runner {
                 c.result.start_ns = now.since(self.run_start).as_ns();
                 c.result.ramp_end_ns = c.ramp_end.since(self.run_start).as_ns();
                 c.thread.last_think = now;
+                if let Some(spec) = c.flow_spec {
+                    c.flow = Some(self.flows.join(&spec));
+                }
                 if c.thread.engine.buffered.is_some() {
                     // fio opens the file: it reads it in (`pre_read`) or drops what the
                     // cache holds of it (`invalidate`, the default).
@@ -682,6 +733,10 @@ impl Runner {
                 return Ok(());
             }
             Timer::Deadline(i) => {
+                if now < self.clones[i as usize].deadline {
+                    // The deadline moved later (a latency target's final run restarted it).
+                    return Ok(());
+                }
                 self.clones[i as usize].stopped = true;
                 self.interrupt_sleep(host, i as usize, now);
                 i
@@ -705,10 +760,15 @@ impl Runner {
     /// Records the completion of I/O `id` of clone `i`, seen by fio at `at`.
     #[inline]
     fn complete(&mut self, i: usize, id: u32, at: SimTime) {
-        let InFlightIo { dir, offset, bytes, start, issue, sync, .. } = self.ios[id];
+        let InFlightIo { dir, offset, bytes, start, issue, sync, prio, .. } = self.ios[id];
         self.ios.free(id);
         let sample_window = self.sample_window;
         let c = &mut self.clones[i];
+        if dir == Direction::Write
+            && let Some(v) = c.verify.as_mut()
+        {
+            v.write_completed(offset);
+        }
         if sync != SyncCall::No {
             if sync == SyncCall::Periodic && at >= c.ramp_end && at <= c.deadline {
                 c.result.sync_lat.record(at.since(start).as_ns());
@@ -734,6 +794,9 @@ impl Runner {
         } else {
             d.latency.record(slat, clat);
         }
+        if let Some(p) = d.prios.get_mut(usize::from(prio)) {
+            p.record(clat);
+        }
         c.close_sample_windows(at, sample_window);
         let w = &mut c.windows[dir.index()];
         w.bytes += bytes;
@@ -753,17 +816,69 @@ impl Runner {
                 self.terminate_others(i, g, what, at);
             }
         }
+        if self.clones[i].latency.is_some() {
+            self.check_latency(i, dir, at.since(start).as_ns(), at);
+        }
         let c = &mut self.clones[i];
         let since = at.since(c.ramp_end).as_ns();
         if c.logs.is_some() {
             // fio logs the offset in the file (on a device, the device is the file).
             let in_file = offset - c.file_at(offset).1.0;
             let logged_slat = if c.sync_engine { 0 } else { slat };
+            let priority = c.priority.as_ref().map_or(c.own_priority, |p| p.priority(dir, prio));
             // A log file that cannot be written ends the run when the clone finishes.
             let logs = c.logs.as_mut().expect("checked above");
-            logs.record(since, dir, logged_slat, clat, bytes, in_file).ok();
+            logs.record(since, dir, logged_slat, clat, bytes, in_file, priority).ok();
         }
         self.bytes_done += bytes;
+    }
+
+    /// Clone `i`'s measured I/O in `dir` completed at `at` after `total_ns`: its latency
+    /// limits fail the job or move its depth.
+    #[cold]
+    fn check_latency(&mut self, i: usize, dir: Direction, total_ns: u64, at: SimTime) {
+        let c = &mut self.clones[i];
+        let control = c.latency.as_mut().expect("checked by the caller");
+        match control.on_completion(dir.index(), total_ns, at, c.done_ios, &c.result.name) {
+            Ok(Verdict::Continue) => {}
+            Ok(Verdict::Quiesce) => c.thread.quiesce = true,
+            Ok(Verdict::FinalRun) => {
+                c.thread.quiesce = true;
+                let runtime = self.runtimes[c.result.job];
+                c.restart_measurement(at, runtime, self.sample_window);
+                if c.deadline != SimTime::NEVER {
+                    self.timers.push(c.deadline, Timer::Deadline(i as u32));
+                }
+            }
+            Ok(Verdict::Done) => {
+                if at < c.deadline {
+                    c.deadline = at;
+                    self.timers.push(at, Timer::Deadline(i as u32));
+                }
+            }
+            Err(failure) => {
+                if c.result.error.is_none() {
+                    c.result.error = Some(failure);
+                    if at < c.deadline {
+                        c.deadline = at;
+                        self.timers.push(at, Timer::Deadline(i as u32));
+                    }
+                }
+            }
+        }
+        let c = &mut self.clones[i];
+        c.thread.depth_cap = c.latency.as_ref().map_or(u32::MAX, |l| l.depth());
+        c.result.latency_depth = c.latency.as_ref().and_then(|l| l.reported_depth());
+    }
+
+    /// Wakes `clones` waiting for their flow's count to move.
+    fn wake(&mut self, clones: &[u32], now: SimTime) {
+        for &j in clones {
+            let t = &self.clones[j as usize].thread;
+            if matches!(t.step, Step::Sleeping) {
+                self.timers.push(now, Timer::Resume { clone: j, generation: t.generation });
+            }
+        }
     }
 
     /// Starts steady-state detection for the clones from `first_clone` on whose jobs ask
@@ -868,10 +983,27 @@ impl Runner {
                 c.result.dirs[dir.index()].runtime_ns = measured;
             }
         }
+        if let Some(v) = c.verify.as_mut().filter(|v| v.logs_writes()) {
+            // fio's update_runtime: each direction's time is that of the phases it ran in.
+            v.close(c.ramp_end, end);
+            for dir in Direction::ALL {
+                let d = &mut c.result.dirs[dir.index()];
+                d.runtime_ns = match dir {
+                    Direction::Read if c.rw.uses(dir) => v.io_ns + v.verify_ns,
+                    Direction::Read => v.verify_ns,
+                    _ if c.rw.uses(dir) => v.io_ns,
+                    _ => 0,
+                };
+            }
+        }
         if let Some(logs) = c.logs.as_mut() {
             logs.finish(measured)?;
         }
         let (g, job, exit_what) = (c.group, c.result.job, c.exit_what);
+        if let Some(member) = c.flow.take() {
+            let woken = self.flows.leave(&member);
+            self.wake(&woken, now);
+        }
         self.job_clones_left[job] -= 1;
         if self.job_clones_left[job] == 0 {
             for w in std::mem::take(&mut self.waiters[job]) {

@@ -27,6 +27,7 @@
 //! when the reap call that found it returns. slat = issue − start, clat = complete − issue.
 
 use super::super::{Direction, JobError, JobSpec};
+use super::verify::Phase;
 use super::{InFlightIo, Runner, SyncCall, Timer};
 use crate::block::{BlockDevice, Opcode};
 use crate::engine::{SimDuration, SimTime};
@@ -307,6 +308,10 @@ pub(super) struct ThreadState {
     /// `pre_read` and `invalidate`: what happens to the file's cached pages at the start.
     pub pre_read: bool,
     pub invalidate: bool,
+    /// The depth a latency target allows now (`u32::MAX`: the engine's).
+    pub depth_cap: u32,
+    /// Let everything in flight complete before issuing more (fio's `io_u_quiesce`).
+    pub quiesce: bool,
 }
 
 impl ThreadState {
@@ -339,6 +344,8 @@ impl ThreadState {
             last_issue_write: false,
             pre_read: spec.pre_read,
             invalidate: spec.invalidate,
+            depth_cap: u32::MAX,
+            quiesce: false,
         }
     }
 
@@ -381,6 +388,10 @@ enum Action {
         end: bool,
     },
     Sleep(SimTime),
+    /// The pass's writes are done: read them back (`verify=`).
+    BeginVerify,
+    /// Ahead of its share of its flow: wait until the flow's count moves.
+    FlowWait,
     Finish,
 }
 
@@ -400,7 +411,8 @@ impl Runner {
                     self.work(host, i, now, SimDuration::ZERO, sys, Then::Commit);
                 }
                 Action::Wait { min } => {
-                    let t = &mut self.clones[i].thread;
+                    let c = &mut self.clones[i];
+                    let t = &mut c.thread;
                     let ready = t.visible.len() as u32;
                     if ready >= min && ready > 0 {
                         let n = ready.min(t.engine.complete_max.max(min));
@@ -417,6 +429,14 @@ impl Runner {
                             }
                         }
                         let mut user = e.account.times(u64::from(n));
+                        if let Some(v) = &c.verify {
+                            for &id in t.visible.iter().take(n as usize) {
+                                let io = &self.ios[id];
+                                if io.read_back || (v.checks_reads && io.dir == Direction::Read) {
+                                    user += v.check_cost(io.bytes);
+                                }
+                            }
+                        }
                         let issue_cost = e.prep + e.submit_call + e.submit_io + e.lookaside;
                         if self.issues_after_reap(i, n, now + user + sys + issue_cost) {
                             let e = &self.clones[i].thread.engine;
@@ -452,6 +472,15 @@ impl Runner {
                     self.sleep(i, until);
                     return;
                 }
+                Action::BeginVerify => self.begin_verify(host, i, now),
+                Action::FlowWait => {
+                    let c = &mut self.clones[i];
+                    c.thread.step = Step::Sleeping;
+                    c.thread.generation = c.thread.generation.wrapping_add(1);
+                    let member = c.flow.expect("only clones in a flow wait for it");
+                    self.flows.wait(&member, i as u32);
+                    return;
+                }
                 Action::Finish => {
                     self.clones[i].thread.step = Step::Done;
                     return;
@@ -462,6 +491,9 @@ impl Runner {
 
     fn next_action(&mut self, i: usize, now: SimTime) -> Action {
         let c = &mut self.clones[i];
+        if c.verify.as_ref().is_some_and(|v| v.dry_run && v.phase == Phase::Io) && !c.stopped {
+            c.dry_run_pass();
+        }
         // Whether the clone may still issue matters only once its queue has room.
         if !c.stopped && c.thread.depth_used() < c.thread.engine.depth && c.out_of_work(now) {
             c.stopped = true;
@@ -485,6 +517,23 @@ impl Runner {
                 Action::Wait { min: used }
             } else if t.end_fsync && !t.end_synced && t.writes_issued > 0 {
                 Action::Sync { end: true }
+            } else if now < c.deadline
+                && let Some(v) = c.verify.as_mut()
+            {
+                // fio's thread_main: a pass's I/O, then its read-back, then the next pass.
+                match v.phase {
+                    Phase::Io if v.logs_writes() => Action::BeginVerify,
+                    Phase::Io => Action::Finish,
+                    Phase::Verify => {
+                        v.end_verify(c.ramp_end, now);
+                        if c.next_pass() {
+                            c.thread.end_synced = false;
+                            self.next_action(i, now)
+                        } else {
+                            Action::Finish
+                        }
+                    }
+                }
             } else {
                 Action::Finish
             };
@@ -510,14 +559,26 @@ impl Runner {
                 Action::Think
             };
         }
-        let full = used >= t.engine.depth;
+        if t.quiesce {
+            if !t.queued.is_empty() {
+                return Action::Commit;
+            } else if used > 0 {
+                return Action::Wait { min: used };
+            }
+            self.clones[i].thread.quiesce = false;
+            return self.next_action(i, now);
+        }
+        let full = used >= t.engine.depth.min(t.depth_cap);
         if t.draining && !full && used > t.engine.low {
             return Action::Wait { min: 1.max(t.engine.complete_min.min(used)) };
         }
         if !full {
-            let (dir, _, _) = *c.ahead.front().expect("the lookahead is kept filled");
+            let dir = c.next_dir();
             let allowed = c.rate_allows_at(dir);
             if allowed <= now {
+                let Some(member) = c.flow.as_mut() else { return Action::Issue };
+                let Some(woken) = self.flows.may_issue(member) else { return self.hold_for_flow(i, now) };
+                self.wake(&woken, now);
                 return Action::Issue;
             }
             // fio's rate_ddir quiesces before it sleeps.
@@ -538,17 +599,39 @@ impl Runner {
         Action::Wait { min }
     }
 
+    /// Clone `i` is ahead of its flow: with `flow_sleep` it lets its I/O complete and
+    /// sleeps, without it waits for the flow's count to move.
+    fn hold_for_flow(&self, i: usize, now: SimTime) -> Action {
+        let c = &self.clones[i];
+        let t = &c.thread;
+        let sleep_ns = c.flow.map_or(0, |m| m.sleep_ns);
+        if sleep_ns == 0 {
+            Action::FlowWait
+        } else if !t.queued.is_empty() {
+            Action::Commit
+        } else if t.depth_used() > 0 {
+            Action::Wait { min: t.depth_used() }
+        } else {
+            Action::Sleep(now + SimDuration(sleep_ns))
+        }
+    }
+
     /// Decides the next I/O of clone `i` and records it in flight from `now`.
     #[inline]
     fn prepare_io<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> u32 {
         let c = &mut self.clones[i];
-        let (dir, offset, bytes) = c.next_io();
+        let (dir, offset, bytes, read_back) = c.next_io();
         // Offloaded submission queues each I/O at its place in the rate schedule; one that
         // waited beyond it (the device behind, the depth full) counts the wait as latency.
         let scheduled = c.rate_allows_at(dir);
         let start = if c.offload && scheduled > SimTime::ZERO { scheduled.max(c.start).min(now) } else { now };
         c.charge_rate(dir, bytes);
-        c.issued_bytes += bytes;
+        let prio = c.priority.as_mut().map_or(0, |p| p.pick(dir, bytes));
+        // fio's io_bytes_exceeded counts the job's own directions: a write job's
+        // read-backs are not in its budget.
+        if !read_back || c.rw.uses(Direction::Read) {
+            c.issued_bytes += bytes;
+        }
         c.issued_ios += 1;
         let depth_bucket = match c.thread.depth_used() + 1 {
             1 => 0,
@@ -573,13 +656,28 @@ impl Runner {
             host.prefetch(next.1);
             c.ahead.push_back(next);
         }
-        self.ios.insert(InFlightIo { clone: i as u32, dir, offset, bytes, start, issue: now, sync: SyncCall::No })
+        self.ios.insert(InFlightIo {
+            clone: i as u32,
+            dir,
+            offset,
+            bytes,
+            start,
+            issue: now,
+            sync: SyncCall::No,
+            read_back,
+            prio,
+        })
     }
 
     /// Prepares one I/O; submits it (a synchronous engine, or a full batch) or queues it.
     fn issue_one<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
         let id = self.prepare_io(host, i, now);
-        let t = &mut self.clones[i].thread;
+        let c = &mut self.clones[i];
+        let make = match &c.verify {
+            Some(v) if self.ios[id].dir == Direction::Write => v.write_cost(self.ios[id].bytes),
+            _ => SimDuration::ZERO,
+        };
+        let t = &mut c.thread;
         t.queued.push(id);
         let e = &t.engine;
         let n = t.queued.len() as u32;
@@ -591,7 +689,7 @@ impl Runner {
             }
             EngineKind::Async => (e.prep, SimDuration::ZERO, Then::Continue),
         };
-        self.work(host, i, now, user, sys, then);
+        self.work(host, i, now, user + make, sys, then);
     }
 
     /// Books `user` then `sys` CPU time for clone `i`'s thread from `now`; `then` takes
@@ -623,6 +721,28 @@ impl Runner {
             c.thread.generation = c.thread.generation.wrapping_add(1);
             self.timers.push(booking.end, Timer::Resume { clone: i as u32, generation: c.thread.generation });
         }
+    }
+
+    /// Clone `i`'s pass wrote what it had to: fio's `do_verify` syncs the files and drops
+    /// their cached pages (so blocks are read from the device), then reads them back.
+    fn begin_verify<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+        let c = &mut self.clones[i];
+        let v = c.verify.as_mut().expect("only verifying clones begin a read-back");
+        if v.sync_before && !v.synced {
+            v.synced = true;
+            let sys = c.thread.engine.submit_call;
+            self.work(host, i, now, SimDuration::ZERO, sys, Then::Sync { end: true });
+            return;
+        }
+        if c.thread.engine.buffered.is_some() {
+            for (start, end) in c.file_regions() {
+                host.invalidate(start, end);
+            }
+        }
+        let c = &mut self.clones[i];
+        let ramp_end = c.ramp_end;
+        c.verify.as_mut().expect("checked above").begin_verify(ramp_end, now);
+        c.stopped = false;
     }
 
     fn sleep(&mut self, i: usize, until: SimTime) {
@@ -701,8 +821,17 @@ impl Runner {
     /// pages written back, then a device flush), or, for direct I/O, a device flush.
     fn send_sync<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime, end: bool) {
         let sync = if end { SyncCall::End } else { SyncCall::Periodic };
-        let io =
-            InFlightIo { clone: i as u32, dir: Direction::Write, offset: 0, bytes: 0, start: now, issue: now, sync };
+        let io = InFlightIo {
+            clone: i as u32,
+            dir: Direction::Write,
+            offset: 0,
+            bytes: 0,
+            start: now,
+            issue: now,
+            sync,
+            read_back: false,
+            prio: 0,
+        };
         let id = self.ios.insert(io);
         let t = &mut self.clones[i].thread;
         if t.engine.null {
@@ -845,12 +974,14 @@ impl Runner {
             || t.think_total > SimDuration::ZERO
             || t.sync_due()
             || c.stopped
+            || t.depth_cap != u32::MAX
+            || c.flow.is_some()
         {
             return false;
         }
         self.complete(i, id, now);
         let c = &mut self.clones[i];
-        let (dir, _, _) = *c.ahead.front().expect("the lookahead is kept filled");
+        let dir = c.next_dir();
         if c.out_of_work(now) || c.rate_allows_at(dir) > now {
             c.thread.step = Step::Idle;
             return true;
@@ -871,13 +1002,16 @@ impl Runner {
         e.kind != EngineKind::KernelCallback
             && !e.null
             && e.batch_submit == 1
-            && used < e.depth
+            && used < e.depth.min(t.depth_cap)
+            && !t.quiesce
             && !(t.draining && used > e.low)
             && t.queued.is_empty()
             && t.think_total == SimDuration::ZERO
             && !t.sync_due()
             && !c.stopped
             && !c.rate_limited()
+            && c.verify.is_none()
+            && c.flow.is_none()
             && !c.out_of_work(end)
     }
 

@@ -154,10 +154,11 @@ fn job_object(e: &Entry<'_>, report: &Report<'_>, result: &RunResult, elapsed_s:
     job.object("latency_us", pct_object(&LAT_LABELS, &report::lat_pct(&buckets.us, total)));
     job.object("latency_ms", pct_object(&LAT_MS_LABELS, &report::lat_pct(&buckets.ms, total)));
 
+    let (target_ns, window_ns, percentile) = e.latency_target();
     job.int("latency_depth", e.latency_depth());
-    job.int("latency_target", 0);
-    job.float("latency_percentile", 100.0);
-    job.int("latency_window", 0);
+    job.int("latency_target", target_ns);
+    job.float("latency_percentile", percentile);
+    job.int("latency_window", window_ns);
     if let (Some(ss), Some((bw_mean, iops_mean))) = (e.steadystate, e.steadystate_means()) {
         job.object("steadystate", steadystate_object(ss, bw_mean, iops_mean));
     }
@@ -216,6 +217,20 @@ fn dir_object(d: &DirReport, group_agg: u64, percentiles: &[f64], plus: bool) ->
     o.object("slat_ns", lat_object(&d.latency.slat, None, plus));
     o.object("clat_ns", lat_object(&d.latency.clat, Some((&d.latency.clat_hist, percentiles)), plus));
     o.object("lat_ns", lat_object(&d.latency.lat, None, plus));
+    let prios = d.prios_to_show();
+    if !prios.is_empty() {
+        let list = prios
+            .iter()
+            .map(|p| {
+                let mut entry = Object::new();
+                entry.int("prioclass", u64::from(p.priority.class));
+                entry.int("prio", u64::from(p.priority.level));
+                entry.object("clat_ns", lat_object(&p.clat, Some((&p.clat_hist, percentiles)), plus));
+                Value::Object(entry)
+            })
+            .collect();
+        o.add("prios", Value::Array(list));
+    }
 
     o.int("bw_min", d.bw.min);
     o.int("bw_max", d.bw.max);

@@ -13,7 +13,7 @@
 //! bucket.
 
 use crate::stats::{DirLatency, LatBuckets};
-use crate::workload::{DirResult, GroupResult, JobSet, JobSpec, RunResult, is_sync_engine};
+use crate::workload::{DirResult, GroupResult, JobSet, JobSpec, PrioLatency, RunResult, is_sync_engine};
 use std::collections::BTreeSet;
 
 /// The version ssdtwin impersonates, as fio prints it.
@@ -168,9 +168,18 @@ pub(crate) struct DirReport {
     pub(crate) bw: SampleStats,
     /// IOPS window statistics.
     pub(crate) iops: SampleStats,
+    /// Completion latencies per I/O priority, merged by priority in order of appearance.
+    pub(crate) prios: Vec<PrioLatency>,
 }
 
 impl DirReport {
+    /// The per-priority statistics fio prints: only when two or more priorities have
+    /// samples (stat.c `get_nr_prios_with_samples`), and only those that have.
+    pub(crate) fn prios_to_show(&self) -> Vec<&PrioLatency> {
+        let with_samples: Vec<&PrioLatency> = self.prios.iter().filter(|p| p.clat.n > 0).collect();
+        if with_samples.len() >= 2 { with_samples } else { Vec::new() }
+    }
+
     /// Adds one clone. `with_slat` is false for synchronous engines: fio samples submission
     /// latency only when the engine queues asynchronously, so `psync` reports `slat` N = 0.
     fn add_clone(&mut self, dir: &DirResult, with_slat: bool) {
@@ -188,6 +197,12 @@ impl DirReport {
         }
         self.bw.add(&SampleStats::of(&dir.bw_samples));
         self.iops.add(&SampleStats::of(&dir.iops_samples));
+        for p in &dir.prios {
+            match self.prios.iter_mut().find(|q| q.priority == p.priority) {
+                Some(q) => q.merge(p),
+                None => self.prios.push(p.clone()),
+            }
+        }
     }
 
     /// `bw_bytes`: `1000 * io_bytes / runtime_ms`, integer, B/s.
@@ -258,6 +273,8 @@ pub(crate) struct Entry<'a> {
     pub(crate) job_runtime_ms: u64,
     /// I/Os issued at each depth bucket, summed.
     pub(crate) iodepth_level: [u64; 7],
+    /// The last member's `latency_depth`.
+    pub(crate) latency_depth: u64,
     /// Thread CPU time in user space, summed, ns.
     pub(crate) usr_ns: u64,
     /// Thread CPU time in the kernel, summed, ns.
@@ -322,10 +339,20 @@ impl Entry<'_> {
         list
     }
 
-    /// `latency_depth`: fio's `latency_qd`, the configured `iodepth` (fio keeps the value as
-    /// written even when a synchronous engine caps the depth at 1).
+    /// `latency_depth`: fio's `latency_qd`: the depth a latency target settled on, else
+    /// the configured `iodepth` (fio keeps the value as written even when a synchronous
+    /// engine caps the depth at 1).
     pub(crate) fn latency_depth(&self) -> u64 {
-        u64::from(self.spec.iodepth)
+        self.latency_depth
+    }
+
+    /// `latency_target` (ns), `latency_window` (ns) and `latency_percentile` as fio prints
+    /// them: 0, 0 and 100 without a target.
+    pub(crate) fn latency_target(&self) -> (u64, u64, f64) {
+        match self.spec.latency_target {
+            Some(t) => (t.target_ns, t.window_ns, t.percentile),
+            None => (0, 0, 100.0),
+        }
     }
 }
 
@@ -426,12 +453,14 @@ impl<'a> Report<'a> {
                         runtime_ns: 0,
                         steadystate: None,
                         error: None,
+                        latency_depth: 0,
                     });
                     entries.last_mut().expect("an entry was just pushed")
                 }
             };
             entry.spec = spec;
             entry.members += 1;
+            entry.latency_depth = u64::from(clone.latency_depth.unwrap_or(spec.iodepth));
             let with_slat = !is_sync_engine(&spec.ioengine);
             for (report, dir) in entry.dirs.iter_mut().zip(&clone.dirs) {
                 report.add_clone(dir, with_slat);

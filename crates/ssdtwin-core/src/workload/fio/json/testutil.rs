@@ -47,6 +47,7 @@ pub(crate) fn dir(lat: &[(u64, u64)], bs: u64, runtime_ns: u64, bw: &[f64], iops
         latency,
         bw_samples: bw.to_vec(),
         iops_samples: iops.to_vec(),
+        prios: Vec::new(),
     }
 }
 
@@ -72,6 +73,7 @@ pub(crate) fn clone_result(
         sync_lat: crate::stats::LatStats::default(),
         steadystate: None,
         error: None,
+        latency_depth: None,
         job,
         clone,
         name: name.into(),

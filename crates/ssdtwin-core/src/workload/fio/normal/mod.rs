@@ -166,7 +166,12 @@ fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &Outp
         e.dirs[1].total_ios,
         e.dirs[2].total_ios
     );
-    put!(out, "     latency   : target=0, window=0, percentile=100.00%, depth={}\n", e.latency_depth());
+    let (target_ns, window_ns, percentile) = e.latency_target();
+    put!(
+        out,
+        "     latency   : target={target_ns}, window={window_ns}, percentile={percentile:.2}%, depth={}\n",
+        e.latency_depth()
+    );
     if let (Some(ss), Some((bw_mean, iops_mean))) = (e.steadystate, e.steadystate_means()) {
         put!(
             out,
@@ -210,8 +215,17 @@ fn write_dir(out: &mut String, dir: Direction, d: &DirReport, group_agg: u64, pe
     write_lat(out, "slat", &d.latency.slat);
     write_lat(out, "clat", &d.latency.clat);
     write_lat(out, " lat", &d.latency.lat);
+    let prios = d.prios_to_show();
+    for p in &prios {
+        write_lat(out, &format!("clat prio {}/{}", p.priority.class, p.priority.level), &p.clat);
+    }
     if d.latency.clat.n > 0 {
         write_percentiles(out, "clat", &d.latency.clat_hist, percentiles);
+        for p in &prios {
+            let share = 100.0 * p.clat.n as f64 / d.latency.clat.n as f64;
+            let name = format!("clat prio {}/{} ({share:.2}% of IOs)", p.priority.class, p.priority.level);
+            write_percentiles(out, &name, &p.clat_hist, percentiles);
+        }
     }
 
     if d.bw.n > 0 {

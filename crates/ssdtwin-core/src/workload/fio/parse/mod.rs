@@ -698,8 +698,9 @@ mod tests {
     #[test]
     fn unsupported_options_name_the_place() {
         assert_eq!(
-            err("[global]\nsize=1m\n[j]\nverify=crc32c\n"),
-            "job.fio:4: fio option 'verify' is not supported by ssdtwin; ssdtwin moves no data, so it cannot verify any"
+            err("[global]\nsize=1m\n[j]\ntrim_percentage=10\n"),
+            "job.fio:4: fio option 'trim_percentage' is not supported by ssdtwin; trimming written blocks to verify \
+             they read back as zeros is not modelled"
         );
         assert_eq!(
             err("[j]\nbs_range=1k-4k\n"),

@@ -9,7 +9,10 @@
 use super::draft::JobDraft;
 use super::splits;
 use super::values::{self, DefaultTimeUnit, MAX_BLOCK_BYTES, SizeOrPercent};
-use crate::workload::{Distribution, ExitWhat, FileService, RwPattern, RwSequencer, SizeSpec};
+use crate::workload::{
+    Distribution, ExitWhat, FileService, FlowSpec, IoPriority, LatencyTarget, PrioritySplit, RwPattern, RwSequencer,
+    SizeSpec, VerifyMethod,
+};
 
 /// How an option is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -493,6 +496,186 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.log_hist_coarseness = c as u32;
         Ok(())
     }),
+    alias(
+        flag("fill_device", |d, v| {
+            d.spec.files.fill_device = values::boolean(v)?;
+            Ok(())
+        }),
+        &["fill_fs"],
+    ),
+    value("numa_cpu_nodes", |d, v| {
+        d.spec.numa_cpu_nodes = Some(numa_nodes(v)?);
+        Ok(())
+    }),
+    value("numa_mem_policy", |d, v| {
+        // fio's `<mode>[:<nodes>]`: default and local take no nodes, prefer one, bind and
+        // interleave a list.
+        let (mode, nodes) = v.split_once(':').unwrap_or((v, ""));
+        d.spec.numa_mem_nodes = match (values::one_of(mode, &["default", "local", "prefer", "bind", "interleave"])?, nodes) {
+            ("default" | "local", "") => Vec::new(),
+            ("default" | "local", _) => return Err(format!("'{v}': {mode} takes no node list")),
+            (_, "") => return Err(format!("'{v}': {mode} needs nodes, e.g. {mode}:0")),
+            ("prefer", n) => vec![values::plain_integer(n)? as u32],
+            (_, n) => numa_nodes(n)?,
+        };
+        Ok(())
+    }),
+    // ---- I/O priorities: recorded per command and reported per priority; an NVMe drive
+    // behind Linux's `none` scheduler serves every priority alike ----
+    value("prio", |d, v| {
+        d.spec.priority.level = Some(values::count_in(v, d.kb_base, 0, 7)? as u8);
+        Ok(())
+    }),
+    value("prioclass", |d, v| {
+        d.spec.priority.class = Some(values::count_in(v, d.kb_base, 0, 3)? as u8);
+        Ok(())
+    }),
+    value("cmdprio_percentage", |d, v| {
+        let p = &mut d.spec.priority;
+        p.cmd_options.push("cmdprio_percentage");
+        per_direction_u32(v, &mut p.percentage, |t| values::count_in(t, 1024, 0, 100))
+    }),
+    value("cmdprio_class", |d, v| {
+        let p = &mut d.spec.priority;
+        p.cmd_options.push("cmdprio_class");
+        let mut classes = p.cmd_class.map(u32::from);
+        per_direction_u32(v, &mut classes, |t| values::count_in(t, 1024, 1, 3))?;
+        p.cmd_class = classes.map(|c| c as u8);
+        Ok(())
+    }),
+    value("cmdprio", |d, v| {
+        let p = &mut d.spec.priority;
+        p.cmd_options.push("cmdprio");
+        let mut levels = p.cmd_level.map(u32::from);
+        per_direction_u32(v, &mut levels, |t| values::count_in(t, 1024, 0, 7))?;
+        p.cmd_level = levels.map(|l| l as u8);
+        Ok(())
+    }),
+    value("cmdprio_bssplit", |d, v| {
+        let kb_base = d.kb_base;
+        let p = &mut d.spec.priority;
+        p.cmd_options.push("cmdprio_bssplit");
+        let parts: Vec<&str> = v.split(',').collect();
+        for (dir, list) in p.bssplit.iter_mut().enumerate() {
+            // One list serves both directions; a third (trim) is ignored, as in fio.
+            let text = parts.get(dir).or(parts.first()).copied().unwrap_or("");
+            *list = priority_splits(text, kb_base)?;
+        }
+        Ok(())
+    }),
+    // ---- errors: the twin's I/O never fails, so there is none to continue after or ignore ----
+    value("continue_on_error", |_, v| {
+        values::one_of(v, &["none", "read", "write", "io", "verify", "all", "0", "1"]).map(drop)
+    }),
+    value("ignore_error", |_, v| {
+        // Up to three ':'-separated lists (read, write, verify) of errno names or numbers.
+        let lists: Vec<&str> = v.split(':').collect();
+        if lists.len() > 3 {
+            return Err(format!("'{v}': allowed up to three ':'-separated lists (read, write, verify)"));
+        }
+        for e in lists.iter().flat_map(|l| l.split(',')).filter(|e| !e.is_empty()) {
+            let known = e.starts_with('E') && e[1..].chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+            if !known && e.parse::<u32>().is_err() {
+                return Err(format!("'{e}': allowed errno names (EIO, ENOSPC) or numbers"));
+            }
+        }
+        Ok(())
+    }),
+    value("error_dump", no_effect_flag),
+    // ---- verification (the twin keeps no data: blocks are read back and always match) ----
+    value("verify", |d, v| {
+        d.spec.verify.method = verify_method(v)?;
+        Ok(())
+    }),
+    value("do_verify", |d, v| {
+        d.spec.verify.do_verify = values::boolean(v)?;
+        Ok(())
+    }),
+    flag("verify_only", |d, v| {
+        d.spec.verify.only = values::boolean(v)?;
+        Ok(())
+    }),
+    value("verify_backlog", |d, v| {
+        d.spec.verify.backlog = values::count(v, d.kb_base)?;
+        Ok(())
+    }),
+    value("verify_backlog_batch", |d, v| {
+        d.spec.verify.backlog_batch = values::count(v, d.kb_base)?;
+        Ok(())
+    }),
+    value("verify_async", |d, v| {
+        d.spec.verify.offloaded = values::count_in(v, d.kb_base, 0, 1024)? > 0;
+        Ok(())
+    }),
+    value("verify_interval", |d, v| {
+        // fio's minimum: two verify headers (2 × 40 bytes).
+        d.spec.verify.interval = values::size(v, d.kb_base)?;
+        if d.spec.verify.interval < 80 {
+            return Err(format!("'{v}': allowed 80 bytes (two verify headers) or more"));
+        }
+        Ok(())
+    }),
+    // What is written and compared, not how long it takes.
+    value("verify_offset", |d, v| {
+        if values::size(v, d.kb_base)? < 40 {
+            return Err(format!("'{v}': allowed 40 bytes (one verify header) or more"));
+        }
+        Ok(())
+    }),
+    value("verify_pattern", |_, v| {
+        if v.is_empty() {
+            return Err("allowed a pattern: a hex number (0xaa55), a quoted string or a decimal number".into());
+        }
+        Ok(())
+    }),
+    value("verify_fatal", no_effect_flag),
+    value("verify_dump", no_effect_flag),
+    value("verify_async_cpus", |_, v| values::cpu_list(v).map(drop)),
+    value("experimental_verify", no_effect_flag),
+    value("verify_state_load", no_effect_flag),
+    value("verify_state_save", no_effect_flag),
+    // Deprecated in fio 3.33: accepted and ignored there too.
+    value("verifysort", |_, _| Ok(())),
+    value("verifysort_nr", |_, _| Ok(())),
+    // ---- latency target and limits ----
+    value("latency_target", |d, v| {
+        latency_target(d).target_ns = values::time_ns(v, DefaultTimeUnit::Microseconds)?;
+        Ok(())
+    }),
+    value("latency_window", |d, v| {
+        latency_target(d).window_ns = values::time_ns(v, DefaultTimeUnit::Microseconds)?;
+        Ok(())
+    }),
+    value("latency_percentile", |d, v| {
+        let pct = values::decimal(v)?;
+        if !(0.0..=100.0).contains(&pct) {
+            return Err(format!("'{v}': allowed 0 to 100"));
+        }
+        latency_target(d).percentile = pct;
+        Ok(())
+    }),
+    value("latency_run", |d, v| {
+        latency_target(d).keep_adjusting = values::boolean(v)?;
+        Ok(())
+    }),
+    value("max_latency", |d, v| {
+        per_direction_limit(v, &mut d.spec.max_latency_ns, |t| values::time_ns(t, DefaultTimeUnit::Microseconds))
+    }),
+    // ---- flows (fio's flow.c) ----
+    value("flow_id", |d, v| {
+        flow(d).id = values::count_in(v, d.kb_base, 0, u64::from(u32::MAX))? as u32;
+        Ok(())
+    }),
+    value("flow", |d, v| {
+        flow(d).weight = values::count_in(v, d.kb_base, 0, u64::from(u32::MAX))? as u32;
+        Ok(())
+    }),
+    value("flow_sleep", |d, v| {
+        flow(d).sleep_ns = values::time_ns(v, DefaultTimeUnit::Microseconds)?;
+        Ok(())
+    }),
+    // Deprecated in fio 3.33 (flow control has no watermark any more): accepted and ignored.
+    value("flow_watermark", |_, _| Ok(())),
     // ---- accepted, with no effect on a simulated run (values still checked) ----
     // Processes and threads cost the same here; fio's own clock and statistics switches
     // change what fio spends, not what the drive does; data contents are not modelled.
@@ -507,8 +690,6 @@ static OPTIONS: &[OptionDef] = &[
     value("clocksource", |_, v| values::one_of(v, &["gettimeofday", "clock_gettime", "cpu"]).map(drop)),
     value("random_generator", |_, v| values::one_of(v, &["tausworthe", "lfsr", "tausworthe64"]).map(drop)),
     value("nice", |_, v| values::plain_integer(v.trim_start_matches('-')).map(drop)),
-    value("prio", |_, v| values::count_in(v, 1024, 0, 7).map(drop)),
-    value("prioclass", |_, v| values::count_in(v, 1024, 0, 3).map(drop)),
     flag("zero_buffers", no_effect_flag),
     flag("refill_buffers", no_effect_flag),
     flag("scramble_buffers", no_effect_flag),
@@ -523,7 +704,10 @@ static OPTIONS: &[OptionDef] = &[
     value("clat_percentiles", no_effect_flag),
     value("lat_percentiles", no_effect_flag),
     value("slat_percentiles", no_effect_flag),
-    value("log_prio", no_effect_flag),
+    value("log_prio", |d, v| {
+        d.spec.log_prio = values::boolean(v)?;
+        Ok(())
+    }),
     // File handling the model does not distinguish: every file is open for the whole job,
     // allocated at once and never locked against the job's own clones.
     value("openfiles", |_, v| values::count_in(v, 1024, 1, u64::from(u32::MAX)).map(drop)),
@@ -637,6 +821,114 @@ fn per_direction_limit(
 }
 
 /// A switch with no effect on a simulated run: its value must still be 0 or 1.
+/// `cmdprio_percentage=`-style per-direction integers (read, write): one value sets both.
+fn per_direction_u32(v: &str, out: &mut [u32; 2], parse: impl Fn(&str) -> Result<u64, String>) -> Result<(), String> {
+    let parts: Vec<&str> = v.split(',').collect();
+    if parts.len() > 2 {
+        return Err(format!("'{v}': allowed one value, or one for reads and one for writes (r,w)"));
+    }
+    for (d, slot) in out.iter_mut().enumerate() {
+        let text = parts.get(d).or(parts.first()).copied().unwrap_or("");
+        if !text.is_empty() {
+            *slot = parse(text)? as u32;
+        }
+    }
+    Ok(())
+}
+
+/// One direction of `cmdprio_bssplit=`: `bs/percent[/class/level]` entries separated by
+/// `:` (fio's `split_parse_prio_ddir`): zero shares are dropped, entries are ordered by
+/// size, and each size's shares may not add up to more than 100.
+fn priority_splits(text: &str, kb_base: u64) -> Result<Vec<PrioritySplit>, String> {
+    const FORMAT: &str = "allowed entries bs/percent or bs/percent/class/level separated by ':', e.g. 64k/40:1m/100/1/0";
+    let mut splits = Vec::new();
+    for entry in text.split(':').take_while(|e| !e.is_empty()) {
+        let fields: Vec<&str> = entry.split('/').collect();
+        let number = |k: usize| -> Result<u64, String> {
+            fields.get(k).filter(|f| !f.is_empty()).map_or(Ok(0), |f| values::plain_integer(f)).map_err(|_| format!("'{entry}': {FORMAT}"))
+        };
+        let bytes = values::size(fields[0], kb_base).map_err(|_| format!("'{entry}': {FORMAT}"))?;
+        let priority = match fields.len() {
+            1 | 2 => None,
+            4 => Some(IoPriority { class: number(2)?.min(3) as u8, level: number(3)?.min(7) as u8 })
+                .map(|p| if p.class == 0 { IoPriority { class: 2, ..p } } else { p }),
+            _ => return Err(format!("'{entry}': {FORMAT}")),
+        };
+        let percent = number(1)?.min(100) as u32;
+        if percent > 0 {
+            splits.push(PrioritySplit { bytes, percent, priority });
+        }
+    }
+    if splits.len() > 64 {
+        return Err(format!("'{text}': at most 64 entries"));
+    }
+    splits.sort_by_key(|s| s.bytes);
+    for group in splits.chunk_by(|a, b| a.bytes == b.bytes) {
+        if group.iter().map(|s| s.percent).sum::<u32>() > 100 {
+            return Err(format!("'{text}': the shares for {} bytes add up to more than 100", group[0].bytes));
+        }
+    }
+    Ok(splits)
+}
+
+/// A NUMA node list (`0-1`, `0,2`), checked against the host when the job runs; `all`
+/// (every node of the host) is the empty list.
+fn numa_nodes(v: &str) -> Result<Vec<u32>, String> {
+    if v == "all" {
+        return Ok(Vec::new());
+    }
+    values::cpu_list(v).map_err(|_| format!("'{v}': allowed NUMA node numbers and ranges, e.g. 0 or 0-1 or 0,2, or all"))
+}
+
+/// `verify=`: fio's names for its methods (`0` turns verification off).
+fn verify_method(v: &str) -> Result<Option<VerifyMethod>, String> {
+    use VerifyMethod::*;
+    const METHODS: &[(&str, VerifyMethod)] = &[
+        ("md5", Md5),
+        ("crc64", Crc64),
+        ("crc32", Crc32),
+        ("crc32c-intel", Crc32c),
+        ("crc32c", Crc32c),
+        ("crc16", Crc16),
+        ("crc7", Crc7),
+        ("sha1", Sha1),
+        ("sha256", Sha256),
+        ("sha512", Sha512),
+        ("sha3-224", Sha3_224),
+        ("sha3-256", Sha3_256),
+        ("sha3-384", Sha3_384),
+        ("sha3-512", Sha3_512),
+        ("xxhash", Xxhash),
+        ("meta", Meta),
+        ("pattern", Pattern),
+        ("null", Null),
+    ];
+    if v == "0" {
+        return Ok(None);
+    }
+    METHODS.iter().find(|(name, _)| *name == v).map(|&(_, m)| Some(m)).ok_or_else(|| {
+        let names: Vec<&str> = METHODS.iter().map(|(name, _)| *name).collect();
+        format!("'{v}': allowed 0, {}", names.join(", "))
+    })
+}
+
+/// The job's latency target, made with fio's defaults (a 0 target, no window, 100 %) by
+/// whichever of its options comes first.
+fn latency_target(d: &mut JobDraft) -> &mut LatencyTarget {
+    d.spec.latency_target.get_or_insert(LatencyTarget {
+        target_ns: 0,
+        window_ns: 0,
+        percentile: 100.0,
+        keep_adjusting: false,
+    })
+}
+
+/// The job's flow, made with fio's defaults (id 0, weight 0, no sleep) by whichever of its
+/// options comes first.
+fn flow(d: &mut JobDraft) -> &mut FlowSpec {
+    d.spec.flow.get_or_insert(FlowSpec { id: 0, weight: 0, sleep_ns: 0 })
+}
+
 fn no_effect_flag(_: &mut JobDraft, v: &str) -> Result<(), String> {
     values::boolean(v).map(drop)
 }
@@ -861,8 +1153,8 @@ const HINTS: &[(&[&str], &str)] = &[
         "barrier writes and sync_file_range are not modelled; use fsync=, fdatasync= or sync=1",
     ),
     (
-        &["verify", "do_verify", "verify_pattern", "verify_fatal", "verify_backlog"],
-        "ssdtwin moves no data, so it cannot verify any",
+        &["trim_percentage", "trim_verify_zero", "trim_backlog", "trim_backlog_batch"],
+        "trimming written blocks to verify they read back as zeros is not modelled",
     ),
     (&["opendir"], "it reads an existing directory tree; name the files with filename=, directory= and nrfiles="),
     (&["file_append"], "appending to existing files is not modelled; files are laid out from their start"),
@@ -912,6 +1204,7 @@ const HINTS: &[(&[&str], &str)] = &[
         "it is an option of a passthrough engine (sg, io_uring_cmd, xnvme), which ssdtwin does not model; use io_uring or libaio",
     ),
     (&["donorname", "inplace"], "it is an option of the e4defrag engine, which ssdtwin does not run"),
+    (&["skip_bad"], "it is an option of the mtd engine, which addresses raw flash through Linux MTD, not an NVMe namespace"),
     (
         &["program", "arguments", "grace_time", "std_redirect"],
         "it is an option of the exec engine, which runs programs, not I/O",
@@ -920,23 +1213,6 @@ const HINTS: &[(&[&str], &str)] = &[
         &["cpuload", "cpuchunks", "cpumode", "exit_on_io_done"],
         "it is an option of the cpuio engine, which burns CPU and does no I/O",
     ),
-    (
-        &["flow", "flow_id", "flow_watermark", "flow_sleep"],
-        "flow control between jobs is not modelled; limit jobs with rate=",
-    ),
-    (
-        &["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit"],
-        "per-command priorities need a drive that schedules by priority, which ssdtwin does not model",
-    ),
-    (
-        &["latency_target", "latency_window", "latency_percentile", "latency_run"],
-        "fio's search for the queue depth that meets a latency target is not modelled; sweep iodepth instead",
-    ),
-    (
-        &["continue_on_error", "ignore_error", "error_dump"],
-        "the twin reports no I/O errors, so there are none to continue after",
-    ),
-    (&["numa_cpu_nodes", "numa_mem_policy"], "NUMA placement is not modelled; place threads with cpus_allowed="),
     (&["ramp_size"], "use ramp_time= instead"),
 ];
 

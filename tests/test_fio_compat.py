@@ -183,3 +183,22 @@ def test_normal_report_has_fio_s_layout(run_main: RunMain, reference_dir: Path) 
     assert labels(outcome.out) == labels(theirs)
     clat_rows = [line for line in outcome.out.splitlines() if line.startswith("     |")]
     assert len(clat_rows) == 10  # 17 default percentiles, 4 to a row, for reads and writes
+
+
+# ---- steady-state detection ------------------------------------------------------------------------------
+
+
+def test_steadystate_object_has_fios_shape_and_echo(run_main: RunMain, reference_dir: Path, tmp_path: Path) -> None:
+    theirs = reference(reference_dir, "steadystate-psync.json")["jobs"][0]
+    job = tmp_path / "steadystate-psync.fio"
+    job.write_text((reference_dir / "steadystate-psync.fio").read_text())
+    ours = fio(run_main, "--output-format=json", job)["jobs"][0]
+    assert_same_shape(ours["steadystate"], theirs["steadystate"])
+    assert ours["job options"] == theirs["job options"]
+    for key in ("ss", "duration", "attained"):
+        assert ours["steadystate"][key] == theirs["steadystate"][key]
+    # Two 1 s samples after the 1 s ramp: steady at 3 s from the job's start. (fio's helper
+    # thread samples on its own 1 s ticks, which began before the job laid out its file:
+    # 3.78 s in the recording.)
+    assert ours["job_runtime"] == 3000
+    assert 3000 <= theirs["job_runtime"] < 4000

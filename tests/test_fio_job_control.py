@@ -228,3 +228,12 @@ def test_fill_device_writes_a_new_file_until_the_file_system_is_full(small: dict
     job = {"name": "f", "rw": "write", "bs": "64k", "filename": "datafile.tmp", "fill_device": 1}
     # The only file starts at the namespace's start: it takes all of it, in whole blocks.
     assert fio_job(dev.run(job))["write"]["io_bytes"] == small["identity.capacity_bytes"]
+
+
+def test_a_direct_job_on_a_file_needs_lba_aligned_offsets() -> None:
+    job = {"name": "o", "rw": "read", "filename": "data", "size": "1m", "offset": 1000}
+    with pytest.raises(ValueError, match="offset 1000 is not a multiple of the 512-byte LBA size"):
+        Device(host="none").run(job)
+    # Through the page cache any offset is fine: the reads cover the pages it touches.
+    buffered = fio_job(Device().run(job | {"direct": 0}))
+    assert buffered["read"]["io_bytes"] == 1 << 20

@@ -12,6 +12,7 @@ use super::super::generators::{BsChooser, OffsetChooser};
 use super::super::logs::JobLogs;
 use super::super::{Direction, Distribution, ExitWhat, FileService, JobResult, JobSpec, RwPattern, RwSequencer};
 use super::thread::ThreadState;
+use super::control::Control;
 use super::verify::{Phase, Verify};
 use crate::engine::{SimDuration, SimRng, SimTime};
 use std::collections::VecDeque;
@@ -169,15 +170,8 @@ pub(super) struct JobClone {
     pub result: JobResult,
     pub logs: Option<JobLogs>,
     pub thread: ThreadState,
-    /// `verify=`: what the clone reads back and checks.
-    pub verify: Option<Verify>,
-    /// `max_latency`, `latency_target`.
-    pub latency: Option<super::latency::LatencyControl>,
-    /// `flow=`: the flow the clone joins when it starts, and its place in it once it has.
-    pub flow_spec: Option<super::super::FlowSpec>,
-    pub flow: Option<super::flow::Member>,
-    /// `cmdprio_percentage`, `cmdprio_bssplit`: which commands get which priority.
-    pub priority: Option<super::priority::PrioritySelector>,
+    /// Verification, latency limits, flows and command priorities, if the job uses any.
+    pub control: Option<Box<Control>>,
     /// The job's own priority (`prioclass`, `prio`), for the logs.
     pub own_priority: super::super::IoPriority,
     /// With verification, each pass over the region is followed by reading it back: the
@@ -204,7 +198,7 @@ pub(super) struct CloneSetup<'a> {
     pub now: SimTime,
     pub logs: Option<JobLogs>,
     pub thread: ThreadState,
-    pub verify: Option<Verify>,
+    pub host: &'a crate::os::HostConfig,
 }
 
 impl JobClone {
@@ -215,9 +209,14 @@ impl JobClone {
         let per_pass = spec.io_size.map_or(total_bytes, |size| size.resolve(ns_bytes));
         // fio's trimwrite trims each byte and then writes it, so its budget counts both.
         let passes = u64::from(spec.loops.max(1)) * if spec.rw == RwPattern::TrimWrite { 2 } else { 1 };
+        // fio seeds from the job's thread number when randrepeat=1, so reruns repeat; clones
+        // get distinct streams either way.
+        let seed = spec.randseed.unwrap_or(s.seed);
+        let label = (u64::from(s.thread_number) << 8) ^ u64::from(spec.randrepeat);
+        let control = Control::new(spec, s.host, seed, label, s.now + SimDuration(spec.startdelay_ns));
         // fio's thread_main: with verification every pass (even of a time-based job) ends
         // after `size` bytes and is read back before the next.
-        let passes_verified = s.verify.as_ref().is_some_and(Verify::logs_writes);
+        let passes_verified = control.as_ref().and_then(|c| c.verify.as_ref()).is_some_and(Verify::logs_writes);
         let budget_bytes = if spec.files.create_only {
             Some(0)
         } else if passes_verified {
@@ -226,12 +225,7 @@ impl JobClone {
             (!spec.time_based).then(|| per_pass.saturating_mul(passes))
         };
         let passes_left = (!spec.time_based).then(|| spec.loops.max(1) - 1);
-        // fio seeds from the job's thread number when randrepeat=1, so reruns repeat; clones
-        // get distinct streams either way.
-        let seed = spec.randseed.unwrap_or(s.seed);
-        let label = (u64::from(s.thread_number) << 8) ^ u64::from(spec.randrepeat);
         let rng = SimRng::stream(seed, label);
-        let priority = super::priority::PrioritySelector::new(spec, seed, label);
         let align = std::array::from_fn(|d| spec.blockalign[d].unwrap_or_else(|| spec.bs[d].min()));
         let max_bs = std::array::from_fn::<u64, 3, _>(|d| spec.bs[d].max());
         let files: Vec<FileCursor> = s
@@ -304,7 +298,7 @@ impl JobClone {
                 clone: s.clone,
                 name: spec.name.clone(),
                 groupid: s.group as u32,
-                dirs: fresh_dirs(priority.as_ref()),
+                dirs: fresh_dirs(control.as_ref().and_then(|c| c.priority.as_ref())),
                 iodepth_level: [0; 7],
                 start_ns: 0,
                 ramp_end_ns: 0,
@@ -319,11 +313,7 @@ impl JobClone {
             },
             logs: s.logs,
             thread: s.thread,
-            verify: s.verify,
-            latency: super::latency::LatencyControl::new(spec, start),
-            flow_spec: spec.flow,
-            flow: None,
-            priority,
+            control,
             own_priority: spec.priority.job_priority(),
             pass_bytes: per_pass,
             passes_left,
@@ -333,8 +323,9 @@ impl JobClone {
     /// `latency_target` found its depth: statistics restart at `now` (fio's
     /// `reset_all_stats`, which also restarts the runtime).
     pub(super) fn restart_measurement(&mut self, now: SimTime, runtime_ns: Option<u64>, window: SimDuration) {
+        let dirs = fresh_dirs(self.priority());
         let r = &mut self.result;
-        r.dirs = fresh_dirs(self.priority.as_ref());
+        r.dirs = dirs;
         r.iodepth_level = [0; 7];
         (r.usr_ns, r.sys_ns, r.ctx) = (0, 0, 0);
         r.sync_lat = crate::stats::LatStats::default();
@@ -349,7 +340,7 @@ impl JobClone {
     /// Whether the clone measures `dir`: its pattern's directions, and reads when it
     /// reads back what it wrote.
     pub(super) fn measures(&self, dir: Direction) -> bool {
-        self.rw.uses(dir) || (dir == Direction::Read && self.verify.as_ref().is_some_and(Verify::logs_writes))
+        self.rw.uses(dir) || (dir == Direction::Read && self.verify().is_some_and(Verify::logs_writes))
     }
 
     /// After a read-back, starts the next pass if one is left (fio's `keep_running`).
@@ -415,7 +406,7 @@ impl JobClone {
     /// or I/O count is used up.
     #[inline]
     pub(super) fn out_of_work(&self, now: SimTime) -> bool {
-        if let Some(v) = &self.verify
+        if let Some(v) = self.verify()
             && v.phase == Phase::Verify
         {
             return now >= self.deadline || v.verified_all();
@@ -429,25 +420,57 @@ impl JobClone {
     /// back a block written earlier (`verify=`).
     #[inline]
     pub(super) fn next_io(&mut self) -> (Direction, u64, u64, bool) {
-        if let Some(v) = self.verify.as_mut() {
-            if let Some((offset, bytes)) = v.next_read_back(!self.thread.last_issue_write) {
-                return (Direction::Read, offset, bytes, true);
-            }
-            let (dir, offset, bytes) = self.ahead.pop_front().unwrap_or_else(|| self.decide());
-            if dir == Direction::Write {
-                self.verify.as_mut().expect("checked above").log_write(offset, bytes);
-            }
-            return (dir, offset, bytes, false);
+        if self.control.is_some() {
+            return self.next_io_verified();
         }
         let (dir, offset, bytes) = self.ahead.pop_front().unwrap_or_else(|| self.decide());
         (dir, offset, bytes, false)
+    }
+
+    /// [`Self::next_io`] for a clone that may verify.
+    #[cold]
+    fn next_io_verified(&mut self) -> (Direction, u64, u64, bool) {
+        let last_was_read = !self.thread.last_issue_write;
+        if let Some((offset, bytes)) = self.verify_mut().and_then(|v| v.next_read_back(last_was_read)) {
+            return (Direction::Read, offset, bytes, true);
+        }
+        let (dir, offset, bytes) = self.ahead.pop_front().unwrap_or_else(|| self.decide());
+        if dir == Direction::Write
+            && let Some(v) = self.verify_mut()
+        {
+            v.log_write(offset, bytes);
+        }
+        (dir, offset, bytes, false)
+    }
+
+    /// Its verification, if it verifies.
+    #[inline]
+    pub(super) fn verify(&self) -> Option<&Verify> {
+        self.control.as_deref()?.verify.as_ref()
+    }
+
+    #[inline]
+    pub(super) fn verify_mut(&mut self) -> Option<&mut Verify> {
+        self.control.as_deref_mut()?.verify.as_mut()
+    }
+
+    /// Its command-priority draws, if it splits priorities.
+    #[inline]
+    pub(super) fn priority(&self) -> Option<&super::priority::PrioritySelector> {
+        self.control.as_deref()?.priority.as_ref()
+    }
+
+    /// Its flow membership, once started in a flow.
+    #[inline]
+    pub(super) fn flow(&self) -> Option<super::flow::Member> {
+        self.control.as_deref()?.flow
     }
 
     /// The direction of the next I/O, for its rate limit: the next decided one's (a
     /// read-back is a read; `verify_only` leaves nothing decided).
     #[inline]
     pub(super) fn next_dir(&self) -> Direction {
-        match (&self.verify, self.ahead.front()) {
+        match (self.verify(), self.ahead.front()) {
             (Some(v), _) if v.phase == Phase::Verify => Direction::Read,
             (_, Some(&(dir, _, _))) => dir,
             (_, None) => Direction::Read,

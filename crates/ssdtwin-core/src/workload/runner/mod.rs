@@ -19,6 +19,7 @@
 //! start, ramp end, deadline), host first on ties, so a run is deterministic.
 
 mod clone;
+mod control;
 mod flow;
 mod latency;
 mod priority;
@@ -32,7 +33,9 @@ pub(crate) use thread::EngineRun;
 
 use super::files::{self, FileTable, Layout, PlacedFile};
 use super::logs::JobLogs;
-use super::{DirResult, Direction, DiskUtil, ExitWhat, GroupResult, JobError, JobSet, JobSpec, RunResult, WindowRow};
+use super::{
+    DirResult, Direction, DiskUtil, ExitWhat, GroupResult, JobError, JobSet, JobSpec, RunResult, SizeSpec, WindowRow,
+};
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use crate::os::{CoreId, Host, HostConfig};
@@ -308,9 +311,9 @@ pub fn run<D: BlockDevice>(
                     now,
                     logs,
                     thread,
-                    verify: verify::Verify::new(spec, host.config()),
+                    host: host.config(),
                 });
-                if let Some(l) = &clone.latency {
+                if let Some(l) = clone.control.as_ref().and_then(|c| c.latency.as_ref()) {
                     clone.thread.depth_cap = l.depth();
                     clone.result.latency_depth = l.reported_depth();
                 }
@@ -556,7 +559,22 @@ fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError
             ));
         }
         if files::on_files(job) {
-            // Offsets are in the files, whose sizes are known when they are opened.
+            // Offsets are in the files, whose sizes are known when they are opened; files
+            // start on LBA boundaries, so a direct job's byte offsets must be LBA multiples
+            // (fio's direct read at offset 1000 fails with EINVAL). Through the page cache any
+            // offset is fine.
+            let misaligned = [job.offset, job.offset_increment]
+                .into_iter()
+                .find_map(|o| match o {
+                    SizeSpec::Bytes(b) if b % lba != 0 => Some(b),
+                    _ => None,
+                });
+            if let (Some(b), true) = (misaligned, job.direct) {
+                return Err(invalid(
+                    job,
+                    format!("offset {b} is not a multiple of the {lba}-byte LBA size, which direct I/O needs (direct=0 allows it)"),
+                ));
+            }
             continue;
         }
         let offset = job.offset.resolve(ns_bytes);
@@ -691,8 +709,10 @@ impl Runner {
                 c.result.start_ns = now.since(self.run_start).as_ns();
                 c.result.ramp_end_ns = c.ramp_end.since(self.run_start).as_ns();
                 c.thread.last_think = now;
-                if let Some(spec) = c.flow_spec {
-                    c.flow = Some(self.flows.join(&spec));
+                if let Some(control) = c.control.as_deref_mut()
+                    && let Some(spec) = control.flow_spec
+                {
+                    control.flow = Some(self.flows.join(&spec));
                 }
                 if c.thread.engine.buffered.is_some() {
                     // fio opens the file: it reads it in (`pre_read`) or drops what the
@@ -765,7 +785,7 @@ impl Runner {
         let sample_window = self.sample_window;
         let c = &mut self.clones[i];
         if dir == Direction::Write
-            && let Some(v) = c.verify.as_mut()
+            && let Some(v) = c.verify_mut()
         {
             v.write_completed(offset);
         }
@@ -816,7 +836,7 @@ impl Runner {
                 self.terminate_others(i, g, what, at);
             }
         }
-        if self.clones[i].latency.is_some() {
+        if self.clones[i].control.as_ref().is_some_and(|c| c.latency.is_some()) {
             self.check_latency(i, dir, at.since(start).as_ns(), at);
         }
         let c = &mut self.clones[i];
@@ -825,7 +845,7 @@ impl Runner {
             // fio logs the offset in the file (on a device, the device is the file).
             let in_file = offset - c.file_at(offset).1.0;
             let logged_slat = if c.sync_engine { 0 } else { slat };
-            let priority = c.priority.as_ref().map_or(c.own_priority, |p| p.priority(dir, prio));
+            let priority = c.priority().map_or(c.own_priority, |p| p.priority(dir, prio));
             // A log file that cannot be written ends the run when the clone finishes.
             let logs = c.logs.as_mut().expect("checked above");
             logs.record(since, dir, logged_slat, clat, bytes, in_file, priority).ok();
@@ -838,7 +858,7 @@ impl Runner {
     #[cold]
     fn check_latency(&mut self, i: usize, dir: Direction, total_ns: u64, at: SimTime) {
         let c = &mut self.clones[i];
-        let control = c.latency.as_mut().expect("checked by the caller");
+        let control = c.control.as_deref_mut().and_then(|c| c.latency.as_mut()).expect("checked by the caller");
         match control.on_completion(dir.index(), total_ns, at, c.done_ios, &c.result.name) {
             Ok(Verdict::Continue) => {}
             Ok(Verdict::Quiesce) => c.thread.quiesce = true,
@@ -867,8 +887,9 @@ impl Runner {
             }
         }
         let c = &mut self.clones[i];
-        c.thread.depth_cap = c.latency.as_ref().map_or(u32::MAX, |l| l.depth());
-        c.result.latency_depth = c.latency.as_ref().and_then(|l| l.reported_depth());
+        let latency = c.control.as_deref().and_then(|c| c.latency.as_ref());
+        c.thread.depth_cap = latency.map_or(u32::MAX, |l| l.depth());
+        c.result.latency_depth = latency.and_then(|l| l.reported_depth());
     }
 
     /// Wakes `clones` waiting for their flow's count to move.
@@ -983,7 +1004,7 @@ impl Runner {
                 c.result.dirs[dir.index()].runtime_ns = measured;
             }
         }
-        if let Some(v) = c.verify.as_mut().filter(|v| v.logs_writes()) {
+        if let Some(v) = c.control.as_deref_mut().and_then(|c| c.verify.as_mut()).filter(|v| v.logs_writes()) {
             // fio's update_runtime: each direction's time is that of the phases it ran in.
             v.close(c.ramp_end, end);
             for dir in Direction::ALL {
@@ -1000,7 +1021,7 @@ impl Runner {
             logs.finish(measured)?;
         }
         let (g, job, exit_what) = (c.group, c.result.job, c.exit_what);
-        if let Some(member) = c.flow.take() {
+        if let Some(member) = c.control.as_deref_mut().and_then(|c| c.flow.take()) {
             let woken = self.flows.leave(&member);
             self.wake(&woken, now);
         }

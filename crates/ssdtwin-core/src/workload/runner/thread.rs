@@ -429,7 +429,7 @@ impl Runner {
                             }
                         }
                         let mut user = e.account.times(u64::from(n));
-                        if let Some(v) = &c.verify {
+                        if let Some(v) = c.control.as_deref().and_then(|c| c.verify.as_ref()) {
                             for &id in t.visible.iter().take(n as usize) {
                                 let io = &self.ios[id];
                                 if io.read_back || (v.checks_reads && io.dir == Direction::Read) {
@@ -477,7 +477,7 @@ impl Runner {
                     let c = &mut self.clones[i];
                     c.thread.step = Step::Sleeping;
                     c.thread.generation = c.thread.generation.wrapping_add(1);
-                    let member = c.flow.expect("only clones in a flow wait for it");
+                    let member = c.flow().expect("only clones in a flow wait for it");
                     self.flows.wait(&member, i as u32);
                     return;
                 }
@@ -491,7 +491,7 @@ impl Runner {
 
     fn next_action(&mut self, i: usize, now: SimTime) -> Action {
         let c = &mut self.clones[i];
-        if c.verify.as_ref().is_some_and(|v| v.dry_run && v.phase == Phase::Io) && !c.stopped {
+        if c.control.is_some() && c.verify().is_some_and(|v| v.dry_run && v.phase == Phase::Io) && !c.stopped {
             c.dry_run_pass();
         }
         // Whether the clone may still issue matters only once its queue has room.
@@ -518,7 +518,7 @@ impl Runner {
             } else if t.end_fsync && !t.end_synced && t.writes_issued > 0 {
                 Action::Sync { end: true }
             } else if now < c.deadline
-                && let Some(v) = c.verify.as_mut()
+                && let Some(v) = c.control.as_deref_mut().and_then(|c| c.verify.as_mut())
             {
                 // fio's thread_main: a pass's I/O, then its read-back, then the next pass.
                 match v.phase {
@@ -576,7 +576,9 @@ impl Runner {
             let dir = c.next_dir();
             let allowed = c.rate_allows_at(dir);
             if allowed <= now {
-                let Some(member) = c.flow.as_mut() else { return Action::Issue };
+                let Some(member) = c.control.as_deref_mut().and_then(|c| c.flow.as_mut()) else {
+                    return Action::Issue;
+                };
                 let Some(woken) = self.flows.may_issue(member) else { return self.hold_for_flow(i, now) };
                 self.wake(&woken, now);
                 return Action::Issue;
@@ -604,7 +606,7 @@ impl Runner {
     fn hold_for_flow(&self, i: usize, now: SimTime) -> Action {
         let c = &self.clones[i];
         let t = &c.thread;
-        let sleep_ns = c.flow.map_or(0, |m| m.sleep_ns);
+        let sleep_ns = c.flow().map_or(0, |m| m.sleep_ns);
         if sleep_ns == 0 {
             Action::FlowWait
         } else if !t.queued.is_empty() {
@@ -626,7 +628,10 @@ impl Runner {
         let scheduled = c.rate_allows_at(dir);
         let start = if c.offload && scheduled > SimTime::ZERO { scheduled.max(c.start).min(now) } else { now };
         c.charge_rate(dir, bytes);
-        let prio = c.priority.as_mut().map_or(0, |p| p.pick(dir, bytes));
+        let prio = match c.control.as_deref_mut().and_then(|c| c.priority.as_mut()) {
+            Some(p) => p.pick(dir, bytes),
+            None => 0,
+        };
         // fio's io_bytes_exceeded counts the job's own directions: a write job's
         // read-backs are not in its budget.
         if !read_back || c.rw.uses(Direction::Read) {
@@ -673,7 +678,7 @@ impl Runner {
     fn issue_one<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
         let id = self.prepare_io(host, i, now);
         let c = &mut self.clones[i];
-        let make = match &c.verify {
+        let make = match c.verify() {
             Some(v) if self.ios[id].dir == Direction::Write => v.write_cost(self.ios[id].bytes),
             _ => SimDuration::ZERO,
         };
@@ -727,7 +732,7 @@ impl Runner {
     /// their cached pages (so blocks are read from the device), then reads them back.
     fn begin_verify<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
         let c = &mut self.clones[i];
-        let v = c.verify.as_mut().expect("only verifying clones begin a read-back");
+        let v = c.verify_mut().expect("only verifying clones begin a read-back");
         if v.sync_before && !v.synced {
             v.synced = true;
             let sys = c.thread.engine.submit_call;
@@ -741,7 +746,7 @@ impl Runner {
         }
         let c = &mut self.clones[i];
         let ramp_end = c.ramp_end;
-        c.verify.as_mut().expect("checked above").begin_verify(ramp_end, now);
+        c.verify_mut().expect("checked above").begin_verify(ramp_end, now);
         c.stopped = false;
     }
 
@@ -975,7 +980,7 @@ impl Runner {
             || t.sync_due()
             || c.stopped
             || t.depth_cap != u32::MAX
-            || c.flow.is_some()
+            || c.control.is_some()
         {
             return false;
         }
@@ -1010,8 +1015,7 @@ impl Runner {
             && !t.sync_due()
             && !c.stopped
             && !c.rate_limited()
-            && c.verify.is_none()
-            && c.flow.is_none()
+            && c.control.is_none()
             && !c.out_of_work(end)
     }
 

@@ -125,6 +125,21 @@ class Device:
         progress: Callable[[int, int | None, int, int | None], bool | None] | None = None,
     ) -> RunOutput:
         """Runs fio-style arguments or job-file text."""
+    def serve(
+        self,
+        host: str,
+        host_overrides: list[str],
+        socket: str | None = None,
+        listen: str | None = None,
+        export_name: str = "",
+        time_scale: float = 1.0,
+        data: str | None = None,
+        memory_limit_bytes: int = ...,
+        record: str | None = None,
+        force: bool = False,
+        ready: Callable[[str], object] | None = None,
+    ) -> str:
+        """Serves the device over NBD until SIGINT or SIGTERM; returns statistics as JSON."""
     def set_hmb(self, setting: str, host: str, host_overrides: list[str] = ...) -> dict[str, Any]:
         """Renegotiates the Host Memory Buffer as ``host``'s driver does ("off", "auto" or a
         cap in MiB)."""

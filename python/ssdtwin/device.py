@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -386,6 +387,52 @@ class Device:
                 observe.for_core(),
             )
         return RunResult(out)
+
+    def serve(
+        self,
+        *,
+        socket: str | Path | None = None,
+        listen: str | None = None,
+        export_name: str = "",
+        time_scale: float = 1.0,
+        data: str | Path | None = None,
+        memory_limit_gib: float = 1.0,
+        record: str | Path | None = None,
+        force: bool = False,
+        ready: Callable[[str], object] | None = None,
+    ) -> dict[str, Any]:
+        """Serves this drive as an NBD export on a Unix ``socket`` or a TCP ``listen``
+        address (``HOST:PORT``) until SIGINT or SIGTERM, with simulated time ``time_scale``
+        times slower than wall time. ``ready`` is called with the NBD URI once clients can
+        connect. Client data is kept in memory (at most ``memory_limit_gib``) or in the file
+        ``data``; ``record`` writes every request as a fio iolog v3. Returns the server's
+        statistics (requests, pacing lateness).
+        """
+        if not (isinstance(memory_limit_gib, int | float) and 0 < memory_limit_gib < 2**33):
+            raise DeviceError(f"memory_limit_gib {memory_limit_gib}: a positive number of GiB")
+        previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+        # The server stops on these signals itself; Python must not raise on top of that.
+        for sig in previous:
+            signal.signal(sig, signal.SIG_IGN)
+        try:
+            text = self._dev.serve(
+                self._host,
+                self._host_overrides,
+                socket=None if socket is None else str(socket),
+                listen=listen,
+                export_name=export_name,
+                time_scale=time_scale,
+                data=None if data is None else str(data),
+                memory_limit_bytes=int(memory_limit_gib * 2**30),
+                record=None if record is None else str(record),
+                force=force,
+                ready=ready,
+            )
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        stats: dict[str, Any] = json.loads(text)
+        return stats
 
     def set_hmb(self, setting: str | int) -> dict[str, Any]:
         """Renegotiates the Host Memory Buffer as the host's NVMe driver does with its cap

@@ -269,6 +269,55 @@ impl Device {
         ))
     }
 
+    /// Serves the device over NBD on a Unix socket (`socket`) or a TCP address (`listen`)
+    /// until SIGINT or SIGTERM; `ready` is called with the URI once the socket is bound.
+    /// Returns the server's statistics as JSON text.
+    #[pyo3(signature = (host, host_overrides, socket = None, listen = None, export_name = "", time_scale = 1.0, data = None, memory_limit_bytes = 1 << 30, record = None, force = false, ready = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn serve(
+        &mut self,
+        py: Python<'_>,
+        host: &str,
+        host_overrides: Vec<String>,
+        socket: Option<PathBuf>,
+        listen: Option<String>,
+        export_name: &str,
+        time_scale: f64,
+        data: Option<PathBuf>,
+        memory_limit_bytes: u64,
+        record: Option<PathBuf>,
+        force: bool,
+        ready: Option<Py<PyAny>>,
+    ) -> PyResult<String> {
+        use ssdtwin_serve::{Listen, ServeConfig, Server};
+        let host_config = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
+        if !time_scale.is_finite() || !(0.001..=1e6).contains(&time_scale) {
+            return Err(errors::device(py, format!("time scale {time_scale}: allowed 0.001 to 1000000")));
+        }
+        let listen = match (socket, listen) {
+            (Some(path), None) => Listen::Unix(path),
+            (None, Some(addr)) => Listen::Tcp(
+                addr.parse().map_err(|_| errors::device(py, format!("{addr}: allowed ADDRESS:PORT, e.g. 127.0.0.1:10809")))?,
+            ),
+            _ => return Err(errors::device(py, "give a socket path or a listen address, one of them".into())),
+        };
+        let config =
+            ServeConfig { listen, export_name: export_name.to_string(), time_scale, data, memory_limit_bytes, record, force };
+        let server = Server::bind(config).map_err(|e| errors::device(py, e.to_string()))?;
+        if let Some(callback) = ready {
+            callback.call1(py, (server.uri(),))?;
+        }
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let inner = &mut self.inner;
+        let stats = py
+            .detach(|| {
+                inner.quiesce();
+                server.run(&mut Host::new(inner, host_config), &stop)
+            })
+            .map_err(|e| errors::device(py, e.to_string()))?;
+        Ok(stats.to_json().to_string())
+    }
+
     /// Renegotiates the Host Memory Buffer as host `host`'s NVMe driver does with its cap
     /// (Linux: `max_host_mem_size_mb`): "off", "auto" (the host's default) or a cap in MiB.
     /// Returns the grant.

@@ -1,0 +1,19 @@
+//! `ssdtwin serve`: the twin as an NBD export that real clients (fio's nbd engine,
+//! qemu-io, nbdcopy, nbdfuse) read and write, with each reply released when the twin
+//! completes the command, mapped to wall-clock time. This crate is the only code of the
+//! project that reads a wall clock.
+//!
+//! * [`protocol`]: the NBD handshake and framing;
+//! * [`store`]: the data clients wrote;
+//! * [`server`]: connections, the twin's thread and its pacing;
+//! * [`record`]: `--record`, requests as a fio iolog v3;
+//! * [`stats`]: what the server reports.
+
+pub mod protocol;
+pub mod record;
+pub mod server;
+pub mod stats;
+pub mod store;
+
+pub use server::{Listen, ServeConfig, ServeError, Server};
+pub use stats::ServeStats;

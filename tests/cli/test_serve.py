@@ -1,0 +1,332 @@
+"""``ssdtwin serve``: the twin as an NBD export. A protocol-level client written here checks
+the handshake, data and error replies byte by byte; the real clients (nbdinfo, qemu-io,
+nbdcopy, fio's nbd engine) check interoperability and pacing where they are installed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+IHAVEOPT = 0x49484156454F5054
+REQUEST_MAGIC = 0x25609513
+REPLY_MAGIC = 0x67446698
+OPT_GO, OPT_LIST, OPT_ABORT, OPT_STRUCTURED_REPLY = 7, 3, 2, 8
+READ, WRITE, DISC, FLUSH, TRIM, WRITE_ZEROES = 0, 1, 2, 3, 4, 6
+EINVAL = 22
+
+
+@dataclass
+class Served:
+    process: subprocess.Popen[str]
+    uri: str
+    socket: Path
+    tmp: Path
+    clients: list[Client] = field(default_factory=list)
+
+    def connect(self) -> Client:
+        client = Client(self.socket)
+        self.clients.append(client)
+        return client
+
+    def stop(self, sig: int = signal.SIGINT) -> tuple[int, str]:
+        for c in self.clients:
+            c.sock.close()
+        self.process.send_signal(sig)
+        _, err = self.process.communicate(timeout=20)
+        return self.process.returncode, err
+
+
+def start(tmp: Path, *args: str) -> Served:
+    sock = tmp / "twin.sock"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ssdtwin", "serve", "--socket", str(sock), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    uri = process.stdout.readline().strip()
+    assert uri.startswith("nbd+unix:"), (uri, process.stderr.read() if process.stderr else "")
+    return Served(process, uri, sock, tmp)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    s = start(tmp_path, "--set", "identity.capacity_bytes=1073741824", "--stats", str(tmp_path / "stats.json"))
+    yield s
+    if s.process.poll() is None:
+        s.stop()
+
+
+class Client:
+    """The client side of the protocol, as the spec words it."""
+
+    def __init__(self, path: Path) -> None:
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(str(path))
+        self.sock.settimeout(20)
+        magic, opt, flags = struct.unpack(">QQH", self.recv(18))
+        assert (magic, opt) == (0x4E42444D41474943, IHAVEOPT) and flags & 1
+        self.sock.sendall(struct.pack(">I", 3))
+
+    def recv(self, n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            chunk = self.sock.recv(n - len(data))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return data
+
+    def option(self, code: int, data: bytes = b"") -> list[tuple[int, bytes]]:
+        """Sends an option; returns the replies up to the final one."""
+        self.sock.sendall(struct.pack(">QII", IHAVEOPT, code, len(data)) + data)
+        replies = []
+        while True:
+            _, opt, kind, length = struct.unpack(">QIII", self.recv(20))
+            assert opt == code
+            replies.append((kind, self.recv(length)))
+            if kind != 2 and kind != 3:  # SERVER and INFO come before the final reply
+                return replies
+
+    def go(self) -> int:
+        replies = self.option(OPT_GO, struct.pack(">IH", 0, 0))
+        assert replies[-1][0] == 1
+        _, size, _ = struct.unpack(">HQH", replies[0][1])
+        return int(size)
+
+    def request(self, kind: int, offset: int, length: int, data: bytes = b"", cookie: int = 1) -> tuple[int, bytes]:
+        self.sock.sendall(struct.pack(">IHHQQI", REQUEST_MAGIC, 0, kind, cookie, offset, length) + data)
+        magic, error, got = struct.unpack(">IIQ", self.recv(16))
+        assert magic == REPLY_MAGIC and got == cookie
+        payload = self.recv(length) if kind == READ and error == 0 else b""
+        return error, payload
+
+
+def test_the_handshake_lists_the_export_and_refuses_what_it_does_not_offer(served: Served) -> None:
+    c = served.connect()
+    assert c.option(OPT_STRUCTURED_REPLY)[0][0] == 2**31 + 1  # ERR_UNSUP, and parsing goes on
+    assert c.option(OPT_LIST) == [(2, struct.pack(">I", 0)), (1, b"")]
+    unknown = c.option(OPT_GO, struct.pack(">I", 3) + b"xyz" + struct.pack(">H", 0))
+    assert unknown[0][0] == 2**31 + 6  # ERR_UNKNOWN
+    assert c.go() == 1 << 30
+
+
+def test_data_written_reads_back_and_trimmed_or_zeroed_reads_as_zeros(served: Served) -> None:
+    c = served.connect()
+    c.go()
+    block = bytes(range(256)) * 32
+    assert c.request(WRITE, 8192, len(block), block) == (0, b"")
+    assert c.request(READ, 8192, len(block)) == (0, block)
+    assert c.request(READ, 0, 4096) == (0, bytes(4096))
+    assert c.request(TRIM, 8192, 4096)[0] == 0
+    assert c.request(WRITE_ZEROES, 12288, 512)[0] == 0
+    _, back = c.request(READ, 8192, len(block))
+    assert back == bytes(4096) + bytes(512) + block[4608:]
+    assert c.request(FLUSH, 0, 0)[0] == 0
+
+
+def test_bad_requests_get_einval_and_the_connection_goes_on(served: Served) -> None:
+    c = served.connect()
+    size = c.go()
+    assert c.request(READ, size, 4096)[0] == EINVAL  # beyond the end
+    assert c.request(READ, 100, 4096)[0] == EINVAL  # not on a 512-byte boundary
+    assert c.request(WRITE, 0, 100, b"x" * 100)[0] == EINVAL
+    assert c.request(9, 0, 0)[0] == EINVAL  # unknown command
+    assert c.request(READ, 0, 512)[0] == 0
+
+
+def test_disconnect_and_a_broken_request_close_only_that_connection(served: Served) -> None:
+    a, b = served.connect(), served.connect()
+    a.go()
+    b.go()
+    a.sock.sendall(struct.pack(">IHHQQI", 0xDEADBEEF, 0, READ, 1, 0, 512))
+    with pytest.raises((EOFError, ConnectionResetError)):
+        a.recv(1)
+    b.sock.sendall(struct.pack(">IHHQQI", REQUEST_MAGIC, 0, DISC, 2, 0, 0))
+    with pytest.raises((EOFError, ConnectionResetError)):
+        b.recv(1)
+    c = served.connect()
+    c.go()
+    assert c.request(READ, 0, 512)[0] == 0
+
+
+def test_the_server_stops_on_sigterm_with_stats_and_state(tmp_path: Path) -> None:
+    state = tmp_path / "after.state"
+    s = start(
+        tmp_path, "--stats", str(tmp_path / "st.json"), "--save-state", str(state), "--record", str(tmp_path / "r.log")
+    )
+    c = s.connect()
+    c.go()
+    for k in range(10):
+        c.request(WRITE, k * 4096, 4096, b"\1" * 4096, cookie=k)
+    c.request(READ, 0, 8192, cookie=99)
+    status, err = s.stop(signal.SIGTERM)
+    assert status == 0, err
+    assert "served 11 requests on 1 connections" in err
+    stats = json.loads((tmp_path / "st.json").read_text())
+    assert (stats["writes"], stats["reads"], stats["bytes_written"]) == (10, 1, 40960)
+    assert stats["replies"] == 11 and stats["lateness"]["max_ns"] > 0
+    assert state.stat().st_size > 0 and not s.socket.exists()
+    lines = (tmp_path / "r.log").read_text().splitlines()
+    assert lines[:3] == ["fio version 3 iolog", "0 /dev/nvme0n1 add", "0 /dev/nvme0n1 open"]
+    ops = [line.split()[2:] for line in lines[3:-1]]
+    assert ops == [["write", str(k * 4096), "4096"] for k in range(10)] + [["read", "0", "8192"]]
+    times = [int(line.split()[0]) for line in lines[3:]]
+    assert times == sorted(times) and lines[-1].endswith("/dev/nvme0n1 close")
+
+
+def test_an_existing_socket_file_is_not_replaced_without_force(tmp_path: Path) -> None:
+    (tmp_path / "twin.sock").write_text("mine")
+    out = subprocess.run(
+        [sys.executable, "-m", "ssdtwin", "serve", "--socket", str(tmp_path / "twin.sock")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert out.stderr.strip().endswith("the file exists; remove it or give --force"), out.stderr
+    assert (tmp_path / "twin.sock").read_text() == "mine"
+
+
+def test_a_bare_port_listens_on_loopback_only() -> None:
+    from ssdtwin.cli.serve import listen_address
+
+    assert listen_address("10809") == "127.0.0.1:10809"
+
+
+# ---- real clients ----
+
+
+def need(program: str) -> None:
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed (apt-get install libnbd-bin qemu-utils fio)")
+
+
+def test_nbdinfo_sees_the_export_and_its_block_sizes(served: Served) -> None:
+    need("nbdinfo")
+    info = json.loads(
+        subprocess.run(["nbdinfo", "--json", served.uri], capture_output=True, text=True, check=True).stdout
+    )
+    export = info["exports"][0]
+    assert export["export-size"] == 1 << 30
+    assert (export["block_size_minimum"], export["block_size_maximum"]) == (512, 32 << 20)
+    assert export["can_trim"] and export["can_zero"] and export["can_flush"] and export["can_multi_conn"]
+
+
+def test_qemu_io_writes_and_verifies_patterns(served: Served) -> None:
+    need("qemu-io")
+    commands = [
+        "write -P 0xa5 0 1M",
+        "read -P 0xa5 0 1M",
+        "write -z 4096 8k",
+        "read -P 0 4096 8k",
+        "discard 0 4k",
+        "read -P 0 0 4k",
+        "flush",
+    ]
+    args = ["qemu-io", "-f", "raw", served.uri]
+    for c in commands:
+        args += ["-c", c]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "Pattern verification failed" not in out.stdout + out.stderr, out
+
+
+def test_nbdcopy_in_and_out_gives_the_same_bytes(served: Served, tmp_path: Path) -> None:
+    need("nbdcopy")
+    source = tmp_path / "in.bin"
+    source.write_bytes(os.urandom(8 << 20))
+    subprocess.run(["nbdcopy", str(source), served.uri], check=True, timeout=120)
+    back = tmp_path / "out.bin"
+    subprocess.run(["nbdcopy", "--no-extents", served.uri, str(back)], check=True, timeout=120)
+    assert back.read_bytes()[: 8 << 20] == source.read_bytes()
+    assert back.read_bytes()[8 << 20 : 9 << 20] == bytes(1 << 20)
+
+
+def fio_nbd(uri: str, *options: str) -> dict[str, object]:
+    out = subprocess.run(
+        ["fio", "--output-format=json", "--name=n", "--ioengine=nbd", f"--uri={uri}", *options],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    # fio's nbd engine prints "connected" lines before the report.
+    report: dict[str, object] = json.loads(out.stdout[out.stdout.index("{") :])
+    return report
+
+
+def test_fio_nbd_engine_runs_several_jobs_of_random_reads_and_writes(served: Served) -> None:
+    need("fio")
+    report = fio_nbd(
+        served.uri, "--rw=randrw", "--bs=4k", "--size=64m", "--iodepth=8", "--numjobs=2", "--runtime=1", "--time_based"
+    )
+    jobs = report["jobs"]
+    assert isinstance(jobs, list) and len(jobs) == 2
+    assert all(j["error"] == 0 and j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0 for j in jobs)
+
+
+def test_fio_qd1_latency_over_the_time_scale_matches_the_twin(tmp_path: Path) -> None:
+    """A QD1 random-read job measured by real fio through NBD, divided by the time scale,
+    within 10 % of the same job run by ssdtwin's own fio in virtual time."""
+    need("fio")
+    scale = 32
+    state = tmp_path / "filled.state"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ssdtwin",
+            "precondition",
+            "--fill",
+            "seq:100",
+            "--save",
+            str(state),
+            "--set",
+            "identity.capacity_bytes=4294967296",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    job = ["--rw=randread", "--bs=4k", "--size=1g", "--iodepth=1", "--number_ios=400"]
+    virtual = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ssdtwin",
+            "fio",
+            "--state",
+            str(state),
+            "--host",
+            "none",
+            "--output-format=json",
+            "--name=n",
+            *job,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    twin_us = json.loads(virtual.stdout)["jobs"][0]["read"]["lat_ns"]["mean"] / 1000
+    s = start(tmp_path, "--state", str(state), "--time-scale", str(scale))
+    try:
+        report = fio_nbd(s.uri, *job)
+    finally:
+        s.stop()
+    jobs = report["jobs"]
+    assert isinstance(jobs, list)
+    served_us = jobs[0]["read"]["lat_ns"]["mean"] / 1000 / scale
+    assert served_us == pytest.approx(twin_us, rel=0.10)

@@ -185,6 +185,12 @@ def test_the_server_stops_on_sigterm_with_stats_and_state(tmp_path: Path) -> Non
     assert ops == [["write", str(k * 4096), "4096"] for k in range(10)] + [["read", "0", "8192"]]
     times = [int(line.split()[0]) for line in lines[3:]]
     assert times == sorted(times) and lines[-1].endswith("/dev/nvme0n1 close")
+    # The recording replays with the same I/O.
+    from ssdtwin import Device
+
+    replayed = Device(host="none").run({"name": "r", "read_iolog": str(tmp_path / "r.log")}).json["jobs"][0]
+    assert (replayed["write"]["total_ios"], replayed["write"]["io_bytes"]) == (10, 40960)
+    assert (replayed["read"]["total_ios"], replayed["read"]["io_bytes"]) == (1, 8192)
 
 
 def test_an_existing_socket_file_is_not_replaced_without_force(tmp_path: Path) -> None:

@@ -6,11 +6,9 @@
 //! * [`protocol`]: the NBD handshake and framing;
 //! * [`store`]: the data clients wrote;
 //! * [`server`]: connections, the twin's thread and its pacing;
-//! * [`record`]: `--record`, requests as a fio iolog v3;
 //! * [`stats`]: what the server reports.
 
 pub mod protocol;
-pub mod record;
 pub mod server;
 pub mod stats;
 pub mod store;

@@ -10,12 +10,12 @@
 //! due wall time a reply was written.
 
 use crate::protocol::{self, Command, EINVAL, ENOSPC, Export, Handshake, MAX_PAYLOAD_BYTES, Request};
-use crate::record::IologWriter;
 use crate::stats::ServeStats;
 use crate::store::Store;
 use ssdtwin_core::block::{BlockDevice, Opcode};
 use ssdtwin_core::engine::SimTime;
 use ssdtwin_core::os::{CompletionPath, Host, IoRequest};
+use ssdtwin_core::workload::trace::{IologWriter, TraceOp};
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -222,7 +222,9 @@ impl Server {
         };
         let mut record = match &self.config.record {
             None => None,
-            Some(path) => Some(IologWriter::create(path).map_err(|e| ServeError::File {
+            // `--record` goes to /dev/nvme0n1, so that a replay in `ssdtwin fio` addresses
+            // the namespace.
+            Some(path) => Some(IologWriter::create(path, "/dev/nvme0n1", false).map_err(|e| ServeError::File {
                 path: path.display().to_string(),
                 reason: e.to_string(),
             })?),
@@ -495,7 +497,13 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
     fn submit(&mut self, conn: u32, r: Request, opcode: Opcode, offset: u64, bytes: u64, at: SimTime) {
         if let Some(rec) = self.record.as_deref_mut() {
             let us = at.as_ns().saturating_sub(self.sim0.as_ns()) / 1000;
-            rec.record(us, opcode, offset, bytes);
+            let op = match opcode {
+                Opcode::Read => TraceOp::Read,
+                Opcode::Write => TraceOp::Write,
+                Opcode::Trim => TraceOp::Trim,
+                Opcode::Flush => TraceOp::Sync,
+            };
+            rec.record(us, op, offset, bytes);
         }
         match opcode {
             Opcode::Read => (self.stats.reads, self.stats.bytes_read) = (self.stats.reads + 1, self.stats.bytes_read + bytes),

@@ -410,6 +410,29 @@ pub struct JobSpec {
     pub flow: Option<FlowSpec>,
     /// `prio=`, `prioclass=` and the `cmdprio*` options: the I/O priority of each command.
     pub priority: PrioritySpec,
+    /// `read_iolog=`: the traces the job replays instead of generating I/O (clone `k` takes
+    /// the `k`-th of a `:`-separated list, in turn), and the `replay_*` options.
+    pub replay: Option<ReplaySpec>,
+    /// `write_iolog=`: the job's I/O is written here as a fio iolog version 3.
+    pub write_iolog: Option<String>,
+    /// Whether `iodepth=` was given (a blktrace replay otherwise takes the depth it infers).
+    pub iodepth_given: bool,
+}
+
+/// A job's traces and how they are replayed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplaySpec {
+    /// The trace files.
+    pub paths: Vec<String>,
+    /// `replay_no_stall`, `replay_time_scale`, `replay_align`, `replay_scale`, `replay_skip`.
+    pub options: super::trace::ReplayOptions,
+    /// `merge_blktrace_file=`: the blktrace traces are first merged into this file, which
+    /// is then replayed.
+    pub merge_into: Option<String>,
+    /// `merge_blktrace_scalars=`: each trace's times in percent (empty: 100 each).
+    pub merge_scalars: Vec<u64>,
+    /// `merge_blktrace_iters=`: how many times each trace repeats (empty: once each).
+    pub merge_iters: Vec<u64>,
 }
 
 /// fio's `verify=` methods (`verify.h`): a checksum over each `verify_interval` of a block,
@@ -788,6 +811,9 @@ impl JobSpec {
             max_latency_ns: [None; 3],
             flow: None,
             priority: PrioritySpec::default(),
+            replay: None,
+            write_iolog: None,
+            iodepth_given: false,
         }
     }
 }

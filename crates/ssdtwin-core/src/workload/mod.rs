@@ -15,6 +15,7 @@ mod job;
 mod logs;
 mod result;
 mod runner;
+pub mod trace;
 
 pub use engines::{ENGINES, FioEngine, Support, fio_engine, is_sync_engine, modelled_engine_names};
 pub use error::JobError;

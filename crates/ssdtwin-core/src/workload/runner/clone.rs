@@ -12,6 +12,7 @@ use super::super::generators::{BsChooser, OffsetChooser};
 use super::super::logs::JobLogs;
 use super::super::{Direction, Distribution, ExitWhat, FileService, JobResult, JobSpec, RwPattern, RwSequencer};
 use super::thread::ThreadState;
+use super::super::trace::TraceOp;
 use super::control::Control;
 use super::verify::{Phase, Verify};
 use crate::engine::{SimDuration, SimRng, SimTime};
@@ -199,6 +200,10 @@ pub(super) struct CloneSetup<'a> {
     pub logs: Option<JobLogs>,
     pub thread: ThreadState,
     pub host: &'a crate::os::HostConfig,
+    /// `read_iolog=`: the clone's trace.
+    pub replay: Option<super::replay::ReplayCursor>,
+    /// `write_iolog=`: its iolog.
+    pub iolog: Option<super::super::trace::IologWriter>,
 }
 
 impl JobClone {
@@ -213,12 +218,17 @@ impl JobClone {
         // get distinct streams either way.
         let seed = spec.randseed.unwrap_or(s.seed);
         let label = (u64::from(s.thread_number) << 8) ^ u64::from(spec.randrepeat);
-        let control = Control::new(spec, s.host, seed, label, s.now + SimDuration(spec.startdelay_ns));
+        let start = s.now + SimDuration(spec.startdelay_ns);
+        let control = Control::new(spec, s.host, seed, label, start, (s.replay, s.iolog));
         // fio's thread_main: with verification every pass (even of a time-based job) ends
         // after `size` bytes and is read back before the next.
         let passes_verified = control.as_ref().and_then(|c| c.verify.as_ref()).is_some_and(Verify::logs_writes);
+        let replaying = control.as_ref().is_some_and(|c| c.replay.is_some());
         let budget_bytes = if spec.files.create_only {
             Some(0)
+        } else if replaying {
+            // The trace ends the job.
+            None
         } else if passes_verified {
             Some(per_pass)
         } else {
@@ -406,10 +416,15 @@ impl JobClone {
     /// or I/O count is used up.
     #[inline]
     pub(super) fn out_of_work(&self, now: SimTime) -> bool {
-        if let Some(v) = self.verify()
-            && v.phase == Phase::Verify
-        {
-            return now >= self.deadline || v.verified_all();
+        if self.control.is_some() {
+            if let Some(v) = self.verify()
+                && v.phase == Phase::Verify
+            {
+                return now >= self.deadline || v.verified_all();
+            }
+            if let Some(r) = self.replay() {
+                return now >= self.deadline || r.peek().is_none();
+            }
         }
         now >= self.deadline
             || self.budget_bytes.is_some_and(|b| self.issued_bytes >= b)
@@ -443,6 +458,43 @@ impl JobClone {
         (dir, offset, bytes, false)
     }
 
+    /// Its trace, if it replays one.
+    #[inline]
+    pub(super) fn replay(&self) -> Option<&super::replay::ReplayCursor> {
+        self.control.as_deref()?.replay.as_ref()
+    }
+
+    #[inline]
+    pub(super) fn replay_mut(&mut self) -> Option<&mut super::replay::ReplayCursor> {
+        self.control.as_deref_mut()?.replay.as_mut()
+    }
+
+    /// Whether it replays a trace.
+    #[inline]
+    pub(super) fn replaying(&self) -> bool {
+        self.replay().is_some()
+    }
+
+    /// The next I/O of a replaying clone, issued at `now`: its trace's next entry.
+    pub(super) fn next_replayed(&mut self, now: SimTime) -> (Direction, u64, u64, bool) {
+        let e = self.replay_mut().and_then(|r| r.take(now)).expect("issued only while the trace has I/O next");
+        let dir = match e.op {
+            TraceOp::Read => Direction::Read,
+            TraceOp::Write => Direction::Write,
+            TraceOp::Trim => Direction::Trim,
+            TraceOp::Sync | TraceOp::Wait => unreachable!("syncs and waits are not issued as I/O"),
+        };
+        (dir, e.offset, e.bytes, false)
+    }
+
+    /// Logs an I/O (or a sync) issued at `now` to its `write_iolog`, if it keeps one.
+    pub(super) fn log_issue(&mut self, now: SimTime, op: TraceOp, offset: u64, bytes: u64) {
+        let us = now.since(self.start).as_ns() / 1000;
+        if let Some(log) = self.control.as_deref_mut().and_then(|c| c.iolog.as_mut()) {
+            log.record(us, op, offset, bytes);
+        }
+    }
+
     /// Its verification, if it verifies.
     #[inline]
     pub(super) fn verify(&self) -> Option<&Verify> {
@@ -470,6 +522,13 @@ impl JobClone {
     /// read-back is a read; `verify_only` leaves nothing decided).
     #[inline]
     pub(super) fn next_dir(&self) -> Direction {
+        if let Some(e) = self.replay().and_then(super::replay::ReplayCursor::peek) {
+            return match e.op {
+                TraceOp::Write => Direction::Write,
+                TraceOp::Trim => Direction::Trim,
+                _ => Direction::Read,
+            };
+        }
         match (self.verify(), self.ahead.front()) {
             (Some(v), _) if v.phase == Phase::Verify => Direction::Read,
             (_, Some(&(dir, _, _))) => dir,

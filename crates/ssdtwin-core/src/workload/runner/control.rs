@@ -5,9 +5,11 @@
 use super::flow::Member;
 use super::latency::LatencyControl;
 use super::priority::PrioritySelector;
+use super::replay::ReplayCursor;
 use super::verify::Verify;
 use crate::engine::SimTime;
 use crate::os::HostConfig;
+use crate::workload::trace::IologWriter;
 use crate::workload::{FlowSpec, JobSpec};
 
 /// A clone's job-control state.
@@ -21,23 +23,40 @@ pub(super) struct Control {
     pub flow: Option<Member>,
     /// `cmdprio_percentage`, `cmdprio_bssplit`: which commands get which priority.
     pub priority: Option<PrioritySelector>,
+    /// `read_iolog=`: the trace the clone replays.
+    pub replay: Option<ReplayCursor>,
+    /// `write_iolog=`: where the clone's I/O is logged.
+    pub iolog: Option<IologWriter>,
 }
 
 impl Control {
     /// What `spec` asks for on `host`, if anything; `seed` and `label` seed the priority
     /// draws, `start` is when the clone starts.
-    pub(super) fn new(spec: &JobSpec, host: &HostConfig, seed: u64, label: u64, start: SimTime) -> Option<Box<Self>> {
+    /// `traces` are the clone's trace to replay and its iolog to write, if any.
+    pub(super) fn new(
+        spec: &JobSpec,
+        host: &HostConfig,
+        seed: u64,
+        label: u64,
+        start: SimTime,
+        traces: (Option<ReplayCursor>, Option<IologWriter>),
+    ) -> Option<Box<Self>> {
+        let (replay, iolog) = traces;
         let control = Control {
             verify: Verify::new(spec, host),
             latency: LatencyControl::new(spec, start),
             flow_spec: spec.flow,
             flow: None,
             priority: PrioritySelector::new(spec, seed, label),
+            replay,
+            iolog,
         };
         let used = control.verify.is_some()
             || control.latency.is_some()
             || control.flow_spec.is_some()
-            || control.priority.is_some();
+            || control.priority.is_some()
+            || control.replay.is_some()
+            || control.iolog.is_some();
         used.then(|| Box::new(control))
     }
 }

@@ -23,6 +23,7 @@ mod control;
 mod flow;
 mod latency;
 mod priority;
+mod replay;
 mod rate_min;
 mod steady;
 mod thread;
@@ -34,7 +35,8 @@ pub(crate) use thread::EngineRun;
 use super::files::{self, FileTable, Layout, PlacedFile};
 use super::logs::JobLogs;
 use super::{
-    DirResult, Direction, DiskUtil, ExitWhat, GroupResult, JobError, JobSet, JobSpec, RunResult, SizeSpec, WindowRow,
+    DirResult, Direction, DiskUtil, ExitWhat, GroupResult, JobError, JobFailure, JobSet, JobSpec, RunResult, SizeSpec,
+    WindowRow,
 };
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
@@ -297,6 +299,28 @@ pub fn run<D: BlockDevice>(
                 let files = placed.next().expect("one placement per clone");
                 let stream_base = next_stream;
                 next_stream += files.len() as u32;
+                let replay = match &spec.replay {
+                    Some(r) => {
+                        let path = &r.paths[k as usize % r.paths.len()];
+                        let start = now + SimDuration(spec.startdelay_ns);
+                        let cursor = replay::ReplayCursor::open(path, r.options, start)
+                            .map_err(|problem| JobError::Invalid { job: spec.name.clone(), problem })?;
+                        Some(cursor)
+                    }
+                    None => None,
+                };
+                let iolog = match &spec.write_iolog {
+                    // Clone k > 0 writes its own log beside the first (`PATH.k`).
+                    Some(path) => {
+                        let path = if k == 0 { path.clone() } else { format!("{path}.{k}") };
+                        let file = spec.filename.clone().unwrap_or_else(|| format!("/dev/{}", opts.device_name));
+                        let w = super::trace::IologWriter::create(std::path::Path::new(&path), &file, true).map_err(|e| {
+                            RunError::LogFile { path: path.clone(), reason: e.to_string(), kind: e.kind() }
+                        })?;
+                        Some(w)
+                    }
+                    None => None,
+                };
                 let mut clone = JobClone::new(CloneSetup {
                     spec,
                     job: j,
@@ -312,6 +336,8 @@ pub fn run<D: BlockDevice>(
                     logs,
                     thread,
                     host: host.config(),
+                    replay,
+                    iolog,
                 });
                 if let Some(l) = clone.control.as_ref().and_then(|c| c.latency.as_ref()) {
                     clone.thread.depth_cap = l.depth();
@@ -535,6 +561,12 @@ fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError
                 format!("cpus_allowed names CPU {cpu}; host {host_name} has CPUs 0 to {}", cores - 1),
             ));
         }
+        if let Some(r) = &job.replay {
+            // The traces were read when the job was parsed; now their offsets meet the drive.
+            for path in &r.paths {
+                super::trace::TraceReader::scan(path, r.options, ns_bytes, lba).map_err(|p| invalid(job, p))?;
+            }
+        }
         let cmd = &job.priority.cmd_options;
         if let Some(option) = cmd.first()
             && !matches!(job.ioengine.as_str(), "libaio" | "io_uring")
@@ -738,8 +770,11 @@ impl Runner {
                     self.timers.push(deadline, Timer::Deadline(i));
                 }
                 let c = &mut self.clones[i as usize];
-                let first = c.decide();
-                c.ahead.push_back(first);
+                // A replaying clone takes its I/O from its trace, never decided ahead.
+                if !c.replaying() {
+                    let first = c.decide();
+                    c.ahead.push_back(first);
+                }
                 self.drive(host, i as usize, now);
                 i
             }
@@ -999,10 +1034,19 @@ impl Runner {
         c.close_sample_windows(end, self.sample_window);
         c.result.end_ns = end.since(self.run_start).as_ns();
         let measured = end.since(c.ramp_end).as_ns();
+        let replaying = c.replaying();
         for dir in Direction::ALL {
-            if c.rw.uses(dir) {
+            // A trace may hold trims beside reads and writes.
+            if c.rw.uses(dir) || (replaying && c.result.dirs[dir.index()].io_bytes > 0) {
                 c.result.dirs[dir.index()].runtime_ns = measured;
             }
+        }
+        if let Some(message) = c.control.as_deref_mut().and_then(|x| x.replay.as_mut()).and_then(|r| r.error.take()) {
+            c.result.error = Some(JobFailure { errno: 5, func: "read_iolog", message });
+        }
+        if let Some(log) = c.control.as_deref_mut().and_then(|x| x.iolog.take()) {
+            let path = log.path().display().to_string();
+            log.finish().map_err(|e| RunError::LogFile { path, reason: e.to_string(), kind: e.kind() })?;
         }
         if let Some(v) = c.control.as_deref_mut().and_then(|c| c.verify.as_mut()).filter(|v| v.logs_writes()) {
             // fio's update_runtime: each direction's time is that of the phases it ran in.

@@ -27,6 +27,8 @@
 //! when the reap call that found it returns. slat = issue − start, clat = complete − issue.
 
 use super::super::{Direction, JobError, JobSpec};
+use super::super::trace::TraceOp;
+use super::replay::ReplayCursor;
 use super::verify::Phase;
 use super::{InFlightIo, Runner, SyncCall, Timer};
 use crate::block::{BlockDevice, Opcode};
@@ -462,6 +464,15 @@ impl Runner {
                     self.work(host, i, now, spin, SimDuration::ZERO, Then::Think { sleep });
                 }
                 Action::Sync { end } => {
+                    if let Some(r) = self.clones[i].replay_mut()
+                        && !end
+                        && r.peek().is_some_and(|e| e.op == TraceOp::Sync)
+                    {
+                        r.take(now);
+                    }
+                    if self.clones[i].control.is_some() {
+                        self.clones[i].log_issue(now, TraceOp::Sync, 0, 0);
+                    }
                     let t = &mut self.clones[i].thread;
                     t.last_issue_write = false;
                     t.end_synced |= end;
@@ -549,6 +560,31 @@ impl Runner {
                 Action::Sync { end: false }
             };
         }
+        if c.control.is_some()
+            && let Some(e) = c.replay().and_then(ReplayCursor::peek)
+        {
+            match e.op {
+                // fio's sync io_u: the queue drains, then the sync call.
+                TraceOp::Sync => {
+                    return if !t.queued.is_empty() {
+                        Action::Commit
+                    } else if used > 0 {
+                        Action::Wait { min: used }
+                    } else {
+                        Action::Sync { end: false }
+                    };
+                }
+                TraceOp::Wait => {
+                    let due = c.replay().map_or(now, ReplayCursor::due);
+                    if due > now {
+                        return if t.queued.is_empty() { Action::Sleep(due) } else { Action::Commit };
+                    }
+                    c.replay_mut().and_then(|r| r.take(now));
+                    return self.next_action(i, now);
+                }
+                TraceOp::Read | TraceOp::Write | TraceOp::Trim => {}
+            }
+        }
         if t.think_due(now) {
             // fio's io_u_quiesce: everything in flight completes before the stall.
             return if !t.queued.is_empty() {
@@ -574,7 +610,13 @@ impl Runner {
         }
         if !full {
             let dir = c.next_dir();
-            let allowed = c.rate_allows_at(dir);
+            let due = if c.control.is_some() { c.replay().map_or(SimTime::ZERO, ReplayCursor::due) } else { SimTime::ZERO };
+            let allowed = c.rate_allows_at(dir).max(due);
+            if due > now && due == allowed {
+                // fio's iolog_delay: the thread sleeps until the entry's time, what is in
+                // flight staying in flight.
+                return if t.queued.is_empty() { Action::Sleep(due) } else { Action::Commit };
+            }
             if allowed <= now {
                 let Some(member) = c.control.as_deref_mut().and_then(|c| c.flow.as_mut()) else {
                     return Action::Issue;
@@ -622,7 +664,16 @@ impl Runner {
     #[inline]
     fn prepare_io<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> u32 {
         let c = &mut self.clones[i];
-        let (dir, offset, bytes, read_back) = c.next_io();
+        let (dir, offset, bytes, read_back) =
+            if c.control.is_some() && c.replaying() { c.next_replayed(now) } else { c.next_io() };
+        if c.control.is_some() {
+            let op = match dir {
+                Direction::Read => TraceOp::Read,
+                Direction::Write => TraceOp::Write,
+                Direction::Trim => TraceOp::Trim,
+            };
+            c.log_issue(now, op, offset, bytes);
+        }
         // Offloaded submission queues each I/O at its place in the rate schedule; one that
         // waited beyond it (the device behind, the depth full) counts the wait as latency.
         let scheduled = c.rate_allows_at(dir);
@@ -655,8 +706,8 @@ impl Runner {
         if c.thread.think_on_issue {
             c.thread.think_counter += 1;
         }
-        // Decide the next I/Os now and warm the target for them.
-        while c.ahead.len() < super::clone::LOOKAHEAD {
+        // Decide the next I/Os now and warm the target for them (a trace decides its own).
+        while c.ahead.len() < super::clone::LOOKAHEAD && !(c.control.is_some() && c.replaying()) {
             let next = c.decide();
             host.prefetch(next.1);
             c.ahead.push_back(next);

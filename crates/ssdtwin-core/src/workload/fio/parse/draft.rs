@@ -7,7 +7,8 @@
 //! section therefore affects only later jobs. [`JobDraft::finish`] turns a draft into a
 //! validated [`JobSpec`].
 
-use crate::workload::{BlockSize, JobError, JobSpec};
+use crate::workload::trace::{TraceReader, TraceSummary, merge_blktraces};
+use crate::workload::{BlockSize, JobError, JobSpec, ReplaySpec, RwPattern, SizeSpec};
 
 /// A job (or the global defaults) being built.
 #[derive(Clone, Debug)]
@@ -68,6 +69,9 @@ impl JobDraft {
                 (None, None) => BlockSize::Fixed(bs_bytes[dir]),
             };
         }
+        if let Some(replay) = spec.replay.clone() {
+            shape_from_traces(&mut spec, &replay)?;
+        }
         if spec.time_based && spec.runtime_ns.is_none() {
             return Err(JobError::Invalid {
                 job: spec.name.clone(),
@@ -90,6 +94,53 @@ impl JobDraft {
         }
         Ok(spec)
     }
+}
+
+/// fio's `read_iolog` setup: the job's directions, largest block per direction, size and
+/// (for a blktrace without `iodepth=`) depth come from its traces, read through once here
+/// so that a malformed trace is refused before anything runs.
+fn shape_from_traces(spec: &mut JobSpec, replay: &ReplaySpec) -> Result<(), JobError> {
+    let invalid = |problem: String| JobError::Invalid { job: spec.name.clone(), problem };
+    if replay.paths.is_empty() {
+        return Err(invalid("replay options need read_iolog= (the trace to replay)".into()));
+    }
+    let mut replay = replay.clone();
+    if let Some(out) = &replay.merge_into {
+        merge_blktraces(&replay.paths, &replay.merge_scalars, &replay.merge_iters, std::path::Path::new(out))
+            .map_err(invalid)?;
+        replay.paths = vec![out.clone()];
+        spec.replay = Some(replay.clone());
+    }
+    let replay = &replay;
+    let mut total = TraceSummary::default();
+    for path in &replay.paths {
+        let s = TraceReader::scan(path, replay.options, u64::MAX, 1).map_err(invalid)?;
+        for d in 0..4 {
+            total.ios[d] += s.ios[d];
+        }
+        for d in 0..3 {
+            total.bytes[d] += s.bytes[d];
+            total.max_bytes[d] = total.max_bytes[d].max(s.max_bytes[d]);
+        }
+        total.depth = total.depth.max(s.depth);
+    }
+    let [reads, writes, trims, _] = total.ios.map(|n| n > 0);
+    spec.rw = match (reads, writes, trims) {
+        (true, true, _) => RwPattern::ReadWrite,
+        (true, false, _) => RwPattern::Read,
+        (false, true, _) => RwPattern::Write,
+        (false, false, _) => RwPattern::Trim,
+    };
+    for d in 0..3 {
+        if total.max_bytes[d] > 0 {
+            spec.bs[d] = BlockSize::Fixed(total.max_bytes[d]);
+        }
+    }
+    spec.size = Some(SizeSpec::Bytes(total.bytes.iter().sum::<u64>().max(1)));
+    if let (Some(depth), false) = (total.depth, spec.iodepth_given) {
+        spec.iodepth = depth;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -445,6 +445,7 @@ mod tests {
         expected.direct = true;
         expected.ioengine = "libaio".into();
         expected.iodepth = 8;
+        expected.iodepth_given = true;
         expected.bs = [BlockSize::Fixed(4096), BlockSize::Fixed(4096), BlockSize::Fixed(4096)];
         expected.runtime_ns = Some(2_000_000_000);
         expected.time_based = true;

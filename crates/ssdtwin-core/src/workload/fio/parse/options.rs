@@ -10,9 +10,10 @@ use super::draft::JobDraft;
 use super::splits;
 use super::values::{self, DefaultTimeUnit, MAX_BLOCK_BYTES, SizeOrPercent};
 use crate::workload::{
-    Distribution, ExitWhat, FileService, FlowSpec, IoPriority, LatencyTarget, PrioritySplit, RwPattern, RwSequencer,
-    SizeSpec, VerifyMethod,
+    Distribution, ExitWhat, FileService, FlowSpec, IoPriority, LatencyTarget, PrioritySplit, ReplaySpec, RwPattern,
+    RwSequencer, SizeSpec, VerifyMethod,
 };
+use crate::workload::trace::ReplayOptions;
 
 /// How an option is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -317,6 +318,7 @@ static OPTIONS: &[OptionDef] = &[
     // ---- queueing, clones, groups ----
     value("iodepth", |d, v| {
         d.spec.iodepth = values::count_in(v, d.kb_base, 1, 65536)? as u32;
+        d.spec.iodepth_given = true;
         Ok(())
     }),
     value("numjobs", |d, v| {
@@ -561,6 +563,78 @@ static OPTIONS: &[OptionDef] = &[
             let text = parts.get(dir).or(parts.first()).copied().unwrap_or("");
             *list = priority_splits(text, kb_base)?;
         }
+        Ok(())
+    }),
+    // ---- trace replay (fio's iolog.c, blktrace.c) ----
+    value("read_iolog", |d, v| {
+        if v.is_empty() {
+            return Err("allowed a trace file (an iolog or blktrace file), or several separated by ':'".into());
+        }
+        replay(d).paths = v.split(':').map(str::to_string).collect();
+        Ok(())
+    }),
+    flag("replay_no_stall", |d, v| {
+        replay(d).options.no_stall = values::boolean(v)?;
+        Ok(())
+    }),
+    value("replay_time_scale", |d, v| {
+        replay(d).options.time_scale_pct = values::count_in(v, d.kb_base, 1, u64::from(u32::MAX))?;
+        Ok(())
+    }),
+    value("replay_align", |d, v| {
+        let align = values::size(v, d.kb_base)?;
+        if !align.is_power_of_two() {
+            return Err(format!("'{v}': allowed a power of two, e.g. 4096"));
+        }
+        replay(d).options.align = align;
+        Ok(())
+    }),
+    value("replay_scale", |d, v| {
+        replay(d).options.scale = values::count_in(v, d.kb_base, 1, u64::from(u32::MAX))?;
+        Ok(())
+    }),
+    value("replay_skip", |d, v| {
+        let mut skip = [false; 4];
+        for kind in v.split(',') {
+            skip[match values::one_of(kind, &["read", "write", "trim", "sync"])? {
+                "read" => 0,
+                "write" => 1,
+                "trim" => 2,
+                _ => 3,
+            }] = true;
+        }
+        replay(d).options.skip = skip;
+        Ok(())
+    }),
+    // Every file of a trace is the namespace already: the target is the drive.
+    value("replay_redirect", |_, v| {
+        if v.is_empty() {
+            return Err("allowed a device path, e.g. /dev/nvme0n1".into());
+        }
+        Ok(())
+    }),
+    value("merge_blktrace_file", |d, v| {
+        if v.is_empty() {
+            return Err("allowed a file to write the merged blktrace to".into());
+        }
+        replay(d).merge_into = Some(v.to_string());
+        Ok(())
+    }),
+    value("merge_blktrace_scalars", |d, v| {
+        replay(d).merge_scalars = merge_list(v, "percentages, e.g. 50:100")?;
+        Ok(())
+    }),
+    value("merge_blktrace_iters", |d, v| {
+        replay(d).merge_iters = merge_list(v, "counts, e.g. 1:3")?;
+        Ok(())
+    }),
+    // Traces are streamed, never read whole.
+    value("read_iolog_chunked", no_effect_flag),
+    value("write_iolog", |d, v| {
+        if v.is_empty() {
+            return Err("allowed a file to write the iolog to".into());
+        }
+        d.spec.write_iolog = Some(v.to_string());
         Ok(())
     }),
     // ---- errors: the twin's I/O never fails, so there is none to continue after or ignore ----
@@ -909,6 +983,25 @@ fn verify_method(v: &str) -> Result<Option<VerifyMethod>, String> {
     METHODS.iter().find(|(name, _)| *name == v).map(|&(_, m)| Some(m)).ok_or_else(|| {
         let names: Vec<&str> = METHODS.iter().map(|(name, _)| *name).collect();
         format!("'{v}': allowed 0, {}", names.join(", "))
+    })
+}
+
+/// A `:`-separated list of positive numbers (fio reads floats and keeps their integer part).
+fn merge_list(v: &str, what: &str) -> Result<Vec<u64>, String> {
+    v.split(':')
+        .map(|x| values::decimal(x).ok().filter(|f| *f >= 1.0 && *f < 1e9).map(|f| f as u64))
+        .collect::<Option<Vec<u64>>>()
+        .ok_or_else(|| format!("'{v}': allowed ':'-separated {what}"))
+}
+
+/// The job's replay, made (with no trace yet) by whichever of its options comes first.
+fn replay(d: &mut JobDraft) -> &mut ReplaySpec {
+    d.spec.replay.get_or_insert_with(|| ReplaySpec {
+        paths: Vec::new(),
+        options: ReplayOptions::default(),
+        merge_into: None,
+        merge_scalars: Vec::new(),
+        merge_iters: Vec::new(),
     })
 }
 

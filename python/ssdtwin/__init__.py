@@ -25,6 +25,7 @@ from .device import (
     profiles,
 )
 from .errors import DeviceError, JobError, ProfileError, SsdtwinError, StateError, TraceError
+from .traces import convert_trace
 
 __all__ = [
     "DEFAULT_HOST",
@@ -38,6 +39,7 @@ __all__ = [
     "StateError",
     "TraceError",
     "__version__",
+    "convert_trace",
     "host_toml",
     "hosts",
     "profile_derived",

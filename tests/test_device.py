@@ -262,6 +262,7 @@ def test_public_names() -> None:
             "StateError",
             "TraceError",
             "__version__",
+            "convert_trace",
             "host_toml",
             "hosts",
             "profile_derived",

@@ -142,6 +142,8 @@ def test_malformed_traces_are_refused_naming_file_and_line(tmp_path: Path, lines
         Device(host="none").run({"name": "x", "read_iolog": str(trace)})
 
 
-def test_replay_options_need_a_trace() -> None:
-    with pytest.raises(ValueError, match="replay options need read_iolog="):
-        Device(host="none").run({"name": "x", "rw": "read", "size": "1m", "replay_no_stall": 1})
+def test_replay_options_without_a_trace_change_nothing() -> None:
+    job = {"name": "x", "rw": "read", "size": "1m"}
+    plain = Device(host="none").run(job).json["jobs"][0]
+    ignored = Device(host="none").run(job | {"replay_no_stall": 1, "replay_scale": 2}).json["jobs"][0]
+    assert ignored["read"]["io_bytes"] == plain["read"]["io_bytes"] == 1 << 20

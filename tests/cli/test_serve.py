@@ -336,3 +336,41 @@ def test_fio_qd1_latency_over_the_time_scale_matches_the_twin(tmp_path: Path) ->
     assert isinstance(jobs, list)
     served_us = jobs[0]["read"]["lat_ns"]["mean"] / 1000 / scale
     assert served_us == pytest.approx(twin_us, rel=0.10)
+
+
+def test_data_in_a_backing_file_is_kept_there(tmp_path: Path) -> None:
+    data = tmp_path / "disk.img"
+    s = start(tmp_path, "--set", "identity.capacity_bytes=1073741824", "--data", str(data))
+    c = s.connect()
+    c.go()
+    assert c.request(WRITE, 1 << 20, 4096, b"\x5a" * 4096) == (0, b"")
+    status, err = s.stop()
+    assert status == 0, err
+    assert data.stat().st_size == 1 << 30
+    with data.open("rb") as f:
+        f.seek(1 << 20)
+        assert f.read(4096) == b"\x5a" * 4096
+
+
+def test_garbage_on_the_wire_closes_only_that_connection(served: Served) -> None:
+    """Random bytes after the handshake, and headers with the request magic and random
+    fields: the server answers or hangs up that client, and keeps serving others."""
+    import random
+
+    rng = random.Random(7)
+    for k in range(30):
+        c = served.connect()
+        c.go()
+        if k % 2:
+            c.sock.sendall(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))))
+        else:
+            kind, length = rng.choice([READ, WRITE, TRIM, WRITE_ZEROES, 5, 99]), rng.choice([0, 1, 512, 1 << 26])
+            header = struct.pack(
+                ">IHHQQI", REQUEST_MAGIC, rng.randrange(1 << 16), kind, k, rng.randrange(1 << 64), length
+            )
+            # A WRITE's payload is not sent: the server waits for it, or refuses the length.
+            c.sock.sendall(header if kind != WRITE else header[:28])
+        c.sock.close()
+    healthy = served.connect()
+    healthy.go()
+    assert healthy.request(READ, 0, 512) == (0, bytes(512))

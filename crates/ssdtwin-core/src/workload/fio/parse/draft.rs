@@ -69,6 +69,10 @@ impl JobDraft {
                 (None, None) => BlockSize::Fixed(bs_bytes[dir]),
             };
         }
+        // Replay options without a trace change nothing, as in fio.
+        if spec.replay.as_ref().is_some_and(|r| r.paths.is_empty()) {
+            spec.replay = None;
+        }
         if let Some(replay) = spec.replay.clone() {
             shape_from_traces(&mut spec, &replay)?;
         }
@@ -101,9 +105,6 @@ impl JobDraft {
 /// so that a malformed trace is refused before anything runs.
 fn shape_from_traces(spec: &mut JobSpec, replay: &ReplaySpec) -> Result<(), JobError> {
     let invalid = |problem: String| JobError::Invalid { job: spec.name.clone(), problem };
-    if replay.paths.is_empty() {
-        return Err(invalid("replay options need read_iolog= (the trace to replay)".into()));
-    }
     let mut replay = replay.clone();
     if let Some(out) = &replay.merge_into {
         merge_blktraces(&replay.paths, &replay.merge_scalars, &replay.merge_iters, std::path::Path::new(out))

@@ -102,3 +102,14 @@ def test_the_cli_converts_and_refuses_to_overwrite(run_main: RunMain, tmp_path: 
     assert ok.status == 0 and "3 I/Os" in ok.out
     again = run_main("trace", "convert", src, "--format", "alibaba", "--out", out)
     assert_one_line_error(again, "exists")
+
+
+def test_the_cli_names_a_malformed_line_and_exits_2(run_main: RunMain, tmp_path: Path) -> None:
+    src = tmp_path / "m.csv"
+    src.write_text("128166372003061629,hm,1,Read,8192,4096,1\n128166372003061630,hm,1,Read,x,4096,1\n")
+    bad = run_main("trace", "convert", src, "--format", "msr", "--out", tmp_path / "t.log")
+    assert_one_line_error(bad, "m.csv:2: Offset 'x' is not a number")
+    log = tmp_path / "bad.log"
+    log.write_text("fio version 3 iolog\n0 /dev/nvme0n1 read 0 4096\n5 /dev/nvme0n1 read zero 4096\n")
+    replay = run_main("fio", "--host", "none", "--name=r", f"--read_iolog={log}")
+    assert_one_line_error(replay, "bad.log:3: offset 'zero' is not a number")

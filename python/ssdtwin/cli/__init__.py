@@ -12,7 +12,7 @@ import sys
 import click
 
 from ..errors import SsdtwinError
-from . import fio, nvme, perftest, precondition, profiles, serve, smartctl, study, trace
+from . import fio, nvme, perftest, precondition, profiles, serve, smartctl, study, sweep, trace
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -33,6 +33,7 @@ cli.add_command(serve.command)
 cli.add_command(profiles.command)
 cli.add_command(smartctl.command)
 cli.add_command(study.command)
+cli.add_command(sweep.command)
 cli.add_command(trace.command)
 
 

@@ -20,7 +20,8 @@ import click
 import pandas as pd
 
 from ..device import RawToml
-from ..studies import REGISTRY, Study
+from ..studies import REGISTRY, Study, run_study_drive
+from ..sweep import open_executor
 from . import progress
 from .common import parse_overrides
 
@@ -78,15 +79,30 @@ def _make_command(study: Study) -> click.Command:
         for path in paths:
             if path.exists() and not force:
                 raise click.UsageError(f"{path} exists; add --force to replace the study's outputs")
-        points = sum(study.count_points(profile=p, overrides=settings, **kwargs) for p in profiles)
+        executor: str | None = kwargs.pop("executor")
+        results: list[tuple[pd.DataFrame, str]] = []
+        if executor is None:
+            points = sum(study.count_points(profile=p, overrides=settings, **kwargs) for p in profiles)
+            with progress.steps_bar(study.name, points, progress.wanted(as_json)) as advance:
+                for p in profiles:
+                    results.append(study.run(advance=advance, profile=p, overrides=settings, **kwargs))
+        else:
+            # Each drive is one point of the sweep engine's executor.
+            with (
+                progress.steps_bar(study.name, len(profiles), progress.wanted(as_json)) as advance,
+                open_executor(executor) as ex,
+            ):
+                futures = [ex.submit(run_study_drive, study.name, p, settings, kwargs) for p in profiles]
+                for p, future in zip(profiles, futures, strict=True):
+                    results.append(future.result())
+                    if advance:
+                        advance(p)
         tables, reports = [], []
-        with progress.steps_bar(study.name, points, progress.wanted(as_json)) as advance:
-            for p in profiles:
-                table, report = study.run(advance=advance, profile=p, overrides=settings, **kwargs)
-                if "profile" not in table.columns:
-                    table.insert(0, "profile", p)
-                tables.append(table)
-                reports.append(f"== {p} ==\n{report.rstrip()}" if len(profiles) > 1 and report else report)
+        for p, (table, report) in zip(profiles, results, strict=True):
+            if "profile" not in table.columns:
+                table.insert(0, "profile", p)
+            tables.append(table)
+            reports.append(f"== {p} ==\n{report.rstrip()}" if len(profiles) > 1 and report else report)
         table = pd.concat(tables, ignore_index=True)
         figures = [study.plot(t) for t in tables]
         try:
@@ -129,6 +145,11 @@ def _make_command(study: Study) -> click.Command:
         click.Option(["--out"], type=click.Path(file_okay=False, path_type=Path), help="Output directory."),
         click.Option(["--json", "as_json"], is_flag=True, help="Print the table as JSON records."),
         click.Option(["--force"], is_flag=True, help="Replace existing outputs."),
+        click.Option(
+            ["--executor"],
+            default=None,
+            help="Run each drive as a point on local[:N] processes, dask-local[:N] or dask://HOST:PORT.",
+        ),
     ]
     callback: Callable[..., None] = run
     return click.Command(study.name, params=params, callback=callback, help=study.help)

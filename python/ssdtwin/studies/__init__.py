@@ -7,6 +7,10 @@ module here defines one :class:`Study`; :data:`REGISTRY` lists them for the CLI.
 
 from __future__ import annotations
 
+from typing import Any
+
+import pandas as pd
+
 from .base import Study
 from .cdm import STUDY as CDM
 from .hmb import STUDY as HMB
@@ -19,4 +23,13 @@ from .slc_write import STUDY as SLC_WRITE
 #: Every study, in the order ``ssdtwin study --help`` lists them.
 REGISTRY: list[Study] = [HMB, QLC_TR, SLC_WRITE, READ_AFTER_WRITE, LBAF, CDM, QD_SWEEP]
 
-__all__ = ["REGISTRY", "Study"]
+__all__ = ["REGISTRY", "Study", "run_study_drive"]
+
+
+def run_study_drive(
+    name: str, profile: str, overrides: dict[str, Any], kwargs: dict[str, Any]
+) -> tuple[pd.DataFrame, str]:
+    """Study ``name`` on one drive: a point a sweep executor can run (a top-level function
+    of the study's name, so that another process can import it)."""
+    study = next(s for s in REGISTRY if s.name == name)
+    return study.run(profile=profile, overrides=overrides, **kwargs)

@@ -1,0 +1,186 @@
+"""Running a grid: each point on a fresh drive (its own seed, so any executor gives the same
+table), finished points kept as they finish so that a rerun resumes, failed points recorded
+and the sweep going on, results as one tidy table (Parquet partitioned by the axes, and CSV
+and JSON when small)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import traceback
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, as_completed
+from pathlib import Path
+
+import pandas as pd
+
+from .._ssdtwin import __version__
+from ..device import Device, RawToml, profile_toml
+from ..errors import SsdtwinError
+from .grid import Grid, Point
+
+#: Tables up to this many rows are also written as CSV and JSON.
+SMALL_ROWS = 100_000
+
+Progress = Callable[[Point, str | None], None] | None
+
+
+def run_point(point: Point) -> pd.DataFrame:
+    """One point's rows: the job's summary (per job, clone and direction) with the point's
+    parameters, the seed, the ssdtwin version and the profile's hash."""
+    overrides = {k: RawToml(str(v).lower() if isinstance(v, bool) else str(v)) for k, v in point.set.items()}
+    host_overrides = {k: RawToml(str(v).lower() if isinstance(v, bool) else str(v)) for k, v in point.host_set.items()}
+    dev = Device(point.profile, host=point.host, host_overrides=host_overrides, overrides=overrides)
+    kind, _, pct = point.fill.partition(":")
+    if kind != "none":
+        dev.fill(kind, float(pct) if pct else 100.0, seed=point.seed)
+    job = {"name": "sweep"} | {k: v for k, v in point.job.items()}
+    table = dev.run(job, seed=point.seed).summary
+    resolved = profile_toml(point.profile, overrides)
+    front = {
+        "point": point.index,
+        "point_id": point.id,
+        **point.params,
+        "ssdtwin_version": __version__,
+        "profile_sha256": hashlib.sha256(resolved.encode()).hexdigest()[:16],
+    }
+    for i, (name, value) in enumerate(front.items()):
+        table.insert(i, name, [value] * len(table))
+    return table
+
+
+def _run_safely(point: Point) -> tuple[Point, pd.DataFrame | None, str | None]:
+    """A point's table, or why it failed (an ssdtwin error's message, or a traceback)."""
+    try:
+        return point, run_point(point), None
+    except SsdtwinError as e:
+        return point, None, str(e)
+    except Exception:  # a failed point is recorded, and the sweep goes on
+        return point, None, traceback.format_exc(limit=3).strip().splitlines()[-1]
+
+
+class Store:
+    """Finished and failed points under ``DIR/points`` and ``DIR/errors``."""
+
+    def __init__(self, out: Path) -> None:
+        self.points = out / "points"
+        self.errors = out / "errors"
+        self.points.mkdir(parents=True, exist_ok=True)
+        self.errors.mkdir(parents=True, exist_ok=True)
+
+    def finished(self) -> set[str]:
+        return {p.stem for p in self.points.glob("*.parquet")}
+
+    def load(self, point: Point) -> pd.DataFrame:
+        return pd.read_parquet(self.points / f"{point.id}.parquet")
+
+    def keep(self, point: Point, table: pd.DataFrame) -> None:
+        tmp = self.points / f".{point.id}.tmp"
+        table.to_parquet(tmp, index=False)
+        os.replace(tmp, self.points / f"{point.id}.parquet")
+        (self.errors / f"{point.id}.json").unlink(missing_ok=True)
+
+    def fail(self, point: Point, message: str) -> None:
+        record = {"point": point.index, "point_id": point.id, **point.params, "error": message}
+        (self.errors / f"{point.id}.json").write_text(json.dumps(record, default=str, indent=1) + "\n")
+
+
+def sweep(
+    grid: Grid,
+    *,
+    executor: Executor | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    progress: Progress = None,
+) -> pd.DataFrame:
+    """Runs every point of ``grid`` (on ``executor``, else in this process) and returns the
+    table, in point order. With ``out``, finished points are kept there as they finish and
+    the table is written as ``results.parquet`` (partitioned by the grid's axes), plus
+    ``results.csv`` and ``results.json`` when small; ``resume`` skips points already kept
+    (without it, a directory holding results is refused). Failed points are recorded
+    (``errors/``, and rows with an ``error`` column) and the sweep goes on.
+    """
+    store = None
+    done: dict[str, pd.DataFrame] = {}
+    if out is not None:
+        out = Path(out)
+        if (out / "points").is_dir() and any((out / "points").glob("*.parquet")) and not resume:
+            raise SsdtwinError(f"{out} holds results of a sweep; resume it with --resume or choose another directory")
+        store = Store(out)
+        finished = store.finished()
+        done = {p.id: store.load(p) for p in grid.points if p.id in finished}
+    failures: dict[str, str] = {}
+    todo = [p for p in grid.points if p.id not in done]
+    for p in grid.points:
+        if p.id in done and progress:
+            progress(p, None)
+
+    def record(point: Point, table: pd.DataFrame | None, error: str | None) -> None:
+        if table is not None:
+            done[point.id] = table
+            if store:
+                store.keep(point, table)
+        else:
+            failures[point.id] = error or "failed"
+            if store:
+                store.fail(point, failures[point.id])
+        if progress:
+            progress(point, error)
+
+    if executor is None:
+        for p in todo:
+            record(*_run_safely(p))
+    else:
+        futures = [executor.submit(_run_safely, p) for p in todo]
+        for f in as_completed(futures):
+            record(*f.result())
+    tables = []
+    for p in grid.points:
+        if p.id in done:
+            tables.append(done[p.id])
+        else:
+            tables.append(pd.DataFrame([{"point": p.index, "point_id": p.id, **p.params, "error": failures[p.id]}]))
+    table = pd.concat(tables, ignore_index=True)
+    if out is not None:
+        _write_results(table, grid.axes, Path(out))
+    return table
+
+
+def _write_results(table: pd.DataFrame, axes: Sequence[str], out: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    target = out / "results.parquet"
+    tmp = out / ".results.parquet.tmp"
+    if tmp.exists():
+        import shutil
+
+        shutil.rmtree(tmp)
+    data = pa.Table.from_pandas(table, preserve_index=False)
+    partitioning = [a for a in axes if a in table.columns] or None
+    ds.write_dataset(
+        data,
+        tmp,
+        format="parquet",
+        partitioning=partitioning,
+        partitioning_flavor="hive" if partitioning else None,
+        existing_data_behavior="overwrite_or_ignore",
+    )
+    if target.exists():
+        import shutil
+
+        shutil.rmtree(target)
+    os.replace(tmp, target)
+    if len(table) <= SMALL_ROWS:
+        table.to_csv(out / "results.csv", index=False)
+        table.to_json(out / "results.json", orient="records", indent=1)
+
+
+def read_results(out: str | Path) -> pd.DataFrame:
+    """The table a sweep wrote to ``out`` (partition columns restored), in point order."""
+    table = pd.read_parquet(Path(out) / "results.parquet")
+    return table.sort_values(["point"], kind="stable").reset_index(drop=True)
+
+
+__all__ = ["read_results", "run_point", "sweep"]

@@ -1,0 +1,148 @@
+"""Sweeps: grids run in this process, on local processes and on a Dask LocalCluster give
+the same table row for row; finished points are kept and a rerun resumes; a failing point
+is recorded and the sweep goes on."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from ssdtwin import SsdtwinError
+from ssdtwin.sweep import GridError, from_dict, load_grid, open_executor, read_results, sweep
+
+from .cli.test_fio import RunMain
+from .helpers import assert_one_line_error
+
+GRID: dict[str, Any] = {
+    "sweep": {
+        "host": "none",
+        "fill": "seq:50",
+        "set": {"identity.capacity_bytes": 1 << 30},
+        "job": {
+            "rw": ["randread", "randwrite"],
+            "iodepth": [1, 16],
+            "bs": "4k",
+            "ioengine": "libaio",
+            "size": "256m",
+            "runtime": "20ms",
+            "time_based": True,
+        },
+    }
+}
+
+
+class CountingExecutor(ThreadPoolExecutor):
+    """Counts the points submitted to it."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=2)
+        self.submitted = 0
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        self.submitted += 1
+        return super().submit(fn, *args, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def reference() -> pd.DataFrame:
+    return sweep(from_dict(GRID))
+
+
+def test_the_grid_is_the_cross_product_in_written_order(reference: pd.DataFrame) -> None:
+    grid = from_dict(GRID)
+    assert grid.axes == ["job.rw", "job.iodepth"]
+    assert [(p.job["rw"], p.job["iodepth"]) for p in grid.points] == [
+        ("randread", 1),
+        ("randread", 16),
+        ("randwrite", 1),
+        ("randwrite", 16),
+    ]
+    assert list(reference["point"]) == [0, 1, 2, 3]
+    for column in ("job.rw", "job.iodepth", "seed", "ssdtwin_version", "profile_sha256", "iops"):
+        assert column in reference.columns
+    # QD16 does more than QD1 for both directions: the points are what they say.
+    iops = dict(zip(zip(reference["job.rw"], reference["job.iodepth"], strict=True), reference["iops"], strict=True))
+    assert iops[("randread", 16)] > 4 * iops[("randread", 1)]
+
+
+@pytest.mark.parametrize("spec", ["local:2", "dask-local:2"])
+def test_every_executor_gives_the_same_table(reference: pd.DataFrame, spec: str) -> None:
+    if spec.startswith("dask"):
+        pytest.importorskip("distributed", reason="Dask is not installed (pip install 'ssdtwin[dask]')")
+    with open_executor(spec) as ex:
+        table = sweep(from_dict(GRID), executor=ex)
+    pd.testing.assert_frame_equal(table, reference)
+
+
+def test_a_rerun_resumes_without_recomputing_finished_points(reference: pd.DataFrame, tmp_path: Path) -> None:
+    grid = from_dict(GRID)
+    first = CountingExecutor()
+    with first:
+        sweep(grid, executor=first, out=tmp_path)
+    assert first.submitted == 4
+    # As if the sweep had been killed after two points.
+    for p in grid.points[2:]:
+        (tmp_path / "points" / f"{p.id}.parquet").unlink()
+    with pytest.raises(SsdtwinError, match="resume it with --resume"):
+        sweep(grid, out=tmp_path)
+    second = CountingExecutor()
+    with second:
+        table = sweep(grid, executor=second, out=tmp_path, resume=True)
+    assert second.submitted == 2
+    pd.testing.assert_frame_equal(table, reference)
+    stored = read_results(tmp_path)
+    assert list(stored["iops"]) == list(reference["iops"])
+    # Partitioned by the axes.
+    assert (tmp_path / "results.parquet" / "job.rw=randread" / "job.iodepth=16").is_dir()
+
+
+def test_a_failing_point_is_recorded_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    spec = json.loads(json.dumps(GRID))
+    spec["sweep"]["job"]["bs"] = ["4k", "1000"]
+    spec["sweep"]["job"]["iodepth"] = 1
+    table = sweep(from_dict(spec), out=tmp_path)
+    failed = table[table["error"].notna()]
+    assert sorted(failed["job.rw"]) == ["randread", "randwrite"]
+    assert all("1000" in e and "LBA" in e for e in failed["error"])
+    assert table["error"].isna().sum() == 2
+    errors = list((tmp_path / "errors").glob("*.json"))
+    assert len(errors) == 2 and json.loads(errors[0].read_text())["job.bs"] == "1000"
+
+
+def test_listed_points_and_malformed_grids(tmp_path: Path) -> None:
+    listed = from_dict({"point": [{"host": "none", "job": {"rw": "read"}}, {"host": "none", "job": {"rw": "write"}}]})
+    assert [p.job["rw"] for p in listed.points] == ["read", "write"] and listed.axes == ["job.rw"]
+    bad = tmp_path / "g.toml"
+    bad.write_text('[sweep]\nprofile = "a"\nspeed = [1, 2]\n')
+    with pytest.raises(GridError, match=r"g\.toml: \[sweep\]: unknown key 'speed'"):
+        load_grid(bad)
+    bad.write_text('[sweep]\nfill = "half"\n')
+    with pytest.raises(GridError, match=r"\[sweep\]\.fill: 'half'; allowed none"):
+        load_grid(bad)
+
+
+def test_the_cli_runs_a_grid_file_and_refuses_bad_input(run_main: RunMain, tmp_path: Path) -> None:
+    grid = tmp_path / "g.toml"
+    grid.write_text(
+        '[sweep]\nhost = "none"\n[sweep.set]\n"identity.capacity_bytes" = 1073741824\n'
+        '[sweep.job]\nrw = ["read", "write"]\nsize = "16m"\n'
+    )
+    ok = run_main("sweep", grid, "--out", tmp_path / "out", "--executor", "local:1")
+    assert ok.status == 0, ok
+    assert "2 points (0 failed), 2 rows" in ok.out
+    assert len(read_results(tmp_path / "out")) == 2
+    assert_one_line_error(run_main("sweep", grid, "--out", tmp_path / "o2", "--executor", "cloud"), "allowed local[:N]")
+
+
+def test_a_study_runs_its_drives_on_an_executor(run_main: RunMain, tmp_path: Path) -> None:
+    args = ["study", "qd-sweep", "--host", "none", "--profile", "generic-tlc-1tb,crucial-p1", "--depths", "1,4"]
+    args += ["--rw", "randread", "--json"]
+    here = run_main(*args, "--out", tmp_path / "a")
+    there = run_main(*args, "--out", tmp_path / "b", "--executor", "local:2")
+    assert here.status == there.status == 0
+    assert json.loads(there.out) == json.loads(here.out)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -76,14 +77,23 @@ def simulation_bar(
 
 @contextmanager
 def steps_bar(description: str, total: int, enabled: bool) -> Iterator[Callable[[str], None] | None]:
-    """Yields a function ``advance(label)`` for multi-point studies (or None)."""
+    """Yields a function ``advance(label)`` for multi-point studies and sweeps (or None):
+    points done, their rate, the label of the last one, elapsed time and ETA."""
     if not enabled:
         yield None
         return
-    with _bar(TextColumn("{task.completed}/{task.total}"), TextColumn("{task.fields[label]}")) as bar:
-        task = bar.add_task(description, total=total, label="")
+    columns = (
+        TextColumn("{task.completed}/{task.total}"),
+        TextColumn("{task.fields[rate]}"),
+        TextColumn("{task.fields[label]}"),
+    )
+    with _bar(*columns) as bar:
+        task = bar.add_task(description, total=total, label="", rate="")
+        started = time.monotonic()
 
         def advance(label: str) -> None:
-            bar.update(task, advance=1, label=label)
+            done = bar.tasks[0].completed + 1
+            rate = done / max(time.monotonic() - started, 1e-9)
+            bar.update(task, advance=1, label=label, rate=f"{rate:.2f}/s")
 
         yield advance

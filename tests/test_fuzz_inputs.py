@@ -96,3 +96,52 @@ def test_any_bytes_after_a_state_magic_are_a_state_error(tmp_path_factory: pytes
         with contextlib.suppress(StateError):
             Device.load(path)
         one_line_or_clean(*cli("smartctl", "-H", "--state", path))
+
+
+# ---- traces ----
+
+TRACE_LINES = st.one_of(
+    st.builds(
+        lambda t, f, a, o, n: f"{t} {f} {a} {o} {n}",
+        st.sampled_from(["0", "1", "100", "-5", "x", "18446744073709551616"]),
+        st.sampled_from(["/dev/nvme0n1", "f"]),
+        st.sampled_from(["read", "write", "trim", "sync", "datasync", "wait", "add", "open", "close", "fly"]),
+        st.sampled_from(["0", "512", "4096", "1000", "-1", "99999999999999999999", "x"]),
+        st.sampled_from(["0", "512", "4096", "100", "-1", "x"]),
+    ),
+    st.builds(lambda f, a: f"{f} {a}", st.sampled_from(["f", "/dev/sda"]), st.sampled_from(["add", "open", "read"])),
+    st.text(max_size=40),
+)
+
+
+@given(
+    st.sampled_from(["fio version 2 iolog", "fio version 3 iolog", "fio version 4 iolog", ""]),
+    st.lists(TRACE_LINES, max_size=10),
+)
+def test_any_iolog_replays_or_is_one_line(
+    tmp_path_factory: pytest.TempPathFactory, head: str, lines: list[str]
+) -> None:
+    path = tmp_path_factory.mktemp("traces") / "t.log"
+    path.write_text("\n".join([head, *lines]) + "\n")
+    one_line_or_clean(*cli("fio", "--host", "none", "--name=r", f"--read_iolog={path}", "--output-format=terse"))
+
+
+@given(st.binary(max_size=400), st.booleans())
+def test_any_blktrace_bytes_replay_or_are_one_line(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, magic: bool
+) -> None:
+    # Half the cases behind a valid little-endian magic and version, so records get parsed.
+    if magic:
+        data = (0x65617407).to_bytes(4, "little") + data
+    path = tmp_path_factory.mktemp("traces") / "t.bin"
+    path.write_bytes(data)
+    one_line_or_clean(*cli("fio", "--host", "none", "--name=r", f"--read_iolog={path}", "--output-format=terse"))
+
+
+@given(st.sampled_from(["msr", "blkparse", "spc", "alibaba", "tencent"]), st.lists(st.text(max_size=60), max_size=8))
+def test_any_trace_text_converts_or_is_one_line(
+    tmp_path_factory: pytest.TempPathFactory, fmt: str, lines: list[str]
+) -> None:
+    d = tmp_path_factory.mktemp("convert")
+    (d / "in.txt").write_text("\n".join(lines) + "\n")
+    one_line_or_clean(*cli("trace", "convert", d / "in.txt", "--format", fmt, "--out", d / "out.log", "--force"))

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 IHAVEOPT = 0x49484156454F5054
 REQUEST_MAGIC = 0x25609513
@@ -374,3 +376,40 @@ def test_garbage_on_the_wire_closes_only_that_connection(served: Served) -> None
     healthy = served.connect()
     healthy.go()
     assert healthy.request(READ, 0, 512) == (0, bytes(512))
+
+
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    s = start(tmp_path_factory.mktemp("fuzz"), "--set", "identity.capacity_bytes=1073741824")
+    yield s
+    s.stop()
+
+
+REQUESTS = st.lists(
+    st.tuples(
+        st.sampled_from([READ, WRITE, FLUSH, TRIM, WRITE_ZEROES, 5, 7, 9, 0xFFFF]),
+        st.one_of(st.integers(0, 1 << 31).map(lambda n: n * 512), st.integers(0, 2**64 - 1)),
+        st.sampled_from([0, 1, 511, 512, 4096, 65536, 1 << 20]),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
+@given(REQUESTS)
+def test_any_request_gets_a_reply_and_the_server_carries_on(
+    shared_server: Served, requests: list[tuple[int, int, int]]
+) -> None:
+    c = shared_server.connect()
+    c.go()
+    for cookie, (kind, offset, length) in enumerate(requests):
+        payload = bytes(length) if kind == WRITE else b""
+        error, data = c.request(kind, offset, length, payload, cookie=cookie)
+        in_range = offset + length <= 1 << 30 and offset % 512 == 0 and length % 512 == 0
+        if kind in (READ, WRITE) and error == 0:
+            assert in_range and len(data) == (length if kind == READ else 0)
+        if kind not in (READ, WRITE, FLUSH, TRIM, WRITE_ZEROES):
+            assert error == EINVAL
+    c.sock.close()
+    shared_server.clients.remove(c)

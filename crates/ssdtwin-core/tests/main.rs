@@ -27,3 +27,5 @@ mod files;
 mod steadystate;
 // Job control between jobs: wait_for, exitall and exit_what.
 mod job_control;
+// Saved states with valid checksums and inconsistent content.
+mod crafted_state;

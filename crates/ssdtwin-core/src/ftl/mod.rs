@@ -731,7 +731,37 @@ impl Ftl {
         if free_in_pool != self.sbs.free.len() {
             return Err("the free pool holds a superblock that is not Free".into());
         }
-        Ok(())
+        self.check_frontiers()
+    }
+
+    /// Each open superblock is filled by exactly one frontier, in its mode, within its
+    /// capacity (what a restored state must hold for writes to go on safely).
+    fn check_frontiers(&self) -> Result<(), String> {
+        let mut filled_by = vec![None; self.sbs.len() as usize];
+        for (k, f) in self.frontiers.iter().enumerate() {
+            let Some(sb) = f.sb else { continue };
+            if sb >= self.sbs.len() {
+                return Err(format!("frontier {k} writes superblock {sb}, beyond the {} there are", self.sbs.len()));
+            }
+            if let Some(other) = filled_by[sb as usize].replace(k) {
+                return Err(format!("frontiers {other} and {k} both write superblock {sb}"));
+            }
+            if self.sbs.state(sb) != SbState::Open || self.sbs.mode(sb) != f.mode {
+                return Err(format!(
+                    "frontier {k} writes superblock {sb} in {:?} mode, which is {:?} in {:?} mode",
+                    f.mode,
+                    self.sbs.state(sb),
+                    self.sbs.mode(sb)
+                ));
+            }
+            if f.capacity != self.geometry.sb_units_in(f.mode) || f.next > f.capacity {
+                return Err(format!("frontier {k} is at unit {} of {} in superblock {sb}", f.next, f.capacity));
+            }
+        }
+        match (0..self.sbs.len()).find(|&sb| self.sbs.state(sb) == SbState::Open && filled_by[sb as usize].is_none()) {
+            Some(sb) => Err(format!("superblock {sb} is open but no frontier writes it")),
+            None => Ok(()),
+        }
     }
 }
 
@@ -782,6 +812,10 @@ impl Ftl {
         self.sbs = state.sbs;
         for (f, s) in self.frontiers.iter_mut().zip(state.frontiers) {
             *f = s;
+        }
+        // Before the frontiers' flags are sized from what they claim.
+        self.check_frontiers()?;
+        for f in &mut self.frontiers {
             f.restore_flags(&self.geometry);
         }
         self.write_seq = state.write_seq;

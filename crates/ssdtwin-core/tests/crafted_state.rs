@@ -1,0 +1,82 @@
+//! States whose checksums are valid but whose content is not: each is refused on load as
+//! a corrupt state naming what is wrong (the checksum cannot catch a crafted file).
+
+use crate::common::small_config;
+use ssdtwin_core::ssd::{FillPattern, Ssd};
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// The saved state at `path` split into its magic and version, JSON header, and the rest
+/// of the frame.
+fn unpack(path: &Path) -> (Vec<u8>, serde_json::Value, Vec<u8>) {
+    let bytes = std::fs::read(path).unwrap();
+    let (head, frame) = bytes.split_at(12);
+    let mut plain = Vec::new();
+    lz4_flex::frame::FrameDecoder::new(frame).read_to_end(&mut plain).unwrap();
+    let len = u64::from_le_bytes(plain[..8].try_into().unwrap()) as usize;
+    let header = serde_json::from_slice(&plain[8..8 + len]).unwrap();
+    (head.to_vec(), header, plain[8 + len..].to_vec())
+}
+
+/// Writes a state from its pieces, with valid block and content checksums.
+fn pack(path: &Path, head: &[u8], header: &serde_json::Value, rest: &[u8]) {
+    let header = serde_json::to_vec(header).unwrap();
+    let mut out = head.to_vec();
+    let info = lz4_flex::frame::FrameInfo::new().block_checksums(true).content_checksum(true);
+    let mut frame = lz4_flex::frame::FrameEncoder::with_frame_info(info, &mut out);
+    frame.write_all(&(header.len() as u64).to_le_bytes()).unwrap();
+    frame.write_all(&header).unwrap();
+    frame.write_all(rest).unwrap();
+    frame.finish().unwrap();
+    std::fs::write(path, out).unwrap();
+}
+
+/// Saves a filled small drive, changes its header with `edit`, and returns the load error.
+fn load_after(name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut dev = Ssd::new(small_config(48, 25.0, &["nand.pages_per_block=3"]));
+    dev.fill(FillPattern::Random { percent: 80.0, overwrite_passes: 0.5, seed: 3 }).unwrap();
+    dev.quiesce();
+    let path = std::env::temp_dir().join(format!("ssdtwin-crafted-{name}-{}.state", std::process::id()));
+    dev.save(&path).unwrap();
+    let (head, mut header, rest) = unpack(&path);
+    // The untouched pieces load: the packing itself is right.
+    pack(&path, &head, &header, &rest);
+    assert!(Ssd::load(&path).is_ok(), "{name}: a repacked state loads");
+    edit(&mut header);
+    pack(&path, &head, &header, &rest);
+    let e = Ssd::load(&path).err().map(|e| e.to_string()).unwrap_or_default();
+    std::fs::remove_file(&path).unwrap();
+    e
+}
+
+#[test]
+fn two_frontiers_on_one_superblock_are_refused() {
+    let e = load_after("frontiers", |h| {
+        let fronts = h["ftl"]["frontiers"].as_array_mut().unwrap();
+        let open = fronts.iter().find_map(|f| f["sb"].as_u64()).expect("an open frontier");
+        for f in fronts.iter_mut() {
+            if f["sb"].is_null() {
+                f["sb"] = open.into();
+            }
+        }
+    });
+    assert!(e.contains(": corrupt state: ") && e.contains("both write superblock"), "{e}");
+}
+
+#[test]
+fn a_frontier_past_its_capacity_is_refused() {
+    let e = load_after("capacity", |h| {
+        let f = h["ftl"]["frontiers"].as_array_mut().unwrap().iter_mut().find(|f| !f["sb"].is_null()).unwrap();
+        f["next"] = (f["capacity"].as_u64().unwrap() + 1).into();
+    });
+    assert!(e.contains(": corrupt state: ") && e.contains("frontier") && e.contains("is at unit"), "{e}");
+}
+
+#[test]
+fn counters_that_disagree_with_the_map_are_refused() {
+    let e = load_after("slc", |h| {
+        let v = h["ftl"]["slc_valid"].as_u64().unwrap();
+        h["ftl"]["slc_valid"] = (v + 1).into();
+    });
+    assert!(e.contains(": corrupt state: ") && e.contains("SLC holds"), "{e}");
+}

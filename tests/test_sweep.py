@@ -13,6 +13,8 @@ from typing import Any
 import pandas as pd
 import pytest
 from ssdtwin import SsdtwinError
+from ssdtwin.studies import run_study, study_parts
+from ssdtwin.studies.lbaf import lbaf_sweep
 from ssdtwin.sweep import GridError, from_dict, load_grid, open_executor, read_results, sweep
 
 from .cli.test_fio import RunMain
@@ -139,10 +141,46 @@ def test_the_cli_runs_a_grid_file_and_refuses_bad_input(run_main: RunMain, tmp_p
     assert_one_line_error(run_main("sweep", grid, "--out", tmp_path / "o2", "--executor", "cloud"), "allowed local[:N]")
 
 
-def test_a_study_runs_its_drives_on_an_executor(run_main: RunMain, tmp_path: Path) -> None:
-    args = ["study", "qd-sweep", "--host", "none", "--profile", "generic-tlc-1tb,crucial-p1", "--depths", "1,4"]
-    args += ["--rw", "randread", "--json"]
+def test_a_study_runs_its_parts_on_an_executor(run_main: RunMain, tmp_path: Path) -> None:
+    small = ["--set", "nand.blocks_per_plane=24", "--set", "identity.capacity_bytes=8589934592"]
+    args = ["study", "qd-sweep", "--host", "none", "--profile", "generic-tlc-1tb,micron-9200max", "--depths", "1,4"]
+    args += ["--rw", "randread,randwrite", "--seconds", "0.02", "--span-gib", "1", "--json", *small]
     here = run_main(*args, "--out", tmp_path / "a")
     there = run_main(*args, "--out", tmp_path / "b", "--executor", "local:2")
-    assert here.status == there.status == 0
+    assert here.status == there.status == 0, there
     assert json.loads(there.out) == json.loads(here.out)
+    rows = json.loads(here.out)
+    assert [(r["profile"], r["rw"], r["iodepth"]) for r in rows][:4] == [
+        ("generic-tlc-1tb", "randread", 1),
+        ("generic-tlc-1tb", "randread", 4),
+        ("generic-tlc-1tb", "randwrite", 1),
+        ("generic-tlc-1tb", "randwrite", 4),
+    ]
+
+
+def test_each_independent_part_of_a_study_is_one_point() -> None:
+    small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30}
+    options = {"rw": "randread,read", "depths": "1,2", "bs": "4k", "seconds": 0.01, "span_gib": 1.0, "seed": 1}
+    # Two drives, two access patterns each: four parts, whatever the queue depths.
+    assert len(study_parts("qd-sweep", ["generic-tlc-1tb", "micron-9200max"], small, options | {"host": "none"})) == 4
+    counting = CountingExecutor()
+    with counting:
+        there = run_study("qd-sweep", ["generic-tlc-1tb"], overrides=small, executor=counting, host="none", **options)
+    here = run_study("qd-sweep", ["generic-tlc-1tb"], overrides=small, host="none", **options)
+    assert counting.submitted == 2
+    pd.testing.assert_frame_equal(there["generic-tlc-1tb"][0], here["generic-tlc-1tb"][0])
+    assert there["generic-tlc-1tb"][1] == here["generic-tlc-1tb"][1]
+
+
+def test_lbaf_scores_compare_formats_measured_as_separate_parts() -> None:
+    small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30}
+    options = {"span_gib": 0.25, "seconds": 0.005, "seed": 1, "host": "none", "formats": "0,1"}
+    with CountingExecutor() as counting:
+        table, _ = run_study("lbaf", ["micron-9200max"], overrides=small, executor=counting, **options)[
+            "micron-9200max"
+        ]
+    assert counting.submitted == 2
+    # Scores compare each format with the best one of all parts, as in one run over both.
+    whole = lbaf_sweep("micron-9200max", span_gib=0.25, seconds=0.005, host="none", overrides=small, formats=[0, 1])
+    pd.testing.assert_frame_equal(table, whole)
+    assert table.groupby("lbaf").score.first().min() < 1.0

@@ -20,7 +20,7 @@ import click
 import pandas as pd
 
 from ..device import RawToml
-from ..studies import REGISTRY, Study, run_study_drive
+from ..studies import REGISTRY, Study, run_study, study_parts
 from ..sweep import open_executor
 from . import progress
 from .common import parse_overrides
@@ -80,25 +80,22 @@ def _make_command(study: Study) -> click.Command:
             if path.exists() and not force:
                 raise click.UsageError(f"{path} exists; add --force to replace the study's outputs")
         executor: str | None = kwargs.pop("executor")
-        results: list[tuple[pd.DataFrame, str]] = []
+        options = kwargs
+        # Every part of every drive is a point of the sweep engine: counted in steps here,
+        # in parts on an executor.
         if executor is None:
-            points = sum(study.count_points(profile=p, overrides=settings, **kwargs) for p in profiles)
-            with progress.steps_bar(study.name, points, progress.wanted(as_json)) as advance:
-                for p in profiles:
-                    results.append(study.run(advance=advance, profile=p, overrides=settings, **kwargs))
+            steps = sum(study.count_points(profile=p, overrides=settings, **options) for p in profiles)
+            with progress.steps_bar(study.name, steps, progress.wanted(as_json)) as advance:
+                results = run_study(study.name, profiles, overrides=settings, advance=advance, **options)
         else:
-            # Each drive is one point of the sweep engine's executor.
+            steps = len(study_parts(study.name, profiles, settings, options))
             with (
-                progress.steps_bar(study.name, len(profiles), progress.wanted(as_json)) as advance,
+                progress.steps_bar(study.name, steps, progress.wanted(as_json)) as advance,
                 open_executor(executor) as ex,
             ):
-                futures = [ex.submit(run_study_drive, study.name, p, settings, kwargs) for p in profiles]
-                for p, future in zip(profiles, futures, strict=True):
-                    results.append(future.result())
-                    if advance:
-                        advance(p)
+                results = run_study(study.name, profiles, overrides=settings, executor=ex, advance=advance, **options)
         tables, reports = [], []
-        for p, (table, report) in zip(profiles, results, strict=True):
+        for p, (table, report) in results.items():
             if "profile" not in table.columns:
                 table.insert(0, "profile", p)
             tables.append(table)
@@ -148,7 +145,7 @@ def _make_command(study: Study) -> click.Command:
         click.Option(
             ["--executor"],
             default=None,
-            help="Run each drive as a point on local[:N] processes, dask-local[:N] or dask://HOST:PORT.",
+            help="Run the study's independent parts on local[:N] processes, dask-local[:N] or dask://HOST:PORT.",
         ),
     ]
     callback: Callable[..., None] = run

@@ -13,29 +13,47 @@ import pandas as pd
 Advance = Callable[[str], None] | None
 
 
+def one_part(**_: Any) -> list[dict[str, Any]]:
+    """A study whose points depend on each other (one drive carried from point to point)
+    runs as a single part."""
+    return [{}]
+
+
 @dataclass(frozen=True)
 class Study:
-    """A study as the CLI sees it."""
+    """A study as the CLI and the sweep engine see it.
+
+    One drive's study is split into independent *parts* (``parts``: the option values each
+    part runs with, e.g. one HMB setting and one access pattern), each run by ``sweep`` on a
+    drive of its own, so that the sweep engine can run them on any executor; ``report``
+    turns the drive's whole table into the text the command prints.
+    """
 
     name: str
     help: str
-    #: click options mapped to keyword arguments of ``sweep`` and ``count``.
+    #: click options mapped to keyword arguments of ``sweep``, ``count``, ``parts`` and ``report``.
     options: list[click.Option]
-    #: Runs the sweep: returns the table and a text report (may be empty).
-    sweep: Callable[..., tuple[pd.DataFrame, str]]
-    #: Number of points the sweep will run for these arguments.
+    #: Runs one part (or the whole study, given all the options) and returns its table.
+    sweep: Callable[..., pd.DataFrame]
+    #: Number of steps (progress ticks) ``sweep`` takes for these arguments.
     count: Callable[..., int]
     #: Draws the figure from a finished table.
     figure: Callable[[pd.DataFrame], Any]
+    #: The text report of one drive's whole table (may be empty).
+    report: Callable[..., str]
+    #: The independent parts of one drive's study, as option values that replace the
+    #: command's; parts run in any order and their tables are concatenated in this order.
+    parts: Callable[..., list[dict[str, Any]]] = one_part
+    #: Turns a drive's concatenated parts into its table, for values that compare parts
+    #: (a score against the best LBA format, say).
+    finish: Callable[[pd.DataFrame], pd.DataFrame] = lambda table: table
     #: The host profile of the measurement the study reproduces (``--host`` overrides it).
     host: str = "linux-6.1"
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def run(self, advance: Advance = None, **kwargs: Any) -> tuple[pd.DataFrame, str]:
-        return self.sweep(advance=advance, **kwargs)
-
     def count_points(self, **kwargs: Any) -> int:
-        return self.count(**kwargs)
+        """Progress steps of the whole study on one drive, over all its parts."""
+        return sum(self.count(**(kwargs | part)) for part in self.parts(**kwargs))
 
     def plot(self, table: pd.DataFrame) -> Any:
         return self.figure(table)

@@ -235,12 +235,11 @@ def _sweep(
     interval: int,
     host: str,
     overrides: Mapping[str, object],
-) -> tuple[pd.DataFrame, str]:
-    nbytes = parse_test_size(size)
-    table = cdm_sweep(
+) -> pd.DataFrame:
+    return cdm_sweep(
         profile,
         preset=preset,
-        size=nbytes,
+        size=parse_test_size(size),
         count=count,
         measure=measure,
         interval=interval,
@@ -248,12 +247,25 @@ def _sweep(
         overrides=overrides,
         advance=advance,
     )
-    dev = Device(profile, overrides=overrides)
-    used = min(nbytes, dev.info()["capacity_bytes"])
-    total = dev.info()["capacity_bytes"]
-    drive = f"{dev.info()['model']}: {100 * used // total}% ({used // 2**30}/{total // 2**30}GiB)"
-    text = text_export(table, preset=preset, size=nbytes, count=count, measure=measure, interval=interval, drive=drive)
-    return table, text
+
+
+def _report(
+    table: pd.DataFrame,
+    profile: str,
+    preset: str,
+    size: str,
+    count: int,
+    measure: int,
+    interval: int,
+    overrides: Mapping[str, object],
+    **_: Any,
+) -> str:
+    nbytes = parse_test_size(size)
+    info = Device(profile, overrides=overrides).info()
+    used = min(nbytes, info["capacity_bytes"])
+    total = info["capacity_bytes"]
+    drive = f"{info['model']}: {100 * used // total}% ({used // 2**30}/{total // 2**30}GiB)"
+    return text_export(table, preset=preset, size=nbytes, count=count, measure=measure, interval=interval, drive=drive)
 
 
 STUDY = Study(
@@ -278,5 +290,6 @@ STUDY = Study(
     sweep=_sweep,
     count=lambda preset, **_: 2 * len(PRESETS[preset]),
     figure=plot_cdm,
+    report=_report,
     host=HOST,
 )

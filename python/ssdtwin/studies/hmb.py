@@ -58,7 +58,9 @@ def _filled_state(profile: str, cache_dir: Path, overrides: Mapping[str, object]
     cache_dir.mkdir(parents=True, exist_ok=True)
     dev = Device(profile, overrides=overrides)
     dev.fill("seq", 100.0)
-    tmp = path.with_suffix(".tmp")
+    # Parts of a study on several processes may fill the same state at once: each writes
+    # its own temporary file and the last rename wins (the states are identical).
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     dev.save(tmp, overwrite=True)
     tmp.replace(path)
     return path
@@ -175,20 +177,29 @@ def _sweep(
     seed: int,
     host: str,
     overrides: Mapping[str, object],
-) -> tuple[pd.DataFrame, str]:
-    table = hmb_sweep(
+) -> pd.DataFrame:
+    return hmb_sweep(
         profile,
         host=host,
         overrides=overrides,
-        hmb=[h.strip() for h in hmb.split(",") if h.strip()],
+        hmb=_check_hmb(hmb),
         ranges_gib=int_list(ranges),
         rws=choice_list(rw, RW_CHOICES),
         seconds=seconds,
         seed=seed,
         advance=advance,
     )
+
+
+def _report(table: pd.DataFrame, **_: Any) -> str:
     pivot = table.pivot_table(index="range_gib", columns=["rw", "hmb_mib"], values="iops").round(0)
-    return table, "IOPS by range (GiB) and HMB (MiB, 0 = off):\n" + pivot.to_string()
+    return "IOPS by range (GiB) and HMB (MiB, 0 = off):\n" + str(pivot.to_string())
+
+
+def _parts(hmb: str, rw: str, **_: Any) -> list[dict[str, Any]]:
+    # Each HMB setting and access pattern starts from the filled state with a fresh
+    # controller; only the ranges within one of them carry the map cache over.
+    return [{"hmb": h, "rw": r} for h in _check_hmb(hmb) for r in choice_list(rw, RW_CHOICES)]
 
 
 def _check_hmb(text: str) -> list[str]:
@@ -220,4 +231,6 @@ STUDY = Study(
     host=HOST,
     count=_count,
     figure=plot_hmb,
+    report=_report,
+    parts=_parts,
 )

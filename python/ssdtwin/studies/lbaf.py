@@ -23,7 +23,7 @@ import click
 import pandas as pd
 
 from ..device import DEFAULT_HOST, Device
-from .base import Advance, Study
+from .base import Advance, Study, int_list
 
 RP_NAMES = ("Best", "Better", "Good", "Degraded")
 #: Lowest score for RP 0, 1 and 2; anything lower deserves 3.
@@ -55,15 +55,39 @@ def lbaf_sweep(
     seed: int = 1,
     overrides: Mapping[str, object] | None = None,
     host: str = DEFAULT_HOST,
+    formats: list[int] | None = None,
     advance: Advance = None,
 ) -> pd.DataFrame:
     """On ``host``, one row per (format, test, op): ``lbaf``, ``data_bytes``, ``metadata_bytes``,
     ``test``, ``op``, ``bs``, ``iodepth``, ``iops``, ``mb_per_s`` (10^6 B/s), ``lat_us``, and
-    per format ``advertised_rp``, ``score`` and ``deserved_rp``. Each point runs
-    ``seconds`` after a ramp of as long (which fills the write buffer)."""
-    formats = Device(profile, overrides=overrides).identity()["lba_formats"]
+    per format ``advertised_rp``, ``score`` and ``deserved_rp`` (:func:`score_formats`, among
+    the formats measured: ``formats``, indexes into the drive's list, default all). Each point
+    runs ``seconds`` after a ramp of as long (which fills the write buffer)."""
+    return score_formats(
+        measure_formats(profile, span_gib, seconds, seed, overrides, host, formats or [], advance=advance)
+    )
+
+
+def measure_formats(
+    profile: str,
+    span_gib: float,
+    seconds: float,
+    seed: int,
+    overrides: Mapping[str, object] | None,
+    host: str,
+    formats: list[int],
+    advance: Advance = None,
+) -> pd.DataFrame:
+    """:func:`lbaf_sweep`'s measurements, unscored, for ``formats`` (all when empty)."""
+    listed = Device(profile, overrides=overrides).identity()["lba_formats"]
+    for lbaf in formats:
+        if not 0 <= lbaf < len(listed):
+            raise click.BadParameter(
+                f"LBA format {lbaf}: the drive lists 0 to {len(listed) - 1}", param_hint="--formats"
+            )
     rows = []
-    for lbaf, fmt in enumerate(formats):
+    for lbaf in formats or range(len(listed)):
+        fmt = listed[lbaf]
         dev = Device(profile, overrides={**(overrides or {}), "namespace.current_format": lbaf}, host=host)
         capacity = dev.info()["capacity_bytes"]
         span = min(int(span_gib * 2**30), capacity)
@@ -104,7 +128,13 @@ def lbaf_sweep(
                 )
         if advance:
             advance(f"LBA format {lbaf} ({fmt['data_bytes']}+{fmt['metadata_bytes']})")
-    table = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def score_formats(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each format's ``score`` (geometric mean over the tests of its MB/s over
+    the best format's) and the ``deserved_rp`` for it."""
+    table = table.copy()
     best = table.groupby(["test", "op"]).mb_per_s.transform("max")
     ratio = (table.mb_per_s / best).clip(lower=1e-9)
     scores = ratio.apply(math.log).groupby(table.lbaf).mean().apply(math.exp)
@@ -165,23 +195,31 @@ def plot_lbaf(table: pd.DataFrame) -> Any:
     return fig
 
 
+def _formats(text: str) -> list[int]:
+    return int_list(text, "--formats") if text != "all" else []
+
+
 def _sweep(
     advance: Advance,
     profile: str,
     span_gib: float,
     seconds: float,
     seed: int,
+    formats: str,
     host: str,
     overrides: Mapping[str, object],
-) -> tuple[pd.DataFrame, str]:
-    table = lbaf_sweep(
-        profile, span_gib=span_gib, seconds=seconds, seed=seed, host=host, overrides=overrides, advance=advance
-    )
-    return table, report(table, profile)
+) -> pd.DataFrame:
+    return measure_formats(profile, span_gib, seconds, seed, overrides, host, _formats(formats), advance=advance)
 
 
-def _count(profile: str, overrides: Mapping[str, object] | None = None, **_: Any) -> int:
-    return len(Device(profile, overrides=overrides).identity()["lba_formats"])
+def _count(profile: str, formats: str, overrides: Mapping[str, object] | None = None, **_: Any) -> int:
+    return len(_formats(formats)) or len(Device(profile, overrides=overrides).identity()["lba_formats"])
+
+
+def _parts(profile: str, formats: str, overrides: Mapping[str, object] | None = None, **_: Any) -> list[dict[str, Any]]:
+    # Each format is a drive of its own, built in that format.
+    chosen = _formats(formats) or range(len(Device(profile, overrides=overrides).identity()["lba_formats"]))
+    return [{"formats": str(f)} for f in chosen]
 
 
 STUDY = Study(
@@ -196,8 +234,14 @@ STUDY = Study(
             ["--seconds"], type=click.FloatRange(min=0.001), default=1.0, show_default=True, help="Runtime per test."
         ),
         click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+        click.Option(
+            ["--formats"], default="all", show_default=True, help="LBA format indexes to measure (comma-separated)."
+        ),
     ],
     sweep=_sweep,
     count=_count,
     figure=plot_lbaf,
+    report=lambda table, profile, **_: report(table, profile),
+    parts=_parts,
+    finish=score_formats,
 )

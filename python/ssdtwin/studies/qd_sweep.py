@@ -108,8 +108,8 @@ def _sweep(
     seed: int,
     host: str,
     overrides: Mapping[str, object],
-) -> tuple[pd.DataFrame, str]:
-    table = qd_sweep(
+) -> pd.DataFrame:
+    return qd_sweep(
         profile,
         host=host,
         overrides=overrides,
@@ -121,7 +121,15 @@ def _sweep(
         seed=seed,
         advance=advance,
     )
-    return table, table.to_string(index=False, float_format=lambda v: f"{v:,.1f}")
+
+
+def _report(table: pd.DataFrame, **_: Any) -> str:
+    return str(table.to_string(index=False, float_format=lambda v: f"{v:,.1f}"))
+
+
+def _parts(rw: str, **_: Any) -> list[dict[str, Any]]:
+    # Each access pattern fills its own drive once; its depths run on copies of it.
+    return [{"rw": r} for r in choice_list(rw, RW_CHOICES, "--rw")]
 
 
 def _count(profile: str, rw: str, depths: str, **_: Any) -> int:
@@ -143,4 +151,6 @@ STUDY = Study(
     sweep=_sweep,
     count=_count,
     figure=plot_qd_sweep,
+    report=_report,
+    parts=_parts,
 )

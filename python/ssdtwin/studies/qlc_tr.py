@@ -213,8 +213,8 @@ def _sweep(
     seed: int,
     host: str,
     overrides: Mapping[str, object],
-) -> tuple[pd.DataFrame, str]:
-    table = qlc_tr_sweep(
+) -> pd.DataFrame:
+    return qlc_tr_sweep(
         profile,
         max_written_gib=max_written_gib,
         reads=reads,
@@ -223,7 +223,10 @@ def _sweep(
         overrides=overrides,
         advance=advance,
     )
-    return table, report(table, profile_tr_us(Device(profile, overrides=overrides).profile_toml))
+
+
+def _report(table: pd.DataFrame, profile: str, overrides: Mapping[str, object], **_: Any) -> str:
+    return report(table, profile_tr_us(Device(profile, overrides=overrides).profile_toml))
 
 
 def _count(max_written_gib: int, **_: Any) -> int:
@@ -249,5 +252,6 @@ STUDY = Study(
     sweep=_sweep,
     count=_count,
     figure=plot_qlc_tr,
+    report=_report,
     host=HOST,
 )

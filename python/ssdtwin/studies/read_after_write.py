@@ -110,8 +110,8 @@ def _sweep(
     bs: str,
     host: str,
     overrides: Mapping[str, object],
-) -> tuple[pd.DataFrame, str]:
-    table = read_after_write_sweep(
+) -> pd.DataFrame:
+    return read_after_write_sweep(
         profile,
         host=host,
         overrides=overrides,
@@ -120,7 +120,11 @@ def _sweep(
         bs=parse_size(bs),
         advance=advance,
     )
-    return table, report(table)
+
+
+def _parts(write_seconds: str, **_: Any) -> list[dict[str, Any]]:
+    # Each write time W starts from a freshly formatted drive of its own.
+    return [{"write_seconds": str(w)} for w in int_list(write_seconds, "--write-seconds")]
 
 
 def _count(write_seconds: str, **_: Any) -> int:
@@ -141,5 +145,7 @@ STUDY = Study(
     sweep=_sweep,
     count=_count,
     figure=plot_read_after_write,
+    report=lambda table, **_: report(table),
+    parts=_parts,
     host=HOST,
 )

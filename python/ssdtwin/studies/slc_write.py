@@ -148,11 +148,10 @@ def _sweep(
     seconds: int,
     host: str,
     overrides: Mapping[str, object],
-) -> tuple[pd.DataFrame, str]:
-    table = slc_write_sweep(
+) -> pd.DataFrame:
+    return slc_write_sweep(
         profile, bs=parse_size(bs), threads=threads, seconds=seconds, host=host, overrides=overrides, advance=advance
     )
-    return table, report(table)
 
 
 STUDY = Study(
@@ -169,5 +168,6 @@ STUDY = Study(
     sweep=_sweep,
     count=lambda **_: 1,
     figure=plot_slc_write,
+    report=lambda table, **_: report(table),
     host=HOST,
 )

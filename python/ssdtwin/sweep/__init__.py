@@ -8,7 +8,7 @@
 (['read', 'write'], ['read', 'write'])
 """
 
-from .engine import read_results, run_point, sweep
+from .engine import read_results, run_all, run_point, sweep
 from .executors import ExecutorError, open_executor
 from .grid import Grid, GridError, Point, from_dict, load_grid
 
@@ -21,6 +21,7 @@ __all__ = [
     "load_grid",
     "open_executor",
     "read_results",
+    "run_all",
     "run_point",
     "sweep",
 ]

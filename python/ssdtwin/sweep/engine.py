@@ -12,6 +12,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, as_completed
 from pathlib import Path
+from typing import TypeVar
 
 import pandas as pd
 
@@ -24,6 +25,35 @@ from .grid import Grid, Point
 SMALL_ROWS = 100_000
 
 Progress = Callable[[Point, str | None], None] | None
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def run_all(
+    task: Callable[[T], R], items: Sequence[T], executor: Executor | None, done: Callable[[int, R], None]
+) -> None:
+    """Runs ``task`` on every item, in this process in order or on ``executor`` as workers
+    finish, and hands each result to ``done`` with the item's index. ``task`` must be a
+    top-level function (another process imports it) and items picklable. An exception in a
+    task is raised here, after the tasks already submitted are cancelled or finished.
+
+    >>> out = {}
+    >>> run_all(abs, [-2, 3], None, out.__setitem__)
+    >>> out
+    {0: 2, 1: 3}
+    """
+    if executor is None:
+        for i, item in enumerate(items):
+            done(i, task(item))
+        return
+    futures = {executor.submit(task, item): i for i, item in enumerate(items)}
+    try:
+        for f in as_completed(futures):
+            done(futures[f], f.result())
+    finally:
+        for f in futures:
+            f.cancel()
 
 
 def run_point(point: Point) -> pd.DataFrame:
@@ -128,13 +158,7 @@ def sweep(
         if progress:
             progress(point, error)
 
-    if executor is None:
-        for p in todo:
-            record(*_run_safely(p))
-    else:
-        futures = [executor.submit(_run_safely, p) for p in todo]
-        for f in as_completed(futures):
-            record(*f.result())
+    run_all(_run_safely, todo, executor, lambda _, outcome: record(*outcome))
     tables = []
     for p in grid.points:
         if p.id in done:
@@ -183,4 +207,4 @@ def read_results(out: str | Path) -> pd.DataFrame:
     return table.sort_values(["point"], kind="stable").reset_index(drop=True)
 
 
-__all__ = ["read_results", "run_point", "sweep"]
+__all__ = ["read_results", "run_all", "run_point", "sweep"]

@@ -9,13 +9,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from . import _ssdtwin
 from .errors import DeviceError
 from .jobs import job_input
+
+if TYPE_CHECKING:
+    # Imported where a table is built: ``import ssdtwin`` stays quick without it.
+    import pandas as pd
 
 #: The profile used when none is named.
 DEFAULT_PROFILE = "generic-tlc-1tb"
@@ -170,6 +172,8 @@ class RunResult:
         Clones stay separate rows under ``group_reporting`` too (``groupid`` says which
         group each belongs to): a group's IOPS are the sum of its rows, as in the merged
         job fio's JSON (:attr:`json`) reports."""
+        import pandas as pd
+
         return pd.DataFrame(self._output.summary_columns())
 
     @cached_property
@@ -183,6 +187,8 @@ class RunResult:
         host's counters: running totals as changes since the run's start, levels (free
         superblocks, bytes cached, dirty bytes) as their value at the row.
         """
+        import pandas as pd
+
         counters = pd.DataFrame(self._output.series_columns())
         if counters.empty:
             return counters
@@ -208,6 +214,8 @@ class RunResult:
         """One row per reporting group (``groupid``): the device's counter changes over the
         group's measured span (``time_ns`` long), levels as their value at its end, and
         ``write_amplification`` (NaN where nothing was written)."""
+        import pandas as pd
+
         return pd.DataFrame(self._output.groups()).astype({"write_amplification": float})
 
     def __repr__(self) -> str:

@@ -6,35 +6,56 @@ status 2; ``--debug`` shows the traceback instead. A closed pipe exits 0; Ctrl-C
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 import click
 
+from .. import __version__
 from ..errors import SsdtwinError
-from . import fio, nvme, perftest, precondition, profiles, serve, smartctl, study, sweep, trace
+
+#: Each subcommand and the module that defines it as ``command``. A module is imported only
+#: when its command runs (or ``--help`` lists them all), so ``ssdtwin --version`` and a
+#: command's own start do not pay for pandas, numpy or rich where they are not used.
+SUBCOMMANDS = {
+    "fio": "fio",
+    "nvme": "nvme",
+    "perftest": "perftest",
+    "precondition": "precondition",
+    "profiles": "profiles",
+    "serve": "serve",
+    "smartctl": "smartctl",
+    "study": "study",
+    "sweep": "sweep",
+    "trace": "trace",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use (click's documented
+    pattern, "Lazily Loading Subcommands")."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(SUBCOMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = SUBCOMMANDS.get(cmd_name)
+        if module is None:
+            return None
+        command = importlib.import_module(f"{__name__}.{module}").command
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
-@click.version_option(package_name="ssdtwin", prog_name="ssdtwin")
+@click.version_option(version=__version__, prog_name="ssdtwin")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """A digital twin of flash SSDs: run fio jobs on simulated drives, and read them with nvme-cli
     and smartctl."""
     ctx.obj = {"debug": debug}
-
-
-cli.add_command(fio.command)
-cli.add_command(nvme.command)
-cli.add_command(perftest.command)
-cli.add_command(precondition.command)
-cli.add_command(serve.command)
-cli.add_command(profiles.command)
-cli.add_command(smartctl.command)
-cli.add_command(study.command)
-cli.add_command(sweep.command)
-cli.add_command(trace.command)
 
 
 def _debug_requested(args: list[str]) -> bool:

@@ -10,13 +10,23 @@ from pathlib import Path
 
 import pytest
 import ssdtwin
-from ssdtwin import Device, DeviceError, JobError, ProfileError, SsdtwinError, StateError, TraceError, errors
+from ssdtwin import (
+    Device,
+    DeviceError,
+    JobError,
+    ProbeError,
+    ProfileError,
+    SsdtwinError,
+    StateError,
+    TraceError,
+    errors,
+)
 from ssdtwin.cli import main
 
 # ---- the hierarchy ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cls", [ProfileError, JobError, TraceError, StateError, DeviceError])
+@pytest.mark.parametrize("cls", [ProfileError, JobError, TraceError, StateError, DeviceError, ProbeError])
 def test_every_error_is_an_ssdtwin_error_and_a_value_error(cls: type[Exception]) -> None:
     assert issubclass(cls, SsdtwinError)
     assert issubclass(cls, ValueError)
@@ -28,7 +38,7 @@ def test_the_root_is_not_a_value_error() -> None:
     assert issubclass(SsdtwinError, Exception)
     assert not issubclass(SsdtwinError, ValueError)
     assert sorted(errors.__all__) == sorted(
-        ["DeviceError", "JobError", "ProfileError", "SsdtwinError", "StateError", "TraceError"]
+        ["DeviceError", "JobError", "ProbeError", "ProfileError", "SsdtwinError", "StateError", "TraceError"]
     )
 
 

@@ -12,7 +12,7 @@ import sys
 import click
 
 from ..errors import SsdtwinError
-from . import fio, nvme, perftest, precondition, profiles, serve, smartctl, study, sweep, trace
+from . import fio, nvme, perftest, precondition, probe, profiles, serve, smartctl, study, sweep, trace
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,6 +29,7 @@ cli.add_command(fio.command)
 cli.add_command(nvme.command)
 cli.add_command(perftest.command)
 cli.add_command(precondition.command)
+cli.add_command(probe.command)
 cli.add_command(serve.command)
 cli.add_command(profiles.command)
 cli.add_command(smartctl.command)

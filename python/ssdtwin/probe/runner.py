@@ -28,7 +28,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -205,11 +205,20 @@ class Runner:
 
     def __init__(self) -> None:
         self.steps: list[Step] = []
+        #: Called once, right before the first job that writes (a last check of the target).
+        self.before_first_write: Callable[[], None] | None = None
+
+    def _about_to_write(self) -> None:
+        if not self.writable:
+            raise ProbeError("the probe is read-only; a measurement tried to write")
+        if self.before_first_write is not None:
+            check, self.before_first_write = self.before_first_write, None
+            check()
 
     def run(self, job: Job, measurement: str) -> Outcome:
         """Runs ``job`` and returns what fio reported."""
-        if not self.writable and _writes(job.rw):
-            raise ProbeError(f"job '{job.name}' writes ({job.rw}); the probe is read-only")
+        if _writes(job.rw):
+            self._about_to_write()
         outcome = self._run(job)
         self.steps.append(Step(measurement, "job", job, outcome))
         return outcome
@@ -222,8 +231,7 @@ class Runner:
     def purge(self, measurement: str) -> None:
         """Unmaps every LBA (a format, or a TRIM of the whole target), so what follows
         starts from an empty drive."""
-        if not self.writable:
-            raise ProbeError("purging writes to the drive; the probe is read-only")
+        self._about_to_write()
         self._purge()
         self.steps.append(Step(measurement, "purge"))
 

@@ -39,6 +39,8 @@ FALL = 0.75
 HOLD = 3
 #: Intervals logged per segment at the link's rate (more as the rate falls).
 SAMPLES_PER_SEGMENT = 64
+#: Writes an interval holds at least, at a tenth of the link's rate.
+MIN_WRITES = 32
 
 
 @dataclass(frozen=True)
@@ -66,13 +68,24 @@ def segment_bytes(facts: Facts) -> int:
     return size - size % (1 << 20)
 
 
+def log_interval(size: int, bs: int, link_bytes_per_s: float) -> float:
+    """The bandwidth log's interval for writing ``size`` bytes: ``SAMPLES_PER_SEGMENT``
+    intervals at the link's rate, but long enough for ``MIN_WRITES`` writes at a tenth of it
+    (fewer writes per interval and the logged rate comes in steps of one write).
+
+    >>> round(log_interval(256 << 20, 128 << 10, 3.5e9) * 1e3, 1)
+    12.0
+    """
+    return max(size / link_bytes_per_s / SAMPLES_PER_SEGMENT, MIN_WRITES * bs / (link_bytes_per_s / 10))
+
+
 def measure_cliff(runner: Runner, facts: Facts, settings: Settings, link_bytes_per_s: float) -> Cliff:
     """Purges the drive and writes it sequentially until the cliff is found and the rate
     after it has held for a while (at least 5 % of the drive), or the drive is full."""
     runner.purge(MEASUREMENT)
     bs = write_bs(facts)
     segment = segment_bytes(facts)
-    interval_s = segment / link_bytes_per_s / SAMPLES_PER_SEGMENT
+    interval_s = log_interval(segment, bs, link_bytes_per_s)
     written = 0
     samples: list[tuple[int, float]] = []
     while written + bs <= facts.size_bytes:
@@ -96,33 +109,54 @@ def measure_cliff(runner: Runner, facts: Facts, settings: Settings, link_bytes_p
     return infer_cliff(table, written)
 
 
+def levels(samples: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """Where the rate fell and stayed down: (index of the first interval of each level, its
+    median rate), the first level from index 0. A fall is ``HOLD`` intervals below ``FALL``
+    times the current level; rises (folding freeing space for a while) are not levels. The
+    last interval of a run is partial and left out.
+
+    >>> s = [(k, 3500.0) for k in range(4)] + [(k, 700.0) for k in range(4, 14)] + [(k, 200.0) for k in range(14, 24)]
+    >>> levels(s)
+    [(0, 3500.0), (4, 700.0), (14, 200.0)]
+    """
+    rates = [r for _, r in samples][:-1]
+    n = len(rates)
+    if n < HOLD + 1:
+        return [(0, median(rates))] if rates else []
+    found = [(0, median(rates[: max(1, min(HOLD, n))]))]
+    i = 1
+    while i <= n - HOLD:
+        level = found[-1][1]
+        if all(r < FALL * level for r in rates[i : i + HOLD]):
+            found.append((i, median(rates[i : i + max(HOLD, min(40, n - i))])))
+            i += HOLD
+        else:
+            i += 1
+    # Each level's rate over its whole span, now its end is known.
+    ends = [start for start, _ in found[1:]] + [n]
+    return [(start, median(rates[start:end])) for (start, _), end in zip(found, ends, strict=True)]
+
+
 def find_cliff(samples: list[tuple[int, float]]) -> tuple[float, float, float] | None:
-    """Where the rate fell: (bytes written at the fall, rate before, rate after), or None.
-    The last interval of a run is partial and left out.
+    """Where the rate fell to its last level: (bytes written at the fall, the rate of the
+    level before, the last level's rate), or None without a fall. Earlier, shorter levels
+    (a write buffer filling at the link's rate) come before it.
 
     >>> s = [(k * 100, 700.0) for k in range(1, 11)] + [(1000 + k * 30, 210.0) for k in range(1, 11)]
     >>> find_cliff(s)
     (1000.0, 700.0, 210.0)
     """
-    rates = [r for _, r in samples]
-    n = len(rates)
-    if n < HOLD + 2:
+    found = levels(samples)
+    if len(found) < 2:
         return None
-    start = median(rates[: max(1, min(5, n // 4))])
-    for i in range(1, n - HOLD):
-        if all(r < FALL * start for r in rates[i : i + HOLD]):
-            before = median(rates[:i])
-            after = median(rates[i : min(n - 1, i + 40)])
-            if after >= FALL * before:
-                continue
-            # The interval ending at sample i ran at `before` for a share f, then `after`.
-            t_share = min(1.0, max(0.0, (rates[i] - after) / (before - after)))
-            written_before = samples[i - 1][0]
-            width = samples[i][0] - written_before
-            # Bytes split by time share: before-rate bytes over all bytes of the interval.
-            byte_share = t_share * before / (t_share * before + (1 - t_share) * after) if width else 0.0
-            return written_before + byte_share * width, before, after
-    return None
+    (_, before), (i, after) = found[-2], found[-1]
+    rates = [r for _, r in samples]
+    # The interval ending at sample i ran at `before` for a share of its time, then `after`.
+    t_share = min(1.0, max(0.0, (rates[i] - after) / (before - after)))
+    written_before = samples[i - 1][0] if i else 0
+    width = samples[i][0] - written_before
+    byte_share = t_share * before / (t_share * before + (1 - t_share) * after) if width else 0.0
+    return written_before + byte_share * width, before, after
 
 
 def infer_cliff(table: pd.DataFrame, written: int) -> Cliff:
@@ -208,7 +242,7 @@ def measure_recovery(
         else:
             read = Job("reads before a burst", "read", bs, size=int(cliff.cache_bytes or bs), runtime_s=seconds)
             runner.run(read, "recovery")
-        interval_s = size / link_bytes_per_s / SAMPLES_PER_SEGMENT
+        interval_s = log_interval(size, bs, link_bytes_per_s)
         job = Job(
             f"burst after {seconds:g} s of {trigger}",
             "write",

@@ -256,6 +256,7 @@ def test_public_names() -> None:
             "Device",
             "DeviceError",
             "JobError",
+            "ProbeError",
             "ProfileError",
             "RunResult",
             "SsdtwinError",

@@ -10,13 +10,23 @@ from pathlib import Path
 
 import pytest
 import ssdtwin
-from ssdtwin import Device, DeviceError, JobError, ProfileError, SsdtwinError, StateError, TraceError, errors
+from ssdtwin import (
+    Device,
+    DeviceError,
+    JobError,
+    ProbeError,
+    ProfileError,
+    SsdtwinError,
+    StateError,
+    TraceError,
+    errors,
+)
 from ssdtwin.cli import main
 
 # ---- the hierarchy ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cls", [ProfileError, JobError, TraceError, StateError, DeviceError])
+@pytest.mark.parametrize("cls", [ProfileError, JobError, TraceError, StateError, DeviceError, ProbeError])
 def test_every_error_is_an_ssdtwin_error_and_a_value_error(cls: type[Exception]) -> None:
     assert issubclass(cls, SsdtwinError)
     assert issubclass(cls, ValueError)
@@ -28,7 +38,7 @@ def test_the_root_is_not_a_value_error() -> None:
     assert issubclass(SsdtwinError, Exception)
     assert not issubclass(SsdtwinError, ValueError)
     assert sorted(errors.__all__) == sorted(
-        ["DeviceError", "JobError", "ProfileError", "SsdtwinError", "StateError", "TraceError"]
+        ["DeviceError", "JobError", "ProbeError", "ProfileError", "SsdtwinError", "StateError", "TraceError"]
     )
 
 
@@ -171,7 +181,7 @@ def test_huge_or_endless_amounts_are_refused(dev: Device) -> None:
 
 def test_fill_errors(dev: Device) -> None:
     e = raised(dev.fill, "zigzag")
-    assert (type(e), str(e)) == (DeviceError, "fill pattern 'zigzag': allowed seq, random")
+    assert (type(e), str(e)) == (DeviceError, "fill pattern 'zigzag': allowed seq, random, overwrite")
     e = raised(dev.fill, "seq", 120)
     assert (type(e), str(e)) == (DeviceError, "fill percentage 120 is outside 0 to 100")
 

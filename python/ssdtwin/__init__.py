@@ -24,7 +24,7 @@ from .device import (
     profile_toml,
     profiles,
 )
-from .errors import DeviceError, JobError, ProfileError, SsdtwinError, StateError, TraceError
+from .errors import DeviceError, JobError, ProbeError, ProfileError, SsdtwinError, StateError, TraceError
 from .traces import convert_trace
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "Device",
     "DeviceError",
     "JobError",
+    "ProbeError",
     "ProfileError",
     "RunResult",
     "SsdtwinError",

@@ -103,7 +103,7 @@ class Device:
         seed: int = 1,
         progress: Callable[[int, int], bool] | None = None,
     ) -> None:
-        """Fills without simulating time ("seq" or "random"); progress(done, total) every GiB."""
+        """Fills without simulating time ("seq", "random" or "overwrite"); progress(done, total) every GiB."""
     def format(self, lbaf: int | None = None) -> None:
         """Format NVM; ``lbaf`` switches the LBA format."""
     def idle(self, seconds: float) -> None:

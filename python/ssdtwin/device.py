@@ -330,7 +330,8 @@ class Device:
     ) -> None:
         """Preconditions without simulating time: ``seq`` writes the first ``percent`` of the
         namespace in order; ``random`` then overwrites it randomly ``overwrite_passes``
-        times (GC reaches steady state). ``progress(done, total)`` (4 KiB units) is called at
+        times (GC reaches steady state); ``overwrite`` does only those random overwrites,
+        over what the drive holds (to continue a preconditioning). ``progress(done, total)`` (4 KiB units) is called at
         the start, every GiB and at the end; returning False, or Ctrl-C, stops the fill with
         ``KeyboardInterrupt``, leaving the drive part-filled (discard it).
 

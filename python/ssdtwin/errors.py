@@ -33,4 +33,9 @@ class DeviceError(SsdtwinError, ValueError):
     """A device operation was refused (bad argument, or the device is busy)."""
 
 
-__all__ = ["DeviceError", "JobError", "ProfileError", "SsdtwinError", "StateError", "TraceError"]
+class ProbeError(SsdtwinError, ValueError):
+    """A probe cannot run: the target is refused (it is in use, holds data, or the flags
+    that allow writing it are missing), or a measurement failed (fio reported an error)."""
+
+
+__all__ = ["DeviceError", "JobError", "ProbeError", "ProfileError", "SsdtwinError", "StateError", "TraceError"]

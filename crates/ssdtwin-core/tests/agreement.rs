@@ -52,6 +52,20 @@ fn a_partial_fill_ending_mid_page_agrees_too() {
 }
 
 #[test]
+fn an_overwrite_fill_continues_a_sequential_fill_as_a_random_fill_would() {
+    // A random fill is a sequential pass then random overwrites; the same overwrites as a
+    // fill of their own, after a sequential fill, leave the same drive.
+    let cfg = small_config(40, 25.0, &[]);
+    let mut random = Ssd::with_verify(cfg.clone(), true);
+    random.fill(FillPattern::Random { percent: 100.0, overwrite_passes: 1.5, seed: 9 }).unwrap();
+    let mut split = Ssd::with_verify(cfg, true);
+    split.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
+    split.fill(FillPattern::Overwrite { percent: 100.0, overwrite_passes: 1.5, seed: 9 }).unwrap();
+    assert_same_state(&random, &split);
+    assert!(random.counters().gc_jobs > 0, "the overwrites made GC run");
+}
+
+#[test]
 fn snapshot_round_trip_restores_everything() {
     let cfg = small_config(48, 25.0, &["nand.pages_per_block=3"]);
     let logical = u64::from(cfg.logical_units);

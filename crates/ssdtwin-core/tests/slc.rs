@@ -110,6 +110,23 @@ fn a_host_read_starts_folding_when_the_profile_says_so() {
 }
 
 #[test]
+fn a_format_ends_the_folding_session_a_read_started() {
+    // A read opens a session over half a superblock of cached data; the filling superblock
+    // is never folded, so the session waits. After a format nothing is cached: writes that
+    // fill the cache then must stay in it, as on a drive that never read.
+    let mut dev = Ssd::new(slc_config(&["slc_cache.fold_on_read=true"]));
+    run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 4), Some(MIB / 4), None);
+    dev.quiesce();
+    run_one(&mut dev, job("r", RwPattern::Read, 4096, 1), Some(MIB / 4), Some(1));
+    dev.quiesce();
+    dev.format(None).unwrap();
+    run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 4), Some(2 * MIB), None);
+    idle(&mut dev, 100);
+    let c = dev.counters();
+    assert_eq!((c.folded_bytes, c.slc_cached_bytes), (0, 2 * MIB));
+}
+
+#[test]
 fn reads_never_suspend_an_urgent_fold() {
     // The cache is full (2 MiB); host reads start folding. Urgent below 2 MiB cached, the
     // fold programs queue with host programs and are never suspended: a read meeting one

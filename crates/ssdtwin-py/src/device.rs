@@ -164,7 +164,8 @@ impl Device {
         let pattern = match pattern {
             "seq" => FillPattern::Sequential { percent, command_bytes },
             "random" => FillPattern::Random { percent, overwrite_passes, seed },
-            other => return Err(errors::device(py, format!("fill pattern '{other}': allowed seq, random"))),
+            "overwrite" => FillPattern::Overwrite { percent, overwrite_passes, seed },
+            other => return Err(errors::device(py, format!("fill pattern '{other}': allowed seq, random, overwrite"))),
         };
         let inner = &mut self.inner;
         let result = py.detach(|| {

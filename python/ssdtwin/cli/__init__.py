@@ -23,6 +23,7 @@ SUBCOMMANDS = {
     "nvme": "nvme",
     "perftest": "perftest",
     "precondition": "precondition",
+    "probe": "probe",
     "profiles": "profiles",
     "serve": "serve",
     "smartctl": "smartctl",

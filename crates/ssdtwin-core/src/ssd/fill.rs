@@ -7,7 +7,8 @@
 //! random 4 KiB overwrites with GC run untimed; its GC choices can differ from a timed
 //! run's, since those depend on when erases finish, but the process is the same. With an
 //! SLC cache, writes fill the cache, then fold it (or collect garbage) when a unit has no
-//! room, as writes waiting for space make a drive fold; at the end every full SLC
+//! room, as writes waiting for space make a drive fold; an overwrite fill is a random fill's
+//! overwrites alone, over whatever the drive holds; at the end every full SLC
 //! superblock is folded to the native mode, ignoring `fold_low_gib` (a timed idle session
 //! stops there), while the superblock the SLC frontier is still filling keeps its data.
 
@@ -28,6 +29,18 @@ pub enum FillPattern {
     /// A sequential fill of the first `percent`, then random 4 KiB overwrites of it,
     /// `overwrite_passes` times its size.
     Random {
+        /// Share of the namespace, 0–100.
+        percent: f64,
+        /// Overwrites as a multiple of the span.
+        overwrite_passes: f64,
+        /// Random stream seed.
+        seed: u64,
+    },
+    /// Random 4 KiB overwrites of the first `percent`, `overwrite_passes` times its size,
+    /// over what the drive holds now: the random part of [`FillPattern::Random`] alone, to
+    /// continue a preconditioning (a round of SNIA PTS random writes) without writing the
+    /// span in order again.
+    Overwrite {
         /// Share of the namespace, 0–100.
         percent: f64,
         /// Overwrites as a multiple of the span.
@@ -81,12 +94,12 @@ impl Ssd {
         }
         let (percent, command_bytes) = match pattern {
             FillPattern::Sequential { percent, command_bytes } => (percent, command_bytes),
-            FillPattern::Random { percent, .. } => (percent, 128 * 1024),
+            FillPattern::Random { percent, .. } | FillPattern::Overwrite { percent, .. } => (percent, 128 * 1024),
         };
         if !(0.0..=100.0).contains(&percent) {
             return Err(FillError::Refused(format!("fill percentage {percent} is outside 0 to 100")));
         }
-        if let FillPattern::Random { overwrite_passes, .. } = pattern
+        if let FillPattern::Random { overwrite_passes, .. } | FillPattern::Overwrite { overwrite_passes, .. } = pattern
             && !(0.0..=MAX_OVERWRITE_PASSES).contains(&overwrite_passes)
         {
             return Err(FillError::Refused(format!(
@@ -94,11 +107,16 @@ impl Ssd {
             )));
         }
         let span = (f64::from(self.ftl.logical_units()) * percent / 100.0).round() as u32;
-        let overwrites = match pattern {
-            FillPattern::Random { overwrite_passes, .. } => (f64::from(span) * overwrite_passes).round() as u64,
-            FillPattern::Sequential { .. } => 0,
+        let (overwrites, random_seed) = match pattern {
+            FillPattern::Random { overwrite_passes, seed, .. }
+            | FillPattern::Overwrite { overwrite_passes, seed, .. } => {
+                ((f64::from(span) * overwrite_passes).round() as u64, Some(seed))
+            }
+            FillPattern::Sequential { .. } => (0, None),
         };
-        let total = u64::from(span) + overwrites;
+        // The units written in order first: the span, except for an overwrite.
+        let in_order = if matches!(pattern, FillPattern::Overwrite { .. }) { 0 } else { span };
+        let total = u64::from(in_order) + overwrites;
         let mut report = |done: u64| {
             if done % REPORT_UNITS == 0 && !observe(done, total) { Err(FillError::Cancelled) } else { Ok(()) }
         };
@@ -110,7 +128,7 @@ impl Ssd {
                 "fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect"
             ))
         };
-        for lpn in 0..span {
+        for lpn in 0..in_order {
             report(u64::from(lpn))?;
             if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
                 return Err(no_room(lpn));
@@ -119,16 +137,16 @@ impl Ssd {
             self.ftl.write_untimed(lpn, version, &mut scratch);
             self.ftl.gc_untimed(&mut job, &mut scratch);
         }
-        let bytes = u64::from(span) * unit_bytes;
+        let bytes = u64::from(in_order) * unit_bytes;
         self.counters.write_cmds += bytes.div_ceil(command_bytes.max(unit_bytes));
         self.counters.bytes_written += bytes;
-        self.counters.units_programmed += u64::from(span);
-        self.host_units_admitted += u64::from(span);
-        if let FillPattern::Random { seed, .. } = pattern {
+        self.counters.units_programmed += u64::from(in_order);
+        self.host_units_admitted += u64::from(in_order);
+        if let Some(seed) = random_seed {
             let writes = overwrites;
             let mut rng = SimRng::stream(seed, 0x46_49_4c_4c);
             for i in 0..writes {
-                report(u64::from(span) + i)?;
+                report(u64::from(in_order) + i)?;
                 let lpn = rng.below(u64::from(span)) as u32;
                 if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
                     return Err(no_room(lpn));
@@ -136,6 +154,10 @@ impl Ssd {
                 let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
                 self.ftl.write_untimed(lpn, version, &mut scratch);
                 self.ftl.gc_untimed(&mut job, &mut scratch);
+                if in_order == 0 {
+                    // An overwrite maps only what it writes.
+                    self.map_cache.mark_mapped(std::iter::once(lpn));
+                }
             }
             self.counters.write_cmds += writes;
             self.counters.bytes_written += writes * unit_bytes;
@@ -146,7 +168,7 @@ impl Ssd {
         // Fold every full SLC superblock: more than an idle session would, which stops at
         // the low watermark.
         self.ftl.fold_untimed(&mut job, &mut scratch);
-        self.map_cache.mark_mapped(0..span);
+        self.map_cache.mark_mapped(0..in_order);
         observe(total, total);
         Ok(())
     }

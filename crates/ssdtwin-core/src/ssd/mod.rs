@@ -350,6 +350,10 @@ impl Ssd {
         }
         self.ftl.format();
         self.map_cache.format();
+        // Nothing is cached any more: a session a read or the idle timer opened (and that
+        // stayed open waiting for the filling superblock) has nothing left to fold, and must
+        // not fold what is written after the format.
+        self.folding = false;
         if let Some(v) = self.verifier.as_mut() {
             v.clear();
         }

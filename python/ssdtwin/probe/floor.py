@@ -1,0 +1,234 @@
+"""The drive's fixed path, measured on LBAs that hold no data: command costs, the cost per
+4 KiB, the host link's ceiling and how many commands the firmware serves at once.
+
+A read of an unmapped LBA touches no NAND: the controller answers from its map, so its
+latency is all command fetch, firmware and link (profiles.md: "measured QD1 latencies of an
+unmapped LBA (which touches no NAND: it is all link, firmware and host time)"). After a
+purge the prober measures, at queue depth 1:
+
+* reads of 4 KiB to 128 KiB: ``latency = a + b x units`` (units of 4 KiB), where ``b`` is
+  the firmware's time per unit plus 4 KiB over the link, and ``a`` the per-command time;
+* writes of the same sizes, acknowledged once their data is in the write buffer: the same
+  line with the write command's time;
+
+and, at depth: sequential reads of the largest I/O (the link's ceiling: nothing else limits
+them) and 4 KiB random reads at depths 1 to 128, whose highest IOPS the firmware cores bound
+(unless the link does first). Little's law turns the ceiling into a number of cores: with
+``c`` cores each busy ``t`` per command, IOPS saturate at ``c / t``.
+
+What cannot be separated at the host: the command fetch and the completion post (latency
+that holds no core) from the firmware's time (which does). The prober keeps the documented
+defaults for the first two (700 + 400 ns) and gives the firmware the rest; the split moves
+only where the firmware saturates, and there the number of cores is chosen so the ceiling
+comes out as measured.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .. import _ssdtwin
+from ..device import DEFAULT_PROFILE
+from .estimate import Estimate, fit_line
+from .facts import Facts
+from .runner import Job, Runner
+from .settings import Settings
+
+MEASUREMENT = "floor"
+UNIT = 4096
+#: Documented defaults (docs/profiles.md, "When the datasheet is silent").
+COMMAND_FETCH_NS = 700
+COMPLETION_POST_NS = 400
+#: PCIe lanes in the order a tie is broken: consumer NVMe drives are x4, then x2.
+LANE_PREFERENCE = (4, 2, 8, 1, 16)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The fixed path: the table of points, the fitted lines and the estimates."""
+
+    table: pd.DataFrame
+    read_intercept_ns: float
+    read_per_unit_ns: float
+    write_intercept_ns: float | None
+    write_per_unit_ns: float | None
+    link_bytes_per_s: float
+    read_iops_ceiling: float
+    estimates: list[Estimate]
+
+    def value(self, name: str) -> float | None:
+        """The value of the estimate ``name``."""
+        return next(e.value for e in self.estimates if e.name == name)
+
+
+def io_sizes(facts: Facts) -> list[int]:
+    """4 KiB to 128 KiB by powers of two, within the target's largest I/O.
+
+    >>> io_sizes(Facts(1 << 30, 512, 32 << 10, "example"))
+    [4096, 8192, 16384, 32768]
+    """
+    return [bs for bs in (4096 << k for k in range(6)) if bs <= facts.max_io_bytes]
+
+
+def link_candidates() -> list[tuple[int, int, float]]:
+    """Every PCIe generation and width with its payload bandwidth per direction, as the
+    model computes it (default 256-byte payloads and 26 bytes of TLP overhead)."""
+    out = []
+    for lanes in LANE_PREFERENCE:
+        for gen in range(1, 7):
+            derived = _ssdtwin.derived(DEFAULT_PROFILE, [f"link.pcie_gen={gen}", f"link.pcie_lanes={lanes}"])
+            out.append((gen, lanes, float(derived["link_bytes_per_sec"])))
+    return out
+
+
+def nearest_link(bytes_per_s: float) -> tuple[int, int, float]:
+    """The PCIe generation and width whose bandwidth is nearest ``bytes_per_s`` (ties: the
+    width consumer drives use most).
+
+    >>> nearest_link(3.5e9)[:2]
+    (3, 4)
+    """
+    return min(link_candidates(), key=lambda c: abs(math.log(c[2] / bytes_per_s)))
+
+
+def measure_floor(runner: Runner, facts: Facts, settings: Settings, *, writes: bool = True) -> Floor:
+    """Runs the fixed-path jobs on a purged target (``writes``: the QD1 write line too) and
+    infers the command costs, the link and the firmware's parallelism."""
+    rows = []
+    sizes = io_sizes(facts)
+    for bs in sizes:
+        out = runner.run(Job(f"floor read {bs}", "randread", bs, number_ios=settings.qd1_ios), MEASUREMENT)
+        rows.append(_row("qd1 read", "randread", bs, 1, out.main))
+    write_rows = []
+    if writes:
+        for k, bs in enumerate(sizes):
+            # A few writes per size after a pause: the write buffer must not fill, or the
+            # latency would include waiting for programs.
+            runner.idle(0.05, MEASUREMENT)
+            job = Job(f"floor write {bs}", "write", bs, offset=k * (64 << 20), size=64 << 20, number_ios=16)
+            out = runner.run(job, MEASUREMENT)
+            write_rows.append(_row("qd1 write", "write", bs, 1, out.main))
+    big = sizes[-1]
+    for depth in (32, 128):
+        out = runner.run(Job(f"link {depth}", "read", big, iodepth=depth, runtime_s=settings.point_s), MEASUREMENT)
+        rows.append(_row("link", "read", big, depth, out.main))
+    for depth in (1, 8, 32, 128):
+        job = Job(f"firmware {depth}", "randread", UNIT, iodepth=depth, runtime_s=settings.point_s)
+        rows.append(_row("firmware", "randread", UNIT, depth, runner.run(job, MEASUREMENT).main))
+    table = pd.DataFrame(rows + write_rows)
+    return infer_floor(table)
+
+
+def _row(test: str, rw: str, bs: int, depth: int, d: object) -> dict[str, object]:
+    from .runner import Direction
+
+    assert isinstance(d, Direction)
+    return {
+        "test": test,
+        "rw": rw,
+        "bs": bs,
+        "iodepth": depth,
+        "iops": d.iops,
+        "mb_per_s": d.bytes_per_s / 1e6,
+        "mean_lat_us": d.mean_lat_ns / 1e3,
+    }
+
+
+def infer_floor(table: pd.DataFrame) -> Floor:
+    """The estimates from a finished floor table (see the module doc)."""
+    reads = table[table.test == "qd1 read"]
+    line = fit_line(list(reads.bs / UNIT), list(reads.mean_lat_us * 1e3))
+    link = float(table[table.test == "link"].mb_per_s.max() * 1e6)
+    ceiling = float(table[table.test == "firmware"].iops.max())
+    gen, lanes, link_model = nearest_link(link)
+    link_ns_per_unit = UNIT / link * 1e9
+    unit_ns = max(0.0, line.slope - link_ns_per_unit)
+    latency_4k = line.at(1)
+    estimates = [
+        Estimate(
+            "unwritten_read_latency_ns",
+            latency_4k,
+            "ns",
+            line.intercept_error + line.slope_error,
+            "QD1 random reads of unmapped LBAs, 4 KiB to 128 KiB",
+            "the fitted line at 4 KiB",
+        ),
+        Estimate(
+            "link_bytes_per_s",
+            link,
+            "bytes/s",
+            abs(link - link_model),
+            "sequential reads of unmapped LBAs at depth 32 and 128",
+            f"the highest rate; nearest PCIe link: Gen{gen} x{lanes} ({link_model / 1e9:.2f} GB/s)",
+        ),
+        Estimate("pcie_gen", gen, "generation", None, "link ceiling", "nearest link bandwidth"),
+        Estimate("pcie_lanes", lanes, "lanes", None, "link ceiling", "nearest link bandwidth (ties: x4 first)"),
+        Estimate(
+            "unit_ns",
+            unit_ns,
+            "ns",
+            line.slope_error,
+            "QD1 reads of unmapped LBAs against size",
+            "slope per 4 KiB less 4 KiB at the link's rate",
+        ),
+    ]
+    # The per-command firmware time: the intercept less the fixed fetch and post.
+    fixed = COMMAND_FETCH_NS + COMPLETION_POST_NS
+    read_cmd = max(0.0, line.intercept - fixed)
+    per_read = read_cmd + unit_ns
+    link_bound = ceiling * UNIT >= 0.95 * link
+    if link_bound:
+        # Enough cores that the firmware never binds before the link (5 % to spare).
+        cores = max(1, math.ceil(ceiling * per_read * 1.05e-9))
+    else:
+        cores = max(1, round(ceiling * per_read * 1e-9))
+        # Little's law: the ceiling is cores over the time each read holds one; the time is
+        # set so the ceiling comes out as measured with a whole number of cores.
+        per_read = cores / ceiling * 1e9
+        read_cmd = max(0.0, per_read - unit_ns)
+    estimates += [
+        Estimate(
+            "read_iops_ceiling",
+            ceiling,
+            "IOPS",
+            None,
+            "4 KiB random reads of unmapped LBAs at depth 1 to 128",
+            "the highest IOPS" + ("; the link bounds it" if link_bound else ""),
+        ),
+        Estimate(
+            "controller_cores",
+            cores,
+            "cores",
+            None,
+            "IOPS ceiling x time per read (Little's law)",
+            "the link saturates first: at least this many" if link_bound else "rounded to whole cores",
+            "lower bound" if link_bound else "inferred",
+        ),
+        Estimate(
+            "read_cmd_ns",
+            read_cmd,
+            "ns",
+            line.intercept_error,
+            "QD1 reads of unmapped LBAs",
+            f"the line's intercept less the command fetch and completion post ({fixed} ns, defaults)",
+        ),
+    ]
+    writes = table[table.test == "qd1 write"]
+    write_intercept = write_slope = None
+    if len(writes) >= 2:
+        wline = fit_line(list(writes.bs / UNIT), list(writes.mean_lat_us * 1e3))
+        write_intercept, write_slope = wline.intercept, wline.slope
+        estimates.append(
+            Estimate(
+                "write_cmd_ns",
+                max(0.0, wline.intercept - fixed),
+                "ns",
+                wline.intercept_error,
+                "QD1 writes into the write buffer, 4 KiB to 128 KiB",
+                f"the line's intercept less the command fetch and completion post ({fixed} ns, defaults)",
+            )
+        )
+    return Floor(table, line.intercept, line.slope, write_intercept, write_slope, link, ceiling, estimates)

@@ -1,0 +1,125 @@
+"""The size and block sizes of an NBD export, read from the handshake (fixed newstyle,
+``NBD_OPT_INFO``), as ``nbdinfo`` would print them.
+
+The protocol is NetworkBlockDevice/nbd's ``doc/proto.md``: the server greets with
+``NBDMAGIC``/``IHAVEOPT`` and its handshake flags, the client answers with its flags and
+sends options; ``NBD_OPT_INFO`` with the export name and a request for
+``NBD_INFO_BLOCK_SIZE`` gets ``NBD_REP_INFO`` replies (``NBD_INFO_EXPORT``: size and
+transmission flags; ``NBD_INFO_BLOCK_SIZE``: minimum, preferred, maximum) and a final
+``NBD_REP_ACK``; ``NBD_OPT_ABORT`` ends the session.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+from dataclasses import dataclass
+from urllib.parse import parse_qs, unquote, urlparse
+
+from ..errors import ProbeError
+from .facts import Facts
+
+NBDMAGIC = 0x4E42444D41474943
+IHAVEOPT = 0x49484156454F5054
+OPT_ABORT, OPT_INFO = 2, 6
+REP_ACK, REP_INFO = 1, 3
+INFO_EXPORT, INFO_BLOCK_SIZE = 0, 3
+CLIENT_FLAGS = 0b11  # NBD_FLAG_C_FIXED_NEWSTYLE | NBD_FLAG_C_NO_ZEROES
+#: Reply-header magic of option replies.
+OPTION_REPLY_MAGIC = 0x3E889045565A9
+#: The TCP port NBD servers listen on by default (IANA).
+DEFAULT_PORT = 10809
+
+
+@dataclass(frozen=True)
+class Export:
+    """What the server says about an export."""
+
+    size_bytes: int
+    min_block_bytes: int
+    preferred_block_bytes: int
+    max_block_bytes: int
+
+
+def parse_uri(uri: str) -> tuple[socket.AddressFamily, str | tuple[str, int], str]:
+    """The address family, address and export name of an NBD URI (``nbd+unix:///NAME?socket=PATH``
+    or ``nbd://HOST[:PORT]/NAME``).
+
+    >>> parse_uri("nbd+unix:///?socket=/tmp/t.sock")[1:]
+    ('/tmp/t.sock', '')
+    >>> parse_uri("nbd://localhost:10810/disk")[1:]
+    (('localhost', 10810), 'disk')
+    """
+    parsed = urlparse(uri)
+    name = unquote(parsed.path[1:]) if parsed.path.startswith("/") else unquote(parsed.path)
+    if parsed.scheme == "nbd+unix":
+        sockets = parse_qs(parsed.query).get("socket")
+        if not sockets:
+            raise ProbeError(f"{uri}: an nbd+unix URI needs ?socket=PATH")
+        return socket.AF_UNIX, sockets[0], name
+    if parsed.scheme == "nbd":
+        if not parsed.hostname:
+            raise ProbeError(f"{uri}: an nbd URI needs a host, e.g. nbd://localhost:10809/")
+        return socket.AF_INET, (parsed.hostname, parsed.port or DEFAULT_PORT), name
+    raise ProbeError(f"{uri}: allowed NBD URIs are nbd+unix:///NAME?socket=PATH and nbd://HOST[:PORT]/NAME")
+
+
+def query_export(uri: str, timeout_s: float = 20.0) -> Export:
+    """Asks the server at ``uri`` for its export's size and block sizes."""
+    family, address, name = parse_uri(uri)
+    try:
+        with socket.socket(family) as sock:
+            sock.settimeout(timeout_s)
+            sock.connect(address)
+            return _info(sock, name)
+    except OSError as e:
+        raise ProbeError(f"{uri}: cannot read the export's size ({e.strerror or e})") from None
+
+
+def _recv(sock: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise ConnectionError("the server closed the connection during the handshake")
+        data += chunk
+    return data
+
+
+def _info(sock: socket.socket, name: str) -> Export:
+    magic, opt, _flags = struct.unpack(">QQH", _recv(sock, 18))
+    if (magic, opt) != (NBDMAGIC, IHAVEOPT):
+        raise ConnectionError("not an NBD server with the fixed newstyle handshake")
+    sock.sendall(struct.pack(">I", CLIENT_FLAGS))
+    encoded = name.encode()
+    payload = struct.pack(">I", len(encoded)) + encoded + struct.pack(">HH", 1, INFO_BLOCK_SIZE)
+    sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_INFO, len(payload)) + payload)
+    size, blocks = None, (1, 4096, 32 << 20)
+    while True:
+        _magic, _opt, kind, length = struct.unpack(">QIII", _recv(sock, 20))
+        data = _recv(sock, length)
+        if kind == REP_ACK:
+            break
+        if kind != REP_INFO:
+            raise ConnectionError(f"the server refused NBD_OPT_INFO (reply type {kind:#x})")
+        (info,) = struct.unpack_from(">H", data)
+        if info == INFO_EXPORT:
+            size = struct.unpack_from(">Q", data, 2)[0]
+        elif info == INFO_BLOCK_SIZE:
+            blocks = struct.unpack_from(">III", data, 2)
+    sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_ABORT, 0))
+    if size is None:
+        raise ConnectionError("the server sent no export size")
+    return Export(size, *blocks)
+
+
+def nbd_facts(uri: str) -> Facts:
+    """Facts of the export at ``uri``: its size, the minimum block as the LBA size (at least
+    512), and at most 128 KiB per I/O (an NBD export says nothing about the drive's MDTS)."""
+    export = query_export(uri)
+    return Facts(
+        size_bytes=export.size_bytes,
+        lba_bytes=max(512, export.min_block_bytes),
+        max_io_bytes=min(128 << 10, export.max_block_bytes),
+        source=f"NBD handshake with {uri}",
+    )

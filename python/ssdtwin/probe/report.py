@@ -1,0 +1,127 @@
+"""A probe's outputs: the table a person reads, the JSON a program reads, and the report
+directory (every measurement's table, the figures, every fio job run)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .plan import ProbeResult
+from .runner import Runner, outcome_record
+
+#: How each unit is shown in the text table: scale and suffix.
+SHOWN = {
+    "ns": (1e-3, "us"),
+    "bytes": (2**-30, "GiB"),
+    "bytes/s": (1e-6, "MB/s"),
+    "IOPS": (1e-3, "K IOPS"),
+}
+
+
+def shown(value: float | None, unit: str) -> str:
+    """A value in the unit people read it in.
+
+    >>> shown(61_493.0, "ns"), shown(3 << 30, "bytes"), shown(None, "ns")
+    ('61.49 us', '3 GiB', '-')
+    """
+    if value is None:
+        return "-"
+    scale, suffix = SHOWN.get(unit, (1.0, unit))
+    return f"{value * scale:.4g} {suffix}"
+
+
+def text(result: ProbeResult) -> str:
+    """The inferred values, one per line, then what was not measured."""
+    lines = [f"Probe of {result.target} ({result.wall_s:.0f} s)", ""]
+    width = max(len(n) for n in result.estimates) if result.estimates else 10
+    for e in result.estimates.values():
+        value = shown(e.value, e.unit)
+        plus = f" ± {shown(e.uncertainty, e.unit)}" if e.uncertainty else ""
+        status = "" if e.status == "inferred" else f"  [{e.status}]"
+        lines.append(f"{e.name:<{width}}  {value}{plus}{status}")
+    for name, why in result.skipped.items():
+        lines.append(f"not measured: {name} ({why})")
+    return "\n".join(lines) + "\n"
+
+
+def document(result: ProbeResult) -> dict[str, Any]:
+    """Everything as JSON-ready data: facts, estimates, skipped measurements, the profile's
+    fields with their sources."""
+    result.profile_toml()
+    assert result.profile is not None
+    return {
+        "target": result.target,
+        "wall_s": result.wall_s,
+        "facts": result.facts.record(),
+        "estimates": [e.record() for e in result.estimates.values()],
+        "skipped": result.skipped,
+        "profile": result.profile.records(),
+    }
+
+
+def tables(result: ProbeResult) -> dict[str, pd.DataFrame]:
+    """Each measurement's table by file stem."""
+    out = {"estimates": result.table()}
+    parts = {
+        "floor": result.floor,
+        "region": result.first,
+        "cliff": result.cliff,
+        "recovery": result.recovery,
+        "fold-reads": result.fold_reads,
+        "span": result.coverage,
+        "qd": result.qd,
+        "gc": result.gc,
+        "lbaf": result.lbaf,
+    }
+    for stem, part in parts.items():
+        table = getattr(part, "table", None)
+        if table is not None:
+            out[stem] = table
+    return out
+
+
+def write_report(result: ProbeResult, runner: Runner, directory: Path) -> list[Path]:
+    """Writes the tables (CSV), the figures (PNG), the estimates and every job run (JSON)
+    into ``directory``; returns the paths written."""
+    from ..plots.probe import plot_cliff, plot_die_scan, plot_qd, plot_rounds, plot_span
+
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for stem, table in tables(result).items():
+        path = directory / f"{stem}.csv"
+        table.to_csv(path, index=False)
+        written.append(path)
+    figures = []
+    if result.cliff is not None:
+        recovery = result.recovery.table if result.recovery is not None else None
+        figures.append(("cliff", plot_cliff(result.cliff.table, result.cliff.cache_bytes, recovery)))
+    if result.first is not None:
+        figures.append(("die-scan", plot_die_scan(result.first.table)))
+    if result.coverage is not None:
+        figures.append(("span", plot_span(result.coverage.table, result.coverage.coverage_bytes)))
+    if result.qd is not None:
+        figures.append(("qd", plot_qd(result.qd.table)))
+    if result.gc is not None:
+        figures.append(("gc-rounds", plot_rounds(result.gc.table)))
+    import matplotlib.pyplot as plt
+
+    for stem, figure in figures:
+        path = directory / f"{stem}.png"
+        figure.savefig(path, dpi=110)
+        plt.close(figure)
+        written.append(path)
+    path = directory / "probe.json"
+    path.write_text(json.dumps(document(result), indent=1) + "\n")
+    written.append(path)
+    steps = [
+        {"measurement": s.measurement, "kind": s.kind, "seconds": s.seconds}
+        | (outcome_record(s.outcome) if s.outcome is not None else {})
+        for s in runner.steps
+    ]
+    path = directory / "jobs.json"
+    path.write_text(json.dumps(steps, indent=1) + "\n")
+    written.append(path)
+    return written

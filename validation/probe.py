@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""The prober's closed loop: probe every shipped profile with ``--twin``, compare what it
+inferred with the profile's own parameters, then probe the inferred profile with the same
+fio jobs and compare the two drives' results point by point.
+
+    python3 validation/probe.py                    # every profile `ssdtwin profiles` lists
+    python3 validation/probe.py p32a80 crucial-p1  # some of them
+
+Prints, per profile, the inferred-vs-true table and the reproduction summary, in the
+Markdown docs/validation.md shows, and exits 1 if a value falls outside its tolerance or a
+probe takes longer than five minutes. The true values come from the profile (this script
+may read it; the prober never does):
+
+* SLC cache size: the largest cache the profile allows on an empty drive (``slc_cache_max_bytes``);
+* post-cache write rate: dies x program unit / (native tPROG + the unit's channel transfer),
+  the rate program-bound sequential writes reach once writes go native;
+* QD1 read latency: the stages of a quiet 4 KiB read of native data at the drive's NVMe
+  interface (docs/model.md, "One 4 KiB read"), with the map lookup a cached map adds;
+* tR: the native mode's ``t_read_us``;
+* map-cache coverage: SRAM and HMB segments (under a linux-6.1 host's grant) x 4 MiB.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+
+import ssdtwin
+from ssdtwin.probe import Settings, TwinRunner, compare, probe, summary, twin_facts
+
+#: Tolerances of the issue's acceptance: value -> relative tolerance.
+TOLERANCE = {
+    "slc_cache_bytes": 0.10,
+    "native_write_bytes_per_s": 0.10,
+    "qd1_read_latency_ns": 0.05,
+    "native_tr_ns": 0.15,
+    "map_coverage_bytes": 0.15,
+}
+#: Reproduction: the inferred profile's results against the original's.
+REPRODUCTION = 0.10
+#: Wall time allowed per probe.
+BUDGET_S = 300.0
+UNIT = 4096
+
+
+def truth(profile: str) -> dict[str, float | None]:
+    """The values the probe should find, from the profile itself (see the module doc)."""
+    cfg: dict[str, Any] = tomllib.loads(ssdtwin.profile_toml(profile))
+    d = ssdtwin.profile_derived(profile)
+    nand, link, ctrl = cfg["nand"], cfg["link"], cfg["controller"]
+    native = nand[nand["cell"]]
+    unit = nand["planes"] * nand["page_bytes"]
+    channel = nand["channel_mts"] * 1e6
+    cmd = nand.get("channel_cmd_ns", 0)
+    transfer = cmd + unit / channel * 1e9
+    post_cache = d["dies"] * unit / (native["t_prog_us"] * 1e3 + transfer) * 1e9
+    read = (
+        link.get("command_fetch_ns", 700)
+        + ctrl["read_cmd_ns"]
+        + ctrl.get("unit_ns", 0)
+        + native["t_read_us"] * 1e3
+        + cmd
+        + math.ceil(UNIT / channel * 1e9)
+        + nand.get("ecc_decode_ns", 0)
+        + math.ceil(UNIT / d["link_bytes_per_sec"] * 1e9)
+        + link.get("completion_post_ns", 400)
+    )
+    device = ssdtwin.Device(profile, host="linux-6.1")
+    cache = device.map_cache()
+    coverage = None
+    if cache["location"] != "dram":
+        m = cfg["map_cache"]
+        segments = cache["sram_segments"] + cache["hmb_segments"]
+        coverage = segments * cache["segment_bytes"] / 4 * UNIT
+        if cache["residency"] == "partial":
+            # The QD sweep reads half the coverage: hits in the second tier, mostly.
+            read += m.get("partial_map_cmd_ns", 0) + (m.get("hmb_lookup_ns", 0) if cache["hmb_segments"] else 0)
+    return {
+        "slc_cache_bytes": d["slc_cache_max_bytes"] or None,
+        "native_write_bytes_per_s": post_cache,
+        "qd1_read_latency_ns": read,
+        "native_tr_ns": native["t_read_us"] * 1e3,
+        "map_coverage_bytes": coverage,
+    }
+
+
+def fmt(name: str, value: float | None) -> str:
+    if value is None:
+        return "none"
+    if name.endswith("_bytes"):
+        return f"{value / 2**30:.2f} GiB"
+    if name.endswith("_per_s"):
+        return f"{value / 1e6:.0f} MB/s"
+    return f"{value / 1e3:.1f} µs"
+
+
+LABELS = {
+    "slc_cache_bytes": "SLC cache",
+    "native_write_bytes_per_s": "post-cache write rate",
+    "qd1_read_latency_ns": "QD1 read latency",
+    "native_tr_ns": "tR (native)",
+    "map_coverage_bytes": "map-cache coverage",
+}
+
+
+def check(profile: str, settings: Settings, out: Path) -> bool:
+    start = time.perf_counter()
+    runner = TwinRunner(profile)
+    result = probe(runner, twin_facts(runner.device), settings)
+    wall = time.perf_counter() - start
+    runner.close()
+    inferred_path = out / f"{profile}.probed.toml"
+    inferred_path.write_text(result.profile_toml())
+    est = result.estimates
+    ok = wall <= BUDGET_S
+    print(f"### `{profile}`\n\nProbe: {wall:.0f} s wall (ssdtwin's fio in virtual time).\n")
+    print("| quantity | true | inferred | error | tolerance |")
+    print("|---|---|---|---|---|")
+    for name, true in truth(profile).items():
+        e = est.get(name)
+        got = e.value if e is not None and e.status == "inferred" else None
+        if true is None or got is None:
+            good = true is None and got is None
+            error = "both none" if good else "MISSING" if true is not None else "FOUND WHERE NONE"
+        else:
+            err = (got - true) / true
+            good = abs(err) <= TOLERANCE[name]
+            error = f"{err:+.1%}" + ("" if good else " OUT")
+        ok &= good
+        print(f"| {LABELS[name]} | {fmt(name, true)} | {fmt(name, got)} | {error} | ±{TOLERANCE[name]:.0%} |")
+    start = time.perf_counter()
+    again = TwinRunner(inferred_path)
+    replay = probe(again, twin_facts(again.device), settings)
+    again.close()
+    table = compare(result, replay)
+    worst = table.reindex(table.error.abs().sort_values(ascending=False).index).head(3)
+    print(f"\nThe inferred profile through the same jobs ({time.perf_counter() - start:.0f} s):\n")
+    print("| measurement | points | within ±10 % | largest error |")
+    print("|---|---|---|---|")
+    for r in summary(table, REPRODUCTION).itertuples():
+        print(f"| {r.measurement} | {r.points} | {r.within} | {r.max_abs_error:.1%} |")
+        ok &= r.measurement == "estimates" or r.within == r.points
+    print(
+        "\nLargest differences: "
+        + "; ".join(f"{r.measurement} {r.point} ({r.metric}) {r.error:+.1%}" for r in worst.itertuples())
+        + "\n"
+    )
+    return ok
+
+
+def main() -> int:
+    names = sys.argv[1:] or ssdtwin.profiles()
+    out = Path("out/probe")
+    out.mkdir(parents=True, exist_ok=True)
+    settings = Settings.for_twin().only(("floor", "geometry", "slc", "recovery", "fold-reads", "map", "qd"))
+    ok = True
+    for name in names:
+        ok &= check(name, settings, out)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,7 +5,11 @@
 //!
 //! * [`workload`] turns fio-style jobs into commands and collects fio-style statistics;
 //! * [`block`] is the seam below it: the [`block::BlockDevice`] trait every block target
-//!   implements, with its commands, completions and counters;
+//!   implements, with its commands, completions and counters, and [`block::AnyDevice`],
+//!   the one enum over the concrete targets;
+//! * [`zfs`] is a block target made of block targets: a ZFS pool of vdevs over disks and
+//!   SSD twins, with allocation classes, transaction groups and the ARC;
+//! * [`hdd`] is a hard disk (seek curve, rotation, zones, NCQ, caches);
 //! * [`ssd`] composes the drive: [`nvme`] (PCIe link, namespace, HMB request),
 //!   [`controller`] (firmware cores, write buffer), [`ftl`] (page map, superblocks, GC,
 //!   TRIM) and [`nand`] (dies, channels, cell-mode timings);
@@ -40,6 +44,7 @@ pub mod config;
 pub mod controller;
 pub mod engine;
 pub mod ftl;
+pub mod hdd;
 pub mod input;
 pub mod nand;
 pub mod nvme;

@@ -29,3 +29,5 @@ mod steadystate;
 mod job_control;
 // Saved states with valid checksums and inconsistent content.
 mod crafted_state;
+// The hard-disk model against its datasheet figures: seeks, rotation, zones, NCQ, caches.
+mod hdd;

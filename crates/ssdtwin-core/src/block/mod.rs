@@ -39,9 +39,11 @@
 //! assert!(read_one(&mut ssd) > 0);
 //! ```
 
+mod any;
 mod command;
 mod counters;
 
+pub use any::AnyDevice;
 pub use command::{Command, Completion, Opcode, SubmitError};
 pub use counters::{Counter, CounterRow};
 

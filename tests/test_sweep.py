@@ -160,7 +160,14 @@ def test_a_study_runs_its_parts_on_an_executor(run_main: RunMain, tmp_path: Path
 
 def test_each_independent_part_of_a_study_is_one_point() -> None:
     small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30}
-    options = {"rw": "randread,read", "depths": "1,2", "bs": "4k", "seconds": 0.01, "span_gib": 1.0, "seed": 1}
+    options: dict[str, Any] = {
+        "rw": "randread,read",
+        "depths": "1,2",
+        "bs": "4k",
+        "seconds": 0.01,
+        "span_gib": 1.0,
+        "seed": 1,
+    }
     # Two drives, two access patterns each: four parts, whatever the queue depths.
     assert len(study_parts("qd-sweep", ["generic-tlc-1tb", "micron-9200max"], small, options | {"host": "none"})) == 4
     counting = CountingExecutor()
@@ -174,7 +181,7 @@ def test_each_independent_part_of_a_study_is_one_point() -> None:
 
 def test_lbaf_scores_compare_formats_measured_as_separate_parts() -> None:
     small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30}
-    options = {"span_gib": 0.25, "seconds": 0.005, "seed": 1, "host": "none", "formats": "0,1"}
+    options: dict[str, Any] = {"span_gib": 0.25, "seconds": 0.005, "seed": 1, "host": "none", "formats": "0,1"}
     with CountingExecutor() as counting:
         table, _ = run_study("lbaf", ["micron-9200max"], overrides=small, executor=counting, **options)[
             "micron-9200max"

@@ -52,3 +52,4 @@ pub mod os;
 pub mod ssd;
 pub mod stats;
 pub mod workload;
+pub mod zfs;

@@ -31,3 +31,5 @@ mod job_control;
 mod crafted_state;
 // The hard-disk model against its datasheet figures: seeks, rotation, zones, NCQ, caches.
 mod hdd;
+// ZFS pools: placement, the special class's reserve and spill, copies, txgs, the intent log.
+mod zfs;

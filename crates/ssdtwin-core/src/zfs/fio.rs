@@ -1,0 +1,529 @@
+//! The pool as a [`BlockDevice`]: fio's files on a dataset, and the intent log.
+//!
+//! A job names its dataset by its mount point (`directory=/tank/data`, the dataset's
+//! default mount point); the runner lays fio's files out in one byte space, and that space
+//! is the dataset's: one object of `recordsize` records (every file's metadata, a few
+//! blocks, is left out). Commands address it in 512-byte units.
+//!
+//! * Reads go through the ARC (OpenZFS before 2.3 treats `O_DIRECT` the same way): a
+//!   record not cached is read after its indirect blocks; sequential reads start a prefetch
+//!   stream (`dmu_zfetch`). Never-written records read as zeros without I/O.
+//! * Writes dirty whole records (a partial write of an uncached record reads it first),
+//!   pass the write throttle (`dmu_tx_delay`, or block at the limit), and complete; the txg
+//!   writes them later. fio's buffers are random, so they do not compress.
+//! * A flush (`fsync`) commits the intent log (`zil_commit`): writes of at most
+//!   `zfs_immediate_write_sz` are copied into log blocks (`WR_COPIED`), larger records are
+//!   written in place at once and logged by pointer (`WR_INDIRECT`); log blocks go to a
+//!   log vdev, else the special class, else normal (`zio_alloc_zil`); the leaves written
+//!   are flushed, then the flush completes. One commit runs at a time; log blocks are
+//!   freed once their txg is synced.
+
+use super::class::Role;
+use super::objects::{self, ot};
+use super::queue::IoClass;
+use super::sync::TxWait;
+use super::vdev::{Dva, LABEL_START_BYTES};
+use super::{Batch, BatchKind, Event, IoOp, OpError, Owner, Pool, Table, Waiter, key};
+use crate::block::{BlockDevice, BlockGeometry, Command, Completion, CounterRow, Opcode, SubmitError};
+use crate::engine::{SimTime, Slab};
+use crate::os::{FsCosts, HostConfig};
+use std::collections::VecDeque;
+
+/// Bytes of a log record's header (`lr_write_t`).
+const LOG_RECORD_BYTES: u64 = 192;
+/// Largest log block (`zil_maxblocksize`).
+const LOG_BLOCK_MAX_BYTES: u64 = 128 << 10;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for blocks to read (a read, or a partial write's old record).
+    Blocks,
+    /// Passed the throttle (or waiting for its delay).
+    Assigned,
+    /// Blocked until dirty data falls below the limit.
+    Throttled,
+    /// A flush waiting for its log commit.
+    Commit,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cmd {
+    user: u64,
+    command: Command,
+    submitted: SimTime,
+    pub(crate) pending: u32,
+    phase: Phase,
+}
+
+/// A sequential read stream (`zstream_t`).
+#[derive(Clone, Copy, Debug, Default)]
+struct Stream {
+    next: u64,
+    distance: u64,
+    used: SimTime,
+}
+
+/// fio's side of the pool.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FioState {
+    pub(crate) cmds: Slab<Cmd>,
+    live: u32,
+    ready: VecDeque<Completion>,
+    dataset: usize,
+    throttled: VecDeque<u32>,
+    streams: Vec<Stream>,
+    /// Writes since the last commit: (record, bytes, txg).
+    itx: Vec<(u64, u64, u64)>,
+    /// Flushes waiting for the commit under way, and for the next one.
+    committing: Vec<u32>,
+    waiting_commit: Vec<u32>,
+    commit_running: bool,
+    commit_leaves: Vec<usize>,
+    commits: u64,
+    log_bytes: u64,
+}
+
+/// zfetch streams kept per object (`zfetch_max_streams`).
+const MAX_STREAMS: usize = 8;
+
+impl Pool {
+    /// Points fio at dataset `name` (`tank/data`, or its mount point `/tank/data`).
+    pub fn set_fio_dataset(&mut self, name: &str) -> Result<(), OpError> {
+        let ds = self.dataset_index(name.trim_start_matches('/'))?;
+        self.fio.dataset = ds;
+        Ok(())
+    }
+
+    /// `host` as it runs fio on this pool: no page cache (the ARC is ZFS's), and file
+    /// calls cost the ZPL's `io_call_us`.
+    pub fn host_for_fio(&self, host: &HostConfig) -> HostConfig {
+        let mut h = host.clone();
+        h.page_cache = None;
+        let call = self.zpl.io_call;
+        h.file_systems.retain(|f| f.name != "zfs");
+        h.file_systems.push(FsCosts { name: "zfs".into(), direct_io: call, buffered_io: call });
+        h.default_fs = Some("zfs".into());
+        h
+    }
+
+    fn record_bytes(&self) -> u64 {
+        self.datasets[self.fio.dataset].cfg.recordsize_bytes
+    }
+
+    fn fanout(&self) -> u64 {
+        self.config.format.indirect_block_bytes / self.config.format.block_pointer_bytes
+    }
+
+    /// Ensures record `r` of fio's object is in the ARC (after its indirect blocks);
+    /// `true` if it is, or if it was never written (a hole).
+    fn need_record(&mut self, r: u64, class: IoClass, who: Option<Waiter>) -> bool {
+        let ds = self.fio.dataset;
+        let fanout = self.fanout();
+        let Some(rec) = self.datasets[ds].flat.record(r, fanout).copied() else { return true };
+        if rec.dirty_txg != 0 && rec.dirty_txg > self.txg.synced {
+            return true;
+        }
+        if !rec.dva[0].is_allocated() {
+            return true;
+        }
+        let levels = self.datasets[ds].flat.levels.len();
+        for level in (1..=levels).rev() {
+            let idx = (r / fanout.pow(level as u32)) as usize;
+            let Some(&m) = self.datasets[ds].flat.levels[level - 1].get(idx) else { continue };
+            if m == u32::MAX {
+                continue;
+            }
+            let b = self.datasets[ds].meta[m as usize];
+            if !self.read_block(key(ds, Table::Meta, u64::from(m)), &b.dva, u64::from(b.psize), class, who) {
+                return false;
+            }
+        }
+        self.read_block(key(ds, Table::Flat, r), &rec.dva, u64::from(rec.psize), class, who)
+    }
+
+    /// Re-examines command `c`: issues what it still needs, or moves it on.
+    fn cmd_progress(&mut self, c: u32) {
+        let cmd = self.fio.cmds[c];
+        if cmd.pending > 0 {
+            return;
+        }
+        let rs = self.record_bytes();
+        let (start, end) = (cmd.command.slba * 512, (cmd.command.slba + u64::from(cmd.command.blocks)) * 512);
+        match (cmd.command.opcode, cmd.phase) {
+            (Opcode::Read, _) => {
+                let mut ready = true;
+                for r in start / rs..=(end - 1) / rs {
+                    ready &= self.need_record(r, IoClass::SyncRead, Some(Waiter::Cmd(c)));
+                }
+                if ready {
+                    self.prefetch_stream(start / rs, (end - 1) / rs);
+                    self.complete_cmd(c);
+                }
+            }
+            (Opcode::Write, Phase::Blocks) => {
+                // Partial records must be read before they are changed.
+                let mut ready = true;
+                for r in [start / rs, (end - 1) / rs] {
+                    if start > r * rs || end < (r + 1) * rs {
+                        ready &= self.need_record(r, IoClass::SyncRead, Some(Waiter::Cmd(c)));
+                    }
+                }
+                if ready {
+                    self.assign_write(c);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Passes a write through the throttle.
+    fn assign_write(&mut self, c: u32) {
+        match self.tx_assign() {
+            TxWait::Go => self.write_records(c),
+            TxWait::Until(t) => {
+                self.fio.cmds[c].phase = Phase::Assigned;
+                self.events.push(t, Event::CmdDone { cmd: c });
+            }
+            TxWait::Blocked => {
+                self.fio.cmds[c].phase = Phase::Throttled;
+                self.fio.throttled.push_back(c);
+            }
+        }
+    }
+
+    /// Dirties the records of write `c` in the open txg, and completes it.
+    fn write_records(&mut self, c: u32) {
+        let cmd = self.fio.cmds[c];
+        let rs = self.record_bytes();
+        let ds = self.fio.dataset;
+        let fanout = self.fanout();
+        let (start, end) = (cmd.command.slba * 512, (cmd.command.slba + u64::from(cmd.command.blocks)) * 512);
+        let open = self.txg.open;
+        let n = self.datasets.len();
+        for r in start / rs..=(end - 1) / rs {
+            let rec = self.datasets[ds].flat.record_mut(r, fanout);
+            if rec.logged {
+                // Logged in place earlier in this txg and now changed again: that copy goes.
+                let (dva, psize) = (rec.dva, u64::from(rec.psize));
+                rec.logged = false;
+                rec.dva = [Dva::HOLE; 3];
+                let role = Role { metadata: false, indirect: false, small_blocks: 0, intent_log: false };
+                self.txg.open_set.frees.push((dva, psize, role));
+            }
+            let rec = self.datasets[ds].flat.record_mut(r, fanout);
+            let fresh = rec.dirty_txg != open;
+            rec.dirty_txg = open;
+            if fresh {
+                self.txg.mark_dataset(ds, n).records.push(r);
+                self.dirty_bytes(rs, false);
+            }
+            self.arc.insert(key(ds, Table::Flat, r), rs);
+            let bytes = end.min((r + 1) * rs) - start.max(r * rs);
+            self.fio.itx.push((r, bytes, open));
+        }
+        self.complete_cmd(c);
+    }
+
+    fn complete_cmd(&mut self, c: u32) {
+        let cmd = self.fio.cmds[c];
+        self.fio.cmds.free(c);
+        self.fio.live -= 1;
+        self.fio.ready.push_back(Completion {
+            user: cmd.user,
+            command: cmd.command,
+            submitted: cmd.submitted,
+            completed: self.now,
+        });
+    }
+
+    /// A block command `c` waited for arrived.
+    pub(crate) fn cmd_woken(&mut self, c: u32) {
+        self.fio.cmds[c].pending -= 1;
+        if self.fio.cmds[c].pending == 0 {
+            self.cmd_progress(c);
+        }
+    }
+
+    /// A write's throttle delay is over.
+    pub(crate) fn cmd_done(&mut self, c: u32) {
+        if self.fio.cmds[c].phase == Phase::Assigned {
+            self.write_records(c);
+        }
+    }
+
+    /// Dirty data fell below the limit: blocked writes try again, in order.
+    pub(crate) fn fio_space_available(&mut self) {
+        while self.txg.dirty < self.dirty_max
+            && let Some(c) = self.fio.throttled.pop_front()
+        {
+            self.fio.cmds[c].phase = Phase::Blocks;
+            self.assign_write(c);
+        }
+    }
+
+    /// `dmu_zfetch` on fio's object: a read that continues a stream prefetches ahead of it.
+    fn prefetch_stream(&mut self, first: u64, last: u64) {
+        let t = &self.config.tunables;
+        if t.zfs_prefetch_disable != 0 {
+            return;
+        }
+        let (min, max) = (t.zfetch_min_distance, t.zfetch_max_distance);
+        let rs = self.record_bytes();
+        let now = self.now;
+        let hit = self.fio.streams.iter().position(|s| s.next == first || (s.next > first && s.next <= last + 1));
+        let s = match hit {
+            Some(i) => {
+                let s = &mut self.fio.streams[i];
+                s.distance =
+                    if s.distance < min { (s.distance * 2).max(rs) } else { (s.distance + s.distance / 8).min(max) };
+                s.next = last + 1;
+                s.used = now;
+                *s
+            }
+            None => {
+                let s = Stream { next: last + 1, distance: 0, used: now };
+                if self.fio.streams.len() < MAX_STREAMS {
+                    self.fio.streams.push(s);
+                } else {
+                    let lru = (0..MAX_STREAMS).min_by_key(|&i| self.fio.streams[i].used).expect("full");
+                    self.fio.streams[lru] = s;
+                }
+                return;
+            }
+        };
+        let ahead = (s.distance / rs).max(1);
+        for r in s.next..s.next + ahead {
+            self.need_record(r, IoClass::AsyncRead, None);
+        }
+    }
+
+    // ---- the intent log ----
+
+    /// A flush: commit the log, or complete at once if nothing is waiting to be logged.
+    fn flush(&mut self, c: u32) {
+        self.fio.cmds[c].phase = Phase::Commit;
+        let synced = self.txg.synced;
+        self.fio.itx.retain(|&(_, _, txg)| txg > synced);
+        if self.fio.itx.is_empty() && !self.fio.commit_running {
+            self.complete_cmd(c);
+            return;
+        }
+        self.fio.waiting_commit.push(c);
+        if !self.fio.commit_running {
+            self.start_commit();
+        }
+    }
+
+    fn start_commit(&mut self) {
+        let synced = self.txg.synced;
+        let itx: Vec<(u64, u64, u64)> =
+            std::mem::take(&mut self.fio.itx).into_iter().filter(|x| x.2 > synced).collect();
+        self.fio.committing = std::mem::take(&mut self.fio.waiting_commit);
+        self.fio.commit_running = true;
+        self.fio.commits += 1;
+        let id = self.fio.commits;
+        let batch = self.batches.insert(Batch { left: 0, kind: BatchKind::ZilWrites, id });
+        let ds = self.fio.dataset;
+        let rs = self.record_bytes();
+        let fanout = self.fanout();
+        let immediate = self.config.tunables.zfs_immediate_write_sz;
+        let mut copied = 0u64;
+        let mut leaves = Vec::new();
+        let mut indirect: Vec<u64> = Vec::new();
+        for &(r, bytes, _) in &itx {
+            if bytes > immediate {
+                indirect.push(r);
+                copied += LOG_RECORD_BYTES;
+            } else {
+                copied += LOG_RECORD_BYTES + bytes;
+            }
+        }
+        indirect.sort_unstable();
+        indirect.dedup();
+        let role_data = Role {
+            metadata: false,
+            indirect: false,
+            small_blocks: self.datasets[ds].cfg.special_small_blocks_bytes,
+            intent_log: false,
+        };
+        let copies = objects::copies(&self.datasets[ds].cfg, ot::PLAIN_FILE, 0);
+        for r in indirect {
+            let rec = *self.datasets[ds].flat.record(r, fanout).expect("logged records exist");
+            if rec.logged || rec.dirty_txg <= self.txg.synced {
+                continue;
+            }
+            // dmu_sync: the record is written in its final place now.
+            match self.allocate(role_data, rs, copies) {
+                Ok(dva) => {
+                    if rec.dva[0].is_allocated() {
+                        self.txg.open_set.frees.push((rec.dva, u64::from(rec.psize), role_data));
+                    }
+                    self.queue_sync_writes(&dva, rs, batch, &mut leaves);
+                    let m = self.datasets[ds].flat.record_mut(r, fanout);
+                    m.dva = dva;
+                    m.psize = rs as u32;
+                    m.logged = true;
+                }
+                Err(e) => {
+                    self.failure.get_or_insert(e);
+                }
+            }
+        }
+        let mut left = copied;
+        let log_role = Role { metadata: false, indirect: false, small_blocks: 0, intent_log: true };
+        while left > 0 {
+            let bytes = left.min(LOG_BLOCK_MAX_BYTES).div_ceil(4096) * 4096;
+            left = left.saturating_sub(LOG_BLOCK_MAX_BYTES);
+            match self.allocate(log_role, bytes, 1) {
+                Ok(dva) => {
+                    self.queue_sync_writes(&dva, bytes, batch, &mut leaves);
+                    self.txg.open_set.log_blocks.push((dva, bytes));
+                    self.fio.log_bytes += bytes;
+                }
+                Err(e) => {
+                    self.failure.get_or_insert(e);
+                }
+            }
+        }
+        leaves.sort_unstable();
+        leaves.dedup();
+        self.fio.commit_leaves = leaves;
+        for l in 0..self.leaves.len() {
+            self.issue(l);
+        }
+        self.finish_batch_if_empty(batch);
+    }
+
+    fn queue_sync_writes(&mut self, dva: &[Dva; 3], psize: u64, batch: u32, leaves: &mut Vec<usize>) {
+        let mut cols = std::mem::take(&mut self.cols);
+        for d in dva.iter().filter(|d| d.is_allocated()) {
+            let top = d.vdev();
+            let asize = self.tops[top].psize_to_asize(psize);
+            self.tops[top].columns(d.offset(), asize, &mut cols);
+            for c in &cols {
+                let leaf = self.tops[top].leaves[c.child];
+                if !self.leaves[leaf].failed {
+                    self.queue_io(
+                        leaf,
+                        IoOp::Write,
+                        IoClass::SyncWrite,
+                        c.offset + LABEL_START_BYTES,
+                        c.bytes,
+                        Owner::Batch(batch),
+                        0,
+                    );
+                    leaves.push(leaf);
+                }
+            }
+        }
+        self.cols = cols;
+    }
+
+    /// A commit's writes, then its flushes, are done.
+    pub(crate) fn zil_phase_done(&mut self, kind: BatchKind, id: u64) {
+        if kind == BatchKind::ZilWrites {
+            let batch = self.batches.insert(Batch { left: 0, kind: BatchKind::ZilFlush, id });
+            for l in std::mem::take(&mut self.fio.commit_leaves) {
+                self.queue_io(l, IoOp::Flush, IoClass::SyncWrite, 0, 0, Owner::Batch(batch), 0);
+            }
+            self.finish_batch_if_empty(batch);
+            return;
+        }
+        for c in std::mem::take(&mut self.fio.committing) {
+            self.complete_cmd(c);
+        }
+        self.fio.commit_running = false;
+        if !self.fio.waiting_commit.is_empty() {
+            self.start_commit();
+        }
+    }
+
+    /// Bytes written to intent-log blocks so far.
+    pub fn log_bytes_written(&self) -> u64 {
+        self.fio.log_bytes
+    }
+}
+
+impl BlockDevice for Pool {
+    fn geometry(&self) -> BlockGeometry {
+        // What a dataset can hold: the normal class less the slop space (spa_slop_shift 5).
+        let space = self.class_space(super::AllocClass::Normal);
+        BlockGeometry {
+            lba_bytes: 512,
+            lbas: (space - space / 32) / 512,
+            max_transfer_bytes: 16 << 20,
+            hardware_queues: 1,
+        }
+    }
+
+    fn profile(&self) -> &str {
+        &self.config.name
+    }
+
+    fn now(&self) -> SimTime {
+        self.now
+    }
+
+    fn submit(&mut self, now: SimTime, command: Command, tag: u64) -> Result<(), SubmitError> {
+        let g = self.geometry();
+        if !matches!(command.opcode, Opcode::Flush) {
+            if command.blocks == 0 {
+                return Err(SubmitError::Empty { opcode: command.opcode });
+            }
+            if command.slba.checked_add(u64::from(command.blocks)).is_none_or(|e| e > g.lbas) {
+                return Err(SubmitError::OutOfRange { slba: command.slba, blocks: command.blocks, lbas: g.lbas });
+            }
+            if u64::from(command.blocks) * 512 > g.max_transfer_bytes && command.opcode != Opcode::Trim {
+                return Err(SubmitError::TooLarge {
+                    bytes: u64::from(command.blocks) * 512,
+                    mdts_bytes: g.max_transfer_bytes,
+                });
+            }
+        }
+        self.now = self.now.max(now);
+        let c = self.fio.cmds.insert(Cmd { user: tag, command, submitted: now, pending: 0, phase: Phase::Blocks });
+        self.fio.live += 1;
+        match command.opcode {
+            Opcode::Read | Opcode::Write => self.cmd_progress(c),
+            Opcode::Flush => self.flush(c),
+            Opcode::Trim => self.complete_cmd(c),
+        }
+        Ok(())
+    }
+
+    fn poll_at(&self) -> SimTime {
+        if self.fio.ready.is_empty() { self.next_time() } else { self.now }
+    }
+
+    fn poll(&mut self) -> Option<Completion> {
+        if let Some(c) = self.fio.ready.pop_front() {
+            return Some(c);
+        }
+        self.step();
+        self.fio.ready.pop_front()
+    }
+
+    fn in_flight(&self) -> u32 {
+        self.fio.live
+    }
+
+    fn counters(&self, prefix: &str, out: &mut CounterRow) {
+        let u = self.usage();
+        for (name, c) in [("normal", &u.normal), ("special", &u.special), ("log", &u.log)] {
+            out.level(prefix, &format!("{name}_alloc_bytes"), c.allocated());
+        }
+        out.total(prefix, "spilled_bytes", u.spilled_bytes());
+        out.level(prefix, "dirty_bytes", self.txg.dirty);
+        out.total(prefix, "txgs_synced", self.txg_log.len() as u64);
+        out.level(prefix, "arc_bytes", self.arc.size());
+        out.total(prefix, "arc_hits", self.arc.stats.hits);
+        out.total(prefix, "arc_misses", self.arc.stats.misses);
+        out.total(prefix, "zil_bytes", self.fio.log_bytes);
+        for l in &self.leaves {
+            let p = if prefix.is_empty() { format!("vdev.{}", l.name) } else { format!("{prefix}.vdev.{}", l.name) };
+            out.total(&p, "read_bytes", l.read_bytes);
+            out.total(&p, "write_bytes", l.write_bytes);
+            l.device.counters(&p, out);
+        }
+    }
+}

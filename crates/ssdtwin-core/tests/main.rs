@@ -29,3 +29,5 @@ mod steadystate;
 mod job_control;
 // Saved states with valid checksums and inconsistent content.
 mod crafted_state;
+// Virtual memory: faults, swap and mmap readahead, madvise, the swap locks.
+mod vm;

@@ -195,3 +195,42 @@ impl Capacity for Ssd {
         self.geometry().capacity_bytes()
     }
 }
+
+// ---- fio's mmap engine ----
+
+fn fio_on(host: &str, args: &str) -> ssdtwin_core::workload::RunResult {
+    let set =
+        ssdtwin_core::workload::fio::parse_command_line(&args.split_whitespace().map(String::from).collect::<Vec<_>>())
+            .unwrap();
+    let opts = ssdtwin_core::workload::RunOptions { log_dir: std::env::temp_dir(), ..Default::default() };
+    let mut h = Host::new(drive(), host_config(host, &[]));
+    let r = ssdtwin_core::workload::run(&mut h, &set, &opts, &mut |_| true).unwrap();
+    h.vm_check();
+    r
+}
+
+fn group_delta(r: &ssdtwin_core::workload::RunResult, name: &str) -> u64 {
+    let g = &r.groups[0];
+    g.counters_end.get(name).unwrap() - g.counters_start.get(name).unwrap_or(0)
+}
+
+/// fio's `fio_mmapio_queue` with `direct=1`: after each write's `memcpy`, `msync(MS_SYNC)`
+/// of its range writes its dirty pages and flushes the device, then `MADV_DONTNEED`.
+#[test]
+fn the_mmap_engine_with_direct_syncs_every_write() {
+    let r = fio_on("linux-3.6", "--name=w --filename=f --size=8m --bs=64k --rw=write --ioengine=mmap --direct=1");
+    let writes = r.jobs[0].dirs[1].total_ios;
+    assert_eq!(writes, 128);
+    assert_eq!(group_delta(&r, "host_flush_cmds"), writes, "one flush per msync");
+    assert_eq!(group_delta(&r, "host.mmap_writeback_bytes"), 8 << 20, "every page written back once");
+}
+
+/// Without `direct`, reads copy from the mapping: the file is read once, by read-around
+/// and the readahead it starts (fio's `fadvise_hint=1` gives `MADV_SEQUENTIAL`).
+#[test]
+fn the_mmap_engine_reads_through_the_page_cache() {
+    let r = fio_on("linux-3.6", "--name=r --filename=f --size=16m --bs=1m --rw=read --ioengine=mmap --direct=0");
+    assert_eq!(r.jobs[0].dirs[0].io_bytes, 16 << 20);
+    assert_eq!(group_delta(&r, "host.mmap_read_bytes"), 16 << 20);
+    assert_eq!(group_delta(&r, "host_flush_cmds"), 0);
+}

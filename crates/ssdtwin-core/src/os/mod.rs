@@ -156,6 +156,8 @@ pub struct Host<D: BlockDevice> {
     vm: Option<Box<vm::VmState>>,
     /// Host DRAM the target's drivers keep for themselves (a host-side FTL's tables).
     driver_memory_bytes: u64,
+    /// Memory the kernel leaves for pages, if set instead of the profile's.
+    vm_memory_bytes: Option<u64>,
 }
 
 impl<D: BlockDevice> Host<D> {
@@ -197,6 +199,7 @@ impl<D: BlockDevice> Host<D> {
             disk: DiskStats::default(),
             vm: None,
             driver_memory_bytes,
+            vm_memory_bytes: None,
             config,
             device,
         }

@@ -36,11 +36,13 @@ mod advice;
 mod fault;
 pub mod frames;
 pub mod locks;
+mod mmap_io;
 pub mod readahead;
 mod reclaim;
 pub mod swap;
 
 pub use locks::{LockId, LockTotals};
+pub use mmap_io::MmapIo;
 pub use readahead::SwapReadahead;
 pub use swap::SwapAllocator;
 
@@ -353,6 +355,8 @@ pub(super) struct VmState {
     written_bytes: u64,
     /// Dirtied file pages per core since the last throttle check (`bdp_ratelimits`).
     dirtied: Vec<u32>,
+    /// fio mmap-engine calls in progress.
+    mmap_calls: Slab<mmap_io::MmapCall>,
     /// Counters.
     counters: VmCounters,
 }
@@ -361,9 +365,10 @@ pub(super) struct VmState {
 pub const SWAP_CLUSTER_MAX: u64 = 32;
 
 impl VmState {
-    fn new(cfg: VmConfig, dram_bytes: u64, cores: u32) -> Self {
+    /// A VM with `memory_bytes` of frames (what the kernel and drivers leave).
+    fn new(cfg: VmConfig, memory_bytes: u64, cores: u32) -> Self {
         let page = cfg.page_bytes;
-        let usable = dram_bytes.saturating_sub(cfg.kernel_reserved_bytes) / page;
+        let usable = memory_bytes / page;
         let frames = u32::try_from(usable).unwrap_or(u32::MAX >> 2);
         // init_per_zone_wmark_min: min_free_kbytes = sqrt(lowmem_kbytes * 16), clamped.
         let lowmem_kb = u64::from(frames) * page / 1024;
@@ -415,6 +420,7 @@ impl VmState {
             bandwidth: WriteBandwidth::default(),
             written_bytes: 0,
             dirtied: vec![0; limits_cores],
+            mmap_calls: Slab::default(),
             counters: VmCounters::default(),
             cfg,
         }
@@ -504,10 +510,22 @@ impl<D: BlockDevice> Host<D> {
     fn vm(&mut self) -> &mut VmState {
         if self.vm.is_none() {
             let cfg = self.config.vm.clone().expect("the caller checks has_vm");
-            let dram = self.config.dram_bytes.saturating_sub(self.driver_memory_bytes);
-            self.vm = Some(Box::new(VmState::new(cfg, dram, self.config.cores)));
+            let pages = self
+                .vm_memory_bytes
+                .unwrap_or_else(|| self.config.dram_bytes.saturating_sub(cfg.kernel_reserved_bytes));
+            let memory = pages.saturating_sub(self.driver_memory_bytes);
+            self.vm = Some(Box::new(VmState::new(cfg, memory, self.config.cores)));
         }
         self.vm.as_mut().expect("made above")
+    }
+
+    /// Sets the memory the kernel leaves for pages (DRAM less its own reserve), bytes,
+    /// instead of the profile's; the drivers' memory still comes off it. Call before the
+    /// VM is first used (later calls change nothing).
+    pub fn set_vm_memory(&mut self, bytes: u64) {
+        if self.vm.is_none() {
+            self.vm_memory_bytes = Some(bytes);
+        }
     }
 
     /// Frames of DRAM the VM manages (DRAM less the kernel's reserve and the drivers'
@@ -550,6 +568,11 @@ impl<D: BlockDevice> Host<D> {
             swap_ra: SwapRaState::default(),
         });
         MappingId(vm.mappings.len() as u32 - 1)
+    }
+
+    /// Pages of mapping `m`.
+    pub fn vm_mapping_pages(&mut self, m: MappingId) -> u64 {
+        u64::from(self.vm().mappings[m.0 as usize].pages)
     }
 
     /// The VM's counters.
@@ -699,6 +722,10 @@ impl<D: BlockDevice> Host<D> {
             }
             VmEvent::Wake { tag } => {
                 self.in_flight -= 1;
+                if tag & mmap_io::MMAP_CALL != 0 {
+                    self.mmap_step(at, (tag & 0xFFFF_FFFF) as u32, true);
+                    return None;
+                }
                 Some(super::IoDone { tag, device_done: at, visible: at })
             }
         }

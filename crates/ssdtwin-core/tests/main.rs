@@ -33,3 +33,5 @@ mod crafted_state;
 mod hdd;
 // ZFS pools: placement, the special class's reserve and spill, copies, txgs, the intent log.
 mod zfs;
+// Virtual memory: faults, swap and mmap readahead, madvise, the swap locks.
+mod vm;

@@ -53,6 +53,11 @@ pub(crate) fn snapshot(py: Python<'_>, e: &SnapshotError) -> PyErr {
     }
 }
 
+/// An instance of `ssdtwin.errors.<class>` with `message` (for errors of other layers).
+pub(crate) fn named(py: Python<'_>, class: &str, message: String) -> PyErr {
+    raise(py, class, message)
+}
+
 /// A device operation refused (busy device, bad argument).
 pub(crate) fn device(py: Python<'_>, message: String) -> PyErr {
     raise(py, "DeviceError", message)

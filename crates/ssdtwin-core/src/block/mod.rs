@@ -65,6 +65,17 @@ pub struct BlockGeometry {
     pub hardware_queues: u32,
 }
 
+/// How the host sees a target that is not one NVMe namespace on the in-box driver.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostInterface {
+    /// The host driver it needs (a host profile's `[drivers.NAME]` has its costs).
+    pub driver: String,
+    /// Identical devices a card shows the host.
+    pub luns: u32,
+    /// Host DRAM the driver keeps for the target, bytes.
+    pub host_memory_bytes: u64,
+}
+
 impl BlockGeometry {
     /// Capacity in bytes.
     pub fn capacity_bytes(&self) -> u64 {
@@ -105,6 +116,12 @@ pub trait BlockDevice {
     fn prefetch(&self, lba: u64) {
         let _ = lba;
     }
+
+    /// The driver the host runs for the target and the memory it keeps, if not the in-box
+    /// NVMe path.
+    fn host_interface(&self) -> Option<HostInterface> {
+        None
+    }
 }
 
 /// A borrowed target is a target: a host can wrap `&mut D` for one run and give the
@@ -141,5 +158,8 @@ impl<D: BlockDevice + ?Sized> BlockDevice for &mut D {
     #[inline]
     fn prefetch(&self, lba: u64) {
         (**self).prefetch(lba);
+    }
+    fn host_interface(&self) -> Option<HostInterface> {
+        (**self).host_interface()
     }
 }

@@ -196,6 +196,8 @@ pub struct DeviceConfig {
     pub namespace: Namespace,
     /// Logical 4 KiB map units exposed.
     pub logical_units: u32,
+    /// How the host sees the device, if not as one NVMe namespace on the in-box driver.
+    pub host_interface: Option<crate::block::HostInterface>,
 }
 
 /// Checks field values of one file and words errors the same way for every profile kind.
@@ -272,6 +274,26 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
     let controller = build_controller(&c, &p.controller, &geometry)?;
     let namespace = build_namespace(&c, &p, &geometry, &gc, &slc)?;
     let logical_units = (namespace.capacity_bytes / UNIT_BYTES) as u32;
+    let host_interface = p
+        .host_interface
+        .as_ref()
+        .map(|h| -> Result<crate::block::HostInterface, ProfileError> {
+            if h.driver.is_empty() || !h.driver.is_ascii() {
+                return Err(c.bad("host_interface.driver", &format!("\"{}\"", h.driver), "a driver name"));
+            }
+            let luns = c.range("host_interface.luns", h.luns, 1, 64)?;
+            let per_gib = h.host_memory_mib_per_gib;
+            if !per_gib.is_finite() || !(0.0..=1024.0).contains(&per_gib) {
+                return Err(c.bad("host_interface.host_memory_mib_per_gib", &per_gib, "allowed 0 to 1024"));
+            }
+            let gib = namespace.capacity_bytes as f64 / f64::from(1u32 << 30);
+            Ok(crate::block::HostInterface {
+                driver: h.driver.clone(),
+                luns,
+                host_memory_bytes: (gib * per_gib * f64::from(1u32 << 20)) as u64,
+            })
+        })
+        .transpose()?;
     let map_cache = build_map_cache(&c, &p.map_cache, &identity, &nand, geometry.native)?;
     Ok(DeviceConfig {
         source: loaded.source.clone(),
@@ -287,6 +309,7 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
         slc,
         namespace,
         logical_units,
+        host_interface,
     })
 }
 

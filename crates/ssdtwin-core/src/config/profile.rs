@@ -29,6 +29,31 @@ pub struct Profile {
     pub namespace: NamespaceSection,
     /// SLC cache and folding (absent: no cache).
     pub slc_cache: Option<SlcCacheSection>,
+    /// How the host sees the device, where it is not one NVMe namespace on the in-box
+    /// driver (absent: it is).
+    #[serde(default)]
+    pub host_interface: Option<HostInterfaceSection>,
+}
+
+/// `[host_interface]`: the host driver a device needs, how many devices a card shows, and
+/// host memory the driver keeps.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostInterfaceSection {
+    /// The block driver the host runs for it: a host profile's `[drivers.NAME]` gives its
+    /// CPU costs (a host without that section uses its `[block]` costs).
+    pub driver: String,
+    /// Identical devices (LUNs) the card shows the host, each described by this profile.
+    #[serde(default = "one_lun")]
+    pub luns: u32,
+    /// Host DRAM the driver keeps per GiB of the device's capacity (a host-side FTL's
+    /// tables), MiB.
+    #[serde(default)]
+    pub host_memory_mib_per_gib: f64,
+}
+
+fn one_lun() -> u32 {
+    1
 }
 
 /// `[identity]`

@@ -7,6 +7,8 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("crucial-p1", include_str!("../../../../profiles/crucial-p1.toml")),
     ("wd-black-256", include_str!("../../../../profiles/wd-black-256.toml")),
     ("micron-9200max", include_str!("../../../../profiles/micron-9200max.toml")),
+    ("iodrive2-1200", include_str!("../../../../profiles/iodrive2-1200.toml")),
+    ("intel-910-400", include_str!("../../../../profiles/intel-910-400.toml")),
 ];
 
 /// Names of the shipped profiles.

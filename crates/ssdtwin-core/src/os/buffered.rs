@@ -32,6 +32,13 @@ const KIND_SHIFT: u32 = 40;
 const KIND_READ: u64 = 1;
 const KIND_WRITEBACK: u64 = 2;
 const KIND_FLUSH: u64 = 3;
+/// The virtual-memory model's requests (see [`crate::os::vm`]).
+const KIND_VM: u64 = 4;
+
+/// The tag of the VM's request `id` (beside [`INTERNAL`]).
+pub(super) fn vm_tag(id: u32) -> u64 {
+    (KIND_VM << KIND_SHIFT) | u64::from(id)
+}
 
 /// The page cache's settings, from the host profile.
 #[derive(Clone, Debug, PartialEq)]
@@ -539,6 +546,7 @@ impl<D: BlockDevice> Host<D> {
         match (tag & !INTERNAL) >> KIND_SHIFT {
             KIND_READ => self.read_done(id, at),
             KIND_WRITEBACK => self.writeback_done(id, at),
+            KIND_VM => return self.vm_io_done(id, at),
             _ => {
                 let state = self.buffered.as_mut().expect("buffered I/O needs a page cache");
                 let tag = state.syncs[id].tag;

@@ -132,6 +132,14 @@ impl Cpu {
         end
     }
 
+    /// When task work asked for at `at` on `core` could start: after the work booked
+    /// before it and any running interrupt handler.
+    #[inline]
+    pub fn available(&self, core: CoreId, at: SimTime) -> SimTime {
+        let c = &self.cores[core.0 as usize];
+        at.max(c.task_until).max(c.irq_until)
+    }
+
     /// Whether `booking` ends when it said: `None` if so, or its new end if interrupt
     /// handlers took time from its core since it was booked (then call again at that end).
     #[inline]

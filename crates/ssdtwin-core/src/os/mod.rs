@@ -19,15 +19,19 @@
 mod buffered;
 mod cpu;
 mod hmb;
+mod md;
 pub mod page_cache;
 mod profile;
+pub mod vm;
 
 pub use buffered::{BufferedIo, BufferedStart, PageCacheConfig};
 
 pub use cpu::{Booking, CoreId, CoreTime, Cpu};
 pub use hmb::{HmbSetting, negotiate_hmb};
+pub use md::{Md, MdLayout};
 pub use profile::{
-    EngineCosts, EngineKind, FsCosts, HostConfig, HostProfile, SHIPPED_HOSTS, build_host, load_host, shipped_host_names,
+    DriverCosts, EngineCosts, EngineKind, FsCosts, HostConfig, HostProfile, MemoryConfig, SHIPPED_HOSTS, build_host,
+    load_host, shipped_host_names,
 };
 
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
@@ -122,6 +126,8 @@ enum Event {
     Visible { request: u32, device_done: SimTime },
     /// Buffered I/O: a waiting call completes, a throttled writer wakes, the flusher runs.
     Buffered(buffered::BufferedEvent),
+    /// Virtual memory: kswapd's next batch, a waiting thread's wakeup.
+    Vm(vm::VmEvent),
 }
 
 /// A host over block target `D`. See the module documentation.
@@ -146,12 +152,27 @@ pub struct Host<D: BlockDevice> {
     disk: DiskStats,
     /// The page cache, on hosts that have one.
     buffered: Option<Box<buffered::BufferedState>>,
+    /// Virtual memory, made on first use on hosts that have it.
+    vm: Option<Box<vm::VmState>>,
+    /// Host DRAM the target's drivers keep for themselves (a host-side FTL's tables).
+    driver_memory_bytes: u64,
+    /// Memory the kernel leaves for pages, if set instead of the profile's.
+    vm_memory_bytes: Option<u64>,
 }
 
 impl<D: BlockDevice> Host<D> {
-    /// `device` behind the host `config`.
-    pub fn new(device: D, config: HostConfig) -> Self {
+    /// `device` behind the host `config`. A target whose host interface names a driver the
+    /// profile gives costs for (`[drivers.NAME]`) pays those instead of `[block]`'s, and the
+    /// host DRAM its driver keeps is taken from what virtual memory may use.
+    pub fn new(device: D, mut config: HostConfig) -> Self {
         let geometry = device.geometry();
+        let interface = device.host_interface();
+        if let Some(d) = interface.as_ref().and_then(|i| config.driver(&i.driver)).cloned() {
+            config.block_submit = d.submit;
+            config.block_complete = d.complete;
+            config.block_unit = d.unit;
+        }
+        let driver_memory_bytes = interface.as_ref().map_or(0, |i| i.host_memory_bytes);
         let request_bytes = if config.is_none() {
             geometry.max_transfer_bytes
         } else {
@@ -176,6 +197,9 @@ impl<D: BlockDevice> Host<D> {
             commands_at_device: 0,
             busy_from: SimTime::ZERO,
             disk: DiskStats::default(),
+            vm: None,
+            driver_memory_bytes,
+            vm_memory_bytes: None,
             config,
             device,
         }
@@ -269,6 +293,7 @@ impl<D: BlockDevice> Host<D> {
             out.total(&core, "irq_ns", t.irq_ns);
         }
         self.page_cache_counters(prefix, out);
+        self.vm_counters_into(prefix, out);
     }
 
     /// Submits `io` so that it reaches the target at `at` (`now` is the caller's present;
@@ -368,6 +393,7 @@ impl<D: BlockDevice> Host<D> {
             }
             Event::Visible { request, device_done } => self.finish(request, device_done, at),
             Event::Buffered(e) => self.buffered_event(at, e),
+            Event::Vm(e) => self.vm_event(at, e),
         }
     }
 

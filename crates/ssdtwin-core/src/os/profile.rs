@@ -41,6 +41,120 @@ pub struct HostProfile {
     /// buffered jobs are refused.
     #[serde(default)]
     pub page_cache: Option<PageCacheSection>,
+    /// Virtual memory (swap, mmap, reclaim); absent, memory workloads and fio's mmap engine
+    /// are refused.
+    #[serde(default)]
+    pub vm: Option<VmSection>,
+    /// DRAM bandwidth and compute rates for workloads that run on memory.
+    #[serde(default)]
+    pub memory: Option<MemorySection>,
+    /// Block drivers other than the default NVMe path, by the name a drive profile's
+    /// `[host_interface] driver` gives: their costs replace `[block]`'s for that device.
+    #[serde(default)]
+    pub drivers: BTreeMap<String, DriverSection>,
+}
+
+/// `[vm]`: the kernel's virtual-memory policies, with the sysctl and source names, and its
+/// CPU costs on the reference core (ns).
+// Each flag is one kernel era's switch, named as the kernel names it.
+#[allow(clippy::struct_excessive_bools)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VmSection {
+    /// Page size, bytes.
+    #[serde(default = "default_page_bytes")]
+    pub page_bytes: u64,
+    /// DRAM the kernel and the rest of the system keep, MiB.
+    pub kernel_reserved_mib: u64,
+    /// Upper clamp of `min_free_kbytes` in `init_per_zone_wmark_min`, KiB.
+    pub min_free_kbytes_max: u64,
+    /// `vm.watermark_scale_factor` (0: the pre-4.6 watermarks, min + ¼ and min + ½ min).
+    #[serde(default)]
+    pub watermark_scale_factor: u32,
+    /// `vm.swappiness`.
+    pub swappiness: u32,
+    /// `vm.page-cluster` (log2 of the swap readahead window), 0 to 6.
+    pub page_cluster: u32,
+    /// `cluster-fixed` (3.6), `cluster-adaptive` (3.15+) or `vma` (4.14+).
+    pub swap_readahead: String,
+    /// `global` (3.6's `swap_lock`) or `per-device` (3.9's per-area lock).
+    pub swap_lock: String,
+    /// `global` (one swap-cache `address_space`) or `per-device` (one per area, 3.9+).
+    pub swap_cache_lock: String,
+    /// `scan` (3.6 `scan_swap_map`), `clusters` (3.12) or `per-cpu-clusters` (3.14).
+    pub swap_allocator: String,
+    /// `fault_around_bytes` in KiB (0: none, as before 3.15).
+    #[serde(default)]
+    pub fault_around_kb: u64,
+    /// `MADV_WILLNEED` prefetches swapped-out pages (3.9+).
+    #[serde(default)]
+    pub madvise_willneed_swap: bool,
+    /// Reclaim ignores accessed bits in `MADV_SEQUENTIAL` mappings.
+    pub sequential_ignores_references: bool,
+    /// Reclaim ignores accessed bits in `MADV_RANDOM` mappings (6.3+).
+    #[serde(default)]
+    pub random_ignores_references: bool,
+    /// New anonymous pages start on the active list (before 5.9).
+    pub new_anon_active: bool,
+    /// The backing device's `read_ahead_kb` (mmap's `ra_pages`).
+    pub read_ahead_kb: u64,
+    /// `vm.dirty_background_ratio`, percent.
+    pub dirty_background_ratio: u32,
+    /// `vm.dirty_ratio`, percent.
+    pub dirty_ratio: u32,
+    /// Writeback requests of dirty file pages in flight.
+    pub writeback_depth: u32,
+    /// Exception entry and exit plus the page-table walk of a fault.
+    pub fault_ns: u64,
+    /// Allocating and zeroing a new anonymous page.
+    pub zero_page_ns: u64,
+    /// `do_swap_page` beyond the walk.
+    pub swapin_fault_ns: u64,
+    /// `filemap_fault` (and `page_mkwrite`) beyond the walk.
+    pub file_fault_ns: u64,
+    /// Mapping one cached page by fault-around.
+    #[serde(default)]
+    pub map_page_ns: u64,
+    /// Reclaim per page scanned.
+    pub scan_page_ns: u64,
+    /// Reclaim per page unmapped (`try_to_unmap`, TLB flush).
+    pub unmap_page_ns: u64,
+    /// One swap-lock critical section.
+    pub swap_lock_hold_ns: u64,
+    /// One swap-cache insertion or deletion under its lock.
+    pub swap_cache_hold_ns: u64,
+    /// Moving a lock's cache line to another core.
+    pub lock_transfer_ns: u64,
+    /// The slot allocator's swap-map scan, per KiB examined.
+    pub swap_map_scan_ns_per_kib: u64,
+}
+
+/// `[memory]`: what the machine's DRAM and cores sustain on workloads that run on memory.
+/// These are the machine's own rates, not scaled by `cpu.speed_factor`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemorySection {
+    /// One core streaming through DRAM, bytes counted as STREAM counts them, MB/s (10⁶ B).
+    pub core_bandwidth_mbps: f64,
+    /// Every core together (the memory controllers' limit), MB/s.
+    pub socket_bandwidth_mbps: f64,
+    /// One core's sustained double-precision rate on stencil code, MFLOPS.
+    pub core_mflops: f64,
+}
+
+/// `[drivers.NAME]`: a block driver's costs on the reference core, ns.
+// Units are in field names (STYLE.md), so every one ends in `_ns`.
+#[allow(clippy::struct_field_names)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriverSection {
+    /// One request from bio to device.
+    pub submit_ns: u64,
+    /// One request's completion.
+    pub complete_ns: u64,
+    /// Per 4 KiB unit of a request (a host-side FTL's map lookup and update).
+    #[serde(default)]
+    pub unit_ns: u64,
 }
 
 /// `[page_cache]`: Linux's page cache, readahead and writeback, with the kernel's sysctl
@@ -348,6 +462,39 @@ pub struct HostConfig {
     pub default_fs: Option<String>,
     /// The page cache, if the host models one.
     pub page_cache: Option<crate::os::PageCacheConfig>,
+    /// Virtual memory, if the host models it.
+    pub vm: Option<crate::os::vm::VmConfig>,
+    /// DRAM and compute rates, if given.
+    pub memory: Option<MemoryConfig>,
+    /// Block-layer submission per 4 KiB unit of a request (a host-side FTL's driver; zero
+    /// for the default path).
+    pub block_unit: SimDuration,
+    /// Drivers by name, in name order.
+    pub drivers: Vec<DriverCosts>,
+}
+
+/// `[memory]`, built.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MemoryConfig {
+    /// One core streaming through DRAM, bytes per second.
+    pub core_bytes_per_sec: f64,
+    /// Every core together, bytes per second.
+    pub socket_bytes_per_sec: f64,
+    /// One core's sustained flops per second on stencil code.
+    pub core_flops_per_sec: f64,
+}
+
+/// A block driver, built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DriverCosts {
+    /// Name.
+    pub name: String,
+    /// Per request submitted.
+    pub submit: SimDuration,
+    /// Per request completed.
+    pub complete: SimDuration,
+    /// Per 4 KiB unit of a request.
+    pub unit: SimDuration,
 }
 
 impl HostConfig {
@@ -372,6 +519,11 @@ impl HostConfig {
         self.engines.iter().map(|e| e.name.as_str()).collect()
     }
 
+    /// The driver `name`, if this host's profile gives its costs.
+    pub fn driver(&self, name: &str) -> Option<&DriverCosts> {
+        self.drivers.iter().find(|d| d.name == name)
+    }
+
     /// The file system `name`, if this host has it.
     pub fn fs(&self, name: &str) -> Option<&FsCosts> {
         self.file_systems.iter().find(|f| f.name == name)
@@ -381,6 +533,8 @@ impl HostConfig {
 /// Host profiles shipped with ssdtwin, embedded at build time from `profiles/hosts/`.
 pub const SHIPPED_HOSTS: &[(&str, &str)] = &[
     ("none", include_str!("../../../../profiles/hosts/none.toml")),
+    ("linux-3.6", include_str!("../../../../profiles/hosts/linux-3.6.toml")),
+    ("linux-3.6-fastswap", include_str!("../../../../profiles/hosts/linux-3.6-fastswap.toml")),
     ("linux-4.15", include_str!("../../../../profiles/hosts/linux-4.15.toml")),
     ("linux-6.1", include_str!("../../../../profiles/hosts/linux-6.1.toml")),
     ("freebsd-11", include_str!("../../../../profiles/hosts/freebsd-11.toml")),
@@ -464,15 +618,7 @@ pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, P
             registerfiles_saving: cost(&field("registerfiles_saving_ns"), e.registerfiles_saving_ns)?,
         });
     }
-    let mut file_systems = Vec::new();
-    for (name, f) in &p.fs {
-        let field = |x: &str| format!("fs.{name}.{x}");
-        file_systems.push(FsCosts {
-            name: name.clone(),
-            direct_io: cost(&field("direct_io_ns"), f.direct_io_ns)?,
-            buffered_io: cost(&field("buffered_io_ns"), f.buffered_io_ns)?,
-        });
-    }
+    let file_systems = build_file_systems(&p.fs, &cost)?;
     if let Some(fs) = &p.host.default_fs {
         if !p.fs.contains_key(fs) {
             let names: Vec<&str> = p.fs.keys().map(String::as_str).collect();
@@ -488,6 +634,7 @@ pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, P
     }
     let max_sectors_kb = c.range("block.max_sectors_kb", p.block.max_sectors_kb, 4, 1 << 22)?;
     let page_cache = p.page_cache.as_ref().map(|pc| build_page_cache(&c, pc, &cost, dram)).transpose()?;
+    let (vm, memory, drivers) = build_memory_parts(&c, &p, &cost, dram, max_sectors_kb * 1024)?;
     Ok(HostConfig {
         name: loaded.name.clone(),
         source: loaded.source.clone(),
@@ -511,6 +658,149 @@ pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, P
         file_systems,
         default_fs: p.host.default_fs.clone(),
         page_cache,
+        vm,
+        memory,
+        // Set by the host for a target whose driver has a per-unit cost.
+        block_unit: SimDuration::ZERO,
+        drivers,
+    })
+}
+
+/// Checks `[fs.*]`; `cost` scales a CPU cost by the CPU's speed.
+fn build_file_systems(
+    fs: &BTreeMap<String, FsSection>,
+    cost: &dyn Fn(&str, u64) -> Result<SimDuration, ProfileError>,
+) -> Result<Vec<FsCosts>, ProfileError> {
+    fs.iter()
+        .map(|(name, f)| {
+            let field = |x: &str| format!("fs.{name}.{x}");
+            Ok(FsCosts {
+                name: name.clone(),
+                direct_io: cost(&field("direct_io_ns"), f.direct_io_ns)?,
+                buffered_io: cost(&field("buffered_io_ns"), f.buffered_io_ns)?,
+            })
+        })
+        .collect()
+}
+
+/// `[vm]`, `[memory]` and `[drivers.*]`, checked.
+type MemoryParts = (Option<crate::os::vm::VmConfig>, Option<MemoryConfig>, Vec<DriverCosts>);
+
+/// Checks `[vm]`, `[memory]` and `[drivers.*]`.
+fn build_memory_parts(
+    c: &Checker<'_>,
+    p: &HostProfile,
+    cost: &dyn Fn(&str, u64) -> Result<SimDuration, ProfileError>,
+    dram_gib: f64,
+    max_request_bytes: u64,
+) -> Result<MemoryParts, ProfileError> {
+    let vm = p.vm.as_ref().map(|v| build_vm(c, v, cost, dram_gib, max_request_bytes)).transpose()?;
+    let memory = p.memory.as_ref().map(|m| build_memory(c, m)).transpose()?;
+    Ok((vm, memory, build_drivers(&p.drivers, cost)?))
+}
+
+/// Checks `[drivers.*]`; `cost` scales a CPU cost by the CPU's speed.
+fn build_drivers(
+    drivers: &BTreeMap<String, DriverSection>,
+    cost: &dyn Fn(&str, u64) -> Result<SimDuration, ProfileError>,
+) -> Result<Vec<DriverCosts>, ProfileError> {
+    drivers
+        .iter()
+        .map(|(name, d)| {
+            let field = |x: &str| format!("drivers.{name}.{x}");
+            Ok(DriverCosts {
+                name: name.clone(),
+                submit: cost(&field("submit_ns"), d.submit_ns)?,
+                complete: cost(&field("complete_ns"), d.complete_ns)?,
+                unit: cost(&field("unit_ns"), d.unit_ns)?,
+            })
+        })
+        .collect()
+}
+
+/// Checks `[vm]`; `cost` scales a CPU cost by the CPU's speed.
+fn build_vm(
+    c: &Checker<'_>,
+    v: &VmSection,
+    cost: &dyn Fn(&str, u64) -> Result<SimDuration, ProfileError>,
+    dram_gib: f64,
+    max_request_bytes: u64,
+) -> Result<crate::os::vm::VmConfig, ProfileError> {
+    use crate::os::vm::{LockScope, SwapAllocator, SwapReadahead, VmConfig};
+    let page = c.range("vm.page_bytes", v.page_bytes, 4096, 65536)?;
+    if !page.is_power_of_two() {
+        return Err(c.bad("vm.page_bytes", &page, "a power of two from 4096 to 65536"));
+    }
+    let memory_mib = (dram_gib * 1024.0) as u64;
+    let reserved = c.range("vm.kernel_reserved_mib", v.kernel_reserved_mib, 0, memory_mib.saturating_sub(64))?;
+    let scope = |field: &str, value: &str| {
+        c.choice(field, value, &[("global", LockScope::Global), ("per-device", LockScope::PerDevice)])
+    };
+    let scaled = |field: &str, ns: u64| -> Result<SimDuration, ProfileError> { cost(field, ns) };
+    let dirty_background_ratio = c.range("vm.dirty_background_ratio", v.dirty_background_ratio, 0, 100)?;
+    Ok(VmConfig {
+        page_bytes: page,
+        kernel_reserved_bytes: reserved << 20,
+        min_free_kbytes_max: c.range("vm.min_free_kbytes_max", v.min_free_kbytes_max, 128, 1 << 22)?,
+        watermark_scale_factor: c.range("vm.watermark_scale_factor", v.watermark_scale_factor, 0, 1000)?,
+        swappiness: c.range("vm.swappiness", v.swappiness, 0, 200)?,
+        page_cluster: c.range("vm.page_cluster", v.page_cluster, 0, 6)?,
+        swap_readahead: c.choice(
+            "vm.swap_readahead",
+            &v.swap_readahead,
+            &[
+                ("cluster-fixed", SwapReadahead::ClusterFixed),
+                ("cluster-adaptive", SwapReadahead::ClusterAdaptive),
+                ("vma", SwapReadahead::Vma),
+            ],
+        )?,
+        swap_lock: scope("vm.swap_lock", &v.swap_lock)?,
+        swap_cache_lock: scope("vm.swap_cache_lock", &v.swap_cache_lock)?,
+        swap_allocator: c.choice(
+            "vm.swap_allocator",
+            &v.swap_allocator,
+            &[
+                ("scan", SwapAllocator::Scan),
+                ("clusters", SwapAllocator::Clusters),
+                ("per-cpu-clusters", SwapAllocator::PerCpuClusters),
+            ],
+        )?,
+        fault_around_bytes: c.range("vm.fault_around_kb", v.fault_around_kb, 0, 2048)? * 1024,
+        willneed_swap: v.madvise_willneed_swap,
+        sequential_ignores_references: v.sequential_ignores_references,
+        random_ignores_references: v.random_ignores_references,
+        new_anon_active: v.new_anon_active,
+        read_ahead_bytes: c.range("vm.read_ahead_kb", v.read_ahead_kb, 0, 1 << 20)? * 1024,
+        dirty_background_ratio,
+        dirty_ratio: c.range("vm.dirty_ratio", v.dirty_ratio, 1, 100)?,
+        writeback_depth: c.range("vm.writeback_depth", v.writeback_depth, 1, 4096)?,
+        max_request_bytes,
+        fault: scaled("vm.fault_ns", v.fault_ns)?,
+        zero_page: scaled("vm.zero_page_ns", v.zero_page_ns)?,
+        swapin_fault: scaled("vm.swapin_fault_ns", v.swapin_fault_ns)?,
+        file_fault: scaled("vm.file_fault_ns", v.file_fault_ns)?,
+        map_page: scaled("vm.map_page_ns", v.map_page_ns)?,
+        scan_page: scaled("vm.scan_page_ns", v.scan_page_ns)?,
+        unmap_page: scaled("vm.unmap_page_ns", v.unmap_page_ns)?,
+        swap_lock_hold: scaled("vm.swap_lock_hold_ns", v.swap_lock_hold_ns)?,
+        swap_cache_hold: scaled("vm.swap_cache_hold_ns", v.swap_cache_hold_ns)?,
+        lock_transfer: scaled("vm.lock_transfer_ns", v.lock_transfer_ns)?,
+        swap_map_scan_per_kib: scaled("vm.swap_map_scan_ns_per_kib", v.swap_map_scan_ns_per_kib)?,
+    })
+}
+
+/// Checks `[memory]`.
+fn build_memory(c: &Checker<'_>, m: &MemorySection) -> Result<MemoryConfig, ProfileError> {
+    let rate = |field: &str, v: f64| -> Result<f64, ProfileError> {
+        if !v.is_finite() || !(1.0..=1e9).contains(&v) {
+            return Err(c.bad(field, &v, "allowed 1 to 1e9"));
+        }
+        Ok(v)
+    };
+    Ok(MemoryConfig {
+        core_bytes_per_sec: rate("memory.core_bandwidth_mbps", m.core_bandwidth_mbps)? * 1e6,
+        socket_bytes_per_sec: rate("memory.socket_bandwidth_mbps", m.socket_bandwidth_mbps)? * 1e6,
+        core_flops_per_sec: rate("memory.core_mflops", m.core_mflops)? * 1e6,
     })
 }
 

@@ -596,6 +596,10 @@ impl BlockDevice for Ssd {
         &self.config.name
     }
 
+    fn host_interface(&self) -> Option<crate::block::HostInterface> {
+        self.config.host_interface.clone()
+    }
+
     #[inline]
     fn now(&self) -> SimTime {
         self.now

@@ -57,7 +57,7 @@ pub const ENGINES: &[FioEngine] = &[
     modelled("posixaio", false),
     modelled("windowsaio", false),
     modelled("null", false),
-    refused("mmap", "memory-mapped I/O needs the virtual-memory model (issue 14)"),
+    modelled("mmap", true),
     refused("io_uring_cmd", PASSTHROUGH),
     refused("sg", PASSTHROUGH),
     refused("xnvme", PASSTHROUGH),
@@ -140,6 +140,6 @@ mod tests {
     fn fios_synchronous_engines_are_the_ones_it_flags() {
         let sync: Vec<&str> =
             ENGINES.iter().filter(|e| e.sync && e.name != "nvmecontrol-wait").map(|e| e.name).collect();
-        assert_eq!(sync, ["sync", "psync", "vsync", "pvsync", "pvsync2"]);
+        assert_eq!(sync, ["sync", "psync", "vsync", "pvsync", "pvsync2", "mmap"]);
     }
 }

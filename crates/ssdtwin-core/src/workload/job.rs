@@ -79,6 +79,19 @@ pub enum RwSequencer {
     Identical,
 }
 
+/// fio's `fadvise_hint=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FadviseHint {
+    /// `0`: no advice.
+    Off,
+    /// `1` (fio's default): sequential or random as the job's `rw=` is.
+    Workload,
+    /// `sequential`.
+    Sequential,
+    /// `random`.
+    Random,
+}
+
 impl RwPattern {
     /// True if offsets are random.
     pub fn is_random(self) -> bool {
@@ -285,6 +298,10 @@ pub struct JobSpec {
     pub invalidate: bool,
     /// `pre_read=`: read the region into the page cache before the job starts.
     pub pre_read: bool,
+    /// `fadvise_hint=`: the access advice fio gives the kernel for its files (the mmap
+    /// engine's `posix_madvise` on the mapping; other engines' `posix_fadvise` is not
+    /// modelled).
+    pub fadvise_hint: FadviseHint,
     /// `fsync=`: an fsync after every this many writes issued (0: none).
     pub fsync_blocks: u64,
     /// `fdatasync=`: an fdatasync after every this many writes issued (0: none).
@@ -758,6 +775,7 @@ impl JobSpec {
             new_group: false,
             direct: true,
             invalidate: true,
+            fadvise_hint: FadviseHint::Workload,
             pre_read: false,
             fsync_blocks: 0,
             fdatasync_blocks: 0,

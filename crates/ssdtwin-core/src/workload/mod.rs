@@ -4,7 +4,8 @@
 //! a [`JobSet`] and writes fio's reports; the runner executes a job set on a
 //! [`Ssd`](crate::ssd::Ssd) as fio would (closed loop per clone with `iodepth` in
 //! flight, groups separated by `stonewall`, ramp excluded from statistics) and returns a
-//! [`RunResult`].
+//! [`RunResult`]. [`memory`] runs workloads on memory rather than on a block device (R6's
+//! memcpy sweep, STREAM, Himeno) over the host's virtual memory.
 
 mod engines;
 mod error;
@@ -13,6 +14,7 @@ pub mod fio;
 mod generators;
 mod job;
 mod logs;
+pub mod memory;
 mod result;
 mod runner;
 pub mod trace;

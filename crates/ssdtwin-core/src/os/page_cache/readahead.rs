@@ -98,6 +98,15 @@ impl Readahead {
         self.window()
     }
 
+    /// mmap read-around (`do_sync_mmap_readahead`): `ra_pages` centred on the faulting
+    /// page `index`, the last quarter read asynchronously (its first page the marker).
+    pub fn read_around(&mut self, index: u64, ra_pages: u64) -> Window {
+        self.start = index.saturating_sub(ra_pages / 2);
+        self.size = ra_pages;
+        self.async_size = ra_pages / 4;
+        self.window()
+    }
+
     /// Remembers where the last read ended (`ra->prev_pos`).
     pub fn read_done(&mut self, end_page: u64) {
         self.prev_end = Some(end_page);
@@ -144,6 +153,15 @@ mod tests {
         ra.read_done(100);
         assert_eq!(ra.on_miss(5000, 1, MAX, 0), Window { start: 5000, size: 1, marker: None });
         assert_eq!(ra.on_miss(9000, 2, MAX, 1), Window { start: 9000, size: 2, marker: None });
+    }
+
+    #[test]
+    fn read_around_centres_the_window_and_its_marker_continues_the_stream() {
+        let mut ra = Readahead::default();
+        assert_eq!(ra.read_around(100, MAX), Window { start: 84, size: 32, marker: Some(108) });
+        // Touching the marker continues where the window ends, a full window at a time.
+        assert_eq!(ra.on_marker(108, MAX), Window { start: 116, size: 32, marker: Some(116) });
+        assert_eq!(ra.read_around(3, MAX).start, 0, "clipped at the file's start");
     }
 
     #[test]

@@ -382,6 +382,11 @@ impl JobClone {
         self.files.iter().map(|f| (f.start, f.start + f.bytes))
     }
 
+    /// The extents of the clone's files on the namespace, bytes `(start, end)`.
+    pub(super) fn file_extents(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.files.iter().map(|f| f.extent)
+    }
+
     /// The file holding namespace byte `offset`: its readahead stream and its extent.
     pub(super) fn file_at(&self, offset: u64) -> (u32, (u64, u64)) {
         let k = match self.files.as_slice() {

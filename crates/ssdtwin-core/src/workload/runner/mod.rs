@@ -35,11 +35,12 @@ pub(crate) use thread::EngineRun;
 use super::files::{self, FileTable, Layout, PlacedFile};
 use super::logs::JobLogs;
 use super::{
-    DirResult, Direction, DiskUtil, ExitWhat, GroupResult, JobError, JobFailure, JobSet, JobSpec, RunResult, SizeSpec,
+    DirResult, Direction, DiskUtil, ExitWhat, FadviseHint, GroupResult, JobError, JobFailure, JobSet, JobSpec, RunResult, SizeSpec,
     WindowRow,
 };
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
+use crate::os::vm::{Backing, Madvise, VmCtx};
 use crate::os::{CoreId, Host, HostConfig};
 use clone::{CloneSetup, JobClone};
 use latency::Verdict;
@@ -383,6 +384,16 @@ pub fn run<D: BlockDevice>(
     let end = runner.last_event(host);
     runner.sample_series_until(host, end, true);
     Ok(runner.finish(host, end, &disk_start, opts))
+}
+
+/// The advice fio's mmap engine gives its mapping (`fio_madvise_file`).
+pub(super) fn mmap_hint(hint: FadviseHint, random: bool) -> Option<Madvise> {
+    match hint {
+        FadviseHint::Off => None,
+        FadviseHint::Workload if random => Some(Madvise::Random),
+        FadviseHint::Workload | FadviseHint::Sequential => Some(Madvise::Sequential),
+        FadviseHint::Random => Some(Madvise::Random),
+    }
 }
 
 /// fio's rule (`td_steadystate_init`): the jobs of one reporting group share one
@@ -745,6 +756,21 @@ impl Runner {
                     && let Some(spec) = control.flow_spec
                 {
                     control.flow = Some(self.flows.join(&spec));
+                }
+                if c.thread.engine.mmap {
+                    // fio's mmap engine maps each file whole, then advises the mapping.
+                    let hint = c.thread.mmap_hint;
+                    let extents: Vec<(u64, u64)> = c.file_extents().collect();
+                    for (start, end) in extents {
+                        let page = host.config().vm.as_ref().expect("the engine checked").page_bytes;
+                        let backing = Backing::File { offset_bytes: start, sparse: false };
+                        let m = host.vm_map((end - start).div_ceil(page), backing);
+                        if let Some(advice) = hint {
+                            let ctx = VmCtx { core: c.thread.core, tag: 0, resumed: false };
+                            host.vm_madvise(now, now, ctx, m, 0, (end - start).div_ceil(page), advice);
+                        }
+                        c.thread.mmaps.push((start, end, m));
+                    }
                 }
                 if c.thread.engine.buffered.is_some() {
                     // fio opens the file: it reads it in (`pre_read`) or drops what the

@@ -81,6 +81,8 @@ pub(crate) struct EngineRun {
     pub poll_io: SimDuration,
     /// Buffered I/O (`direct=0`): the page cache's CPU costs per call.
     pub buffered: Option<BufferedCosts>,
+    /// fio's mmap engine: each I/O is a copy through the file's mapping (the host's VM).
+    pub mmap: bool,
 }
 
 /// What a buffered call costs its thread beyond the engine's system call: the copy and
@@ -116,7 +118,17 @@ impl EngineRun {
             return Err(invalid(format!("ioengine={name} is not supported by ssdtwin: {why}")));
         }
         let page_cache = host.page_cache.as_ref();
-        if !spec.direct && page_cache.is_none() {
+        let mmap = name == "mmap";
+        if mmap && !host.is_none() && host.vm.is_none() {
+            return Err(invalid(format!(
+                "ioengine=mmap needs a host with virtual memory ([vm]); host {} has none (linux-3.6, linux-4.15 and linux-6.1 do)",
+                host.name
+            )));
+        }
+        if mmap && host.is_none() {
+            return Err(invalid("ioengine=mmap needs a host with virtual memory; the bare twin (--host none) has none".into()));
+        }
+        if !spec.direct && page_cache.is_none() && !mmap {
             return Err(invalid(format!(
                 "direct=0 (buffered I/O) needs a host with a page cache; host {} has none (linux-4.15 and linux-6.1 do)",
                 host.name
@@ -186,10 +198,11 @@ impl EngineRun {
                 wake: zero,
                 poll_io: zero,
                 buffered: None,
+                mmap: false,
             });
         };
         let file_system = if on_file { host.default_fs.as_deref().and_then(|f| host.fs(f)) } else { None };
-        let buffered = (!spec.direct).then(|| page_cache.expect("checked above")).map(|pc| BufferedCosts {
+        let buffered = (!spec.direct && !mmap).then(|| page_cache.expect("checked above")).map(|pc| BufferedCosts {
             page_bytes: pc.page_bytes,
             copy_per_kib: pc.copy_per_kib,
             read_page: pc.read_page,
@@ -237,6 +250,7 @@ impl EngineRun {
             wake,
             poll_io: c.poll_io.unwrap_or(zero),
             buffered,
+            mmap,
         })
     }
 }
@@ -314,6 +328,14 @@ pub(super) struct ThreadState {
     pub depth_cap: u32,
     /// Let everything in flight complete before issuing more (fio's `io_u_quiesce`).
     pub quiesce: bool,
+    /// The mmap engine's mappings: file extent `(start, end)` on the namespace and its
+    /// mapping, made when the clone starts.
+    pub mmaps: Vec<(u64, u64, crate::os::vm::MappingId)>,
+    /// The mmap engine with `direct=1`: each I/O is followed by `msync` and
+    /// `MADV_DONTNEED` of its range.
+    pub mmap_direct: bool,
+    /// The advice the mmap engine gives its mappings (`fadvise_hint=`).
+    pub mmap_hint: Option<crate::os::vm::Madvise>,
 }
 
 impl ThreadState {
@@ -348,7 +370,17 @@ impl ThreadState {
             invalidate: spec.invalidate,
             depth_cap: u32::MAX,
             quiesce: false,
+            mmaps: Vec::new(),
+            mmap_direct: spec.direct,
+            mmap_hint: super::mmap_hint(spec.fadvise_hint, spec.rw.is_random()),
         }
+    }
+
+    /// The mapping holding namespace byte `offset` and where its file starts.
+    fn mapping_at(&self, offset: u64) -> (crate::os::vm::MappingId, u64) {
+        let k = self.mmaps.iter().position(|&(start, end, _)| (start..end).contains(&offset)).unwrap_or(0);
+        let (start, _, m) = self.mmaps[k];
+        (m, start)
     }
 
     /// fio's `get_rw_ddir`: after a write, a sync is due every `fsync` (or `fdatasync`)
@@ -913,6 +945,27 @@ impl Runner {
         now: SimTime,
     ) {
         let c = &mut self.clones[i];
+        if c.thread.engine.mmap {
+            let core = c.thread.core;
+            let direct = c.thread.mmap_direct;
+            let (mapping, start) = c.thread.mapping_at(request.offset_bytes);
+            if request.opcode == Opcode::Flush {
+                host.submit_mmap_sync(now, core, mapping, u64::from(id));
+            } else {
+                let io = crate::os::vm::MmapIo {
+                    core,
+                    mapping,
+                    offset_bytes: request.offset_bytes - start,
+                    bytes: request.bytes,
+                    write: request.opcode == Opcode::Write,
+                    direct,
+                    tag: u64::from(id),
+                };
+                host.submit_mmap(now, io);
+            }
+            c.thread.in_device += 1;
+            return;
+        }
         if c.thread.engine.buffered.is_some() {
             let (stream, file) = c.file_at(request.offset_bytes);
             let b = BufferedIo {

@@ -10,7 +10,7 @@ use super::draft::JobDraft;
 use super::splits;
 use super::values::{self, DefaultTimeUnit, MAX_BLOCK_BYTES, SizeOrPercent};
 use crate::workload::{
-    Distribution, ExitWhat, FileService, FlowSpec, IoPriority, LatencyTarget, PrioritySplit, ReplaySpec, RwPattern,
+    Distribution, ExitWhat, FadviseHint, FileService, FlowSpec, IoPriority, LatencyTarget, PrioritySplit, ReplaySpec, RwPattern,
     RwSequencer, SizeSpec, VerifyMethod,
 };
 use crate::workload::trace::ReplayOptions;
@@ -204,6 +204,16 @@ static OPTIONS: &[OptionDef] = &[
     }),
     flag("pre_read", |d, v| {
         d.spec.pre_read = values::boolean(v)?;
+        Ok(())
+    }),
+    value("fadvise_hint", |d, v| {
+        d.spec.fadvise_hint = match v {
+            "0" => FadviseHint::Off,
+            "1" => FadviseHint::Workload,
+            "sequential" => FadviseHint::Sequential,
+            "random" => FadviseHint::Random,
+            _ => return Err(format!("'{v}': allowed 0, 1, sequential, random")),
+        };
         Ok(())
     }),
     value("fsync", |d, v| {

@@ -23,7 +23,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import pandas as pd
 
@@ -31,6 +30,7 @@ from ..errors import ProbeError
 from .estimate import Estimate
 from .facts import Facts
 from .floor import Floor, measure_floor
+from .gc import SteadyState, calibrate_spare, measure_gc
 from .geometry import (
     REGION_BYTES,
     Region,
@@ -41,6 +41,7 @@ from .geometry import (
     spread_offsets,
     write_region,
 )
+from .lbaf import Formats, measure_lbaf
 from .map_cache import Coverage, fill_rest, measure_coverage
 from .parallelism import QdSweep, measure_qd
 from .profile import Profile, build_profile, check_profile
@@ -67,8 +68,8 @@ class ProbeResult:
     fold_reads: FoldReads | None = None
     coverage: Coverage | None = None
     qd: QdSweep | None = None
-    gc: Any = None
-    lbaf: Any = None
+    gc: SteadyState | None = None
+    lbaf: Formats | None = None
     skipped: dict[str, str] = field(default_factory=dict)
     wall_s: float = 0.0
     profile: Profile | None = None
@@ -259,10 +260,37 @@ def probe(
         result.qd = measure_qd(runner, settings, coverage_start, span, tr, warm)
         if coverage is not None:
             result.qd.estimates.extend(map_hit_cost(result, floor))
-    if settings.wants("gc"):
-        skip("gc", "not yet measured by this version")
-    if settings.wants("lbaf"):
-        skip("lbaf", "not yet measured by this version")
+    if writable and settings.wants("gc"):
+        say("gc: SNIA PTS preconditioning and rounds to steady state")
+        ramp = 0.0
+        if cliff is not None and cliff.found:
+            # Long enough to fill the cache (or buffer) twice over at its own rate.
+            ramp = 2 * (cliff.cache_bytes or 0.0) / cliff.in_cache_bytes_per_s
+        result.gc = measure_gc(runner, facts, settings, ramp)
+        if result.gc.iops is not None:
+            say("gc: the spare space that gives the steady-state IOPS")
+            draft = build_profile(facts, result.estimates)
+            result.gc.estimates.append(calibrate_spare(draft, result.gc.iops, settings))
+            native = result.estimates.get("native_write_bytes_per_s")
+            if native is not None and native.value:
+                result.gc.estimates.append(
+                    Estimate(
+                        "steady_write_amplification",
+                        native.value / (result.gc.iops * 4096),
+                        "x",
+                        None,
+                        "steady-state IOPS and the post-cache write rate",
+                        "NAND program rate over host write rate, programs being what bounds both",
+                    )
+                )
+    if writable and settings.wants("lbaf"):
+        if len(facts.lba_formats) < 2:
+            skip("lbaf", "the drive lists one LBA format")
+        elif not runner.can_format:
+            skip("lbaf", "this target cannot be formatted from here (nvme format on the drive itself)")
+        else:
+            say("lbaf: every LBA format, measured")
+            result.lbaf = measure_lbaf(runner, facts, settings)
     result.wall_s = time.monotonic() - start
     check_profile(result.profile_toml())
     return result

@@ -339,21 +339,26 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
 
 
 def size_blocks(p: Profile, capacity: int, spare: float, spare_estimate: Estimate | None) -> None:
-    """Sets ``nand.blocks_per_plane``: the smallest count whose array holds the namespace plus
-    ``spare`` of it, and whose maximum namespace (ssdtwin's capacity rule) is at least the
-    namespace."""
+    """Sets ``nand.blocks_per_plane``: the namespace plus ``spare`` of it, plus what the
+    capacity rule keeps back (GC's reserve, open frontiers, a static SLC cache and the room
+    to fold it; asked of the core as the difference between the raw array and the largest
+    namespace), so ``spare`` is the room GC has beyond its reserve, as :mod:`.gc` calibrates it."""
     n = p.sections["nand"]
     superblock = int(n["channels"].value) * int(n["dies_per_channel"].value) * int(n["planes"].value)  # type: ignore[call-overload]
     superblock *= int(n["pages_per_block"].value) * int(n["page_bytes"].value)  # type: ignore[call-overload]
-    blocks = max(8, math.ceil(capacity * (1 + spare) / superblock))
+    blocks = max(64, math.ceil(capacity * (1 + spare) / superblock))
     source = (
         _measured(spare_estimate) if spare_estimate is not None else _default(f"spare {spare:.0%} of the namespace")
     )
-    for _ in range(4096):
-        p.set("nand", "blocks_per_plane", blocks, f"namespace plus spare; {source}")
+    comment = f"namespace plus spare beyond GC's reserve; {source}"
+    p.set("nand", "blocks_per_plane", blocks, comment)
+    kept = blocks * superblock - max_namespace(p)
+    blocks += math.ceil(kept / superblock)
+    for _ in range(64):
+        p.set("nand", "blocks_per_plane", blocks, comment)
         if max_namespace(p) >= capacity:
             return
-        blocks += max(1, blocks // 100)
+        blocks += 1
     raise ProbeError("no block count holds the namespace: the inferred SLC cache or geometry is inconsistent")
 
 

@@ -63,6 +63,7 @@ class Job:
     ramp_s: float = 0.0
     log_interval_s: float | None = None
     numjobs: int = 1
+    seed: int | None = None
 
     def fio_options(self, time_scale: float) -> list[str]:
         """fio command-line options for this job; every time is stretched ``time_scale``
@@ -84,6 +85,8 @@ class Job:
             opts += [f"--write_bw_log={BW_LOG}", f"--log_avg_msec={_ms(self.log_interval_s * time_scale)}"]
         if self.numjobs > 1:
             opts += [f"--numjobs={self.numjobs}", "--group_reporting"]
+        if self.seed is not None:
+            opts.append(f"--randseed={self.seed}")
         return opts
 
 
@@ -223,6 +226,17 @@ class Runner:
         self.steps.append(Step(measurement, "job", job, outcome))
         return outcome
 
+    def condition(self, job: Job, measurement: str) -> None:
+        """Runs ``job`` to put the drive in a state, reading nothing from its outcome
+        (a preconditioning pass). A simulated drive may run it untimed (:class:`TwinRunner`)."""
+        if _writes(job.rw):
+            self._about_to_write()
+        self._condition(job)
+        self.steps.append(Step(measurement, "condition", job))
+
+    def _condition(self, job: Job) -> None:
+        self._run(job)
+
     def idle(self, seconds: float, measurement: str) -> None:
         """Lets ``seconds`` of the drive's time pass with no I/O."""
         self._idle(seconds)
@@ -234,6 +248,18 @@ class Runner:
         self._about_to_write()
         self._purge()
         self.steps.append(Step(measurement, "purge"))
+
+    def format_lba(self, index: int, measurement: str) -> None:
+        """Formats the drive to LBA format ``index`` (unmapping everything)."""
+        self._about_to_write()
+        self._format_lba(index)
+        self.steps.append(Step(measurement, f"format lbaf {index}"))
+
+    #: Whether :meth:`format_lba` can switch formats on this target.
+    can_format: bool = False
+
+    def _format_lba(self, index: int) -> None:
+        raise ProbeError(f"{self.description}: cannot switch LBA formats here")
 
     def _run(self, job: Job) -> Outcome:
         raise NotImplementedError
@@ -282,11 +308,32 @@ class TwinRunner(Runner):
         result = self.device.run(args, host=self.host, log_dir=self._logs)
         return parse_fio_json(result.fio_json_text(), job, 1.0, parse_bw_log(log, 1.0))
 
+    def _condition(self, job: Job) -> None:
+        """Sequential writes of the whole drive and random 4 KiB overwrites run as the bulk
+        fill's untimed paths, which leave the state timed writes would (a sequential fill
+        exactly; random overwrites by the same process, GC's timing aside: docs/model.md,
+        Bulk fill); anything else runs timed."""
+        capacity = int(self.device.info()["capacity_bytes"])
+        whole = job.offset == 0 and job.size in (None, capacity)
+        passes = (job.io_size or capacity) / capacity
+        if job.rw == "write" and whole and job.bs >= 128 << 10:
+            for _ in range(max(1, round(passes))):
+                self.device.fill("seq", command_bytes=job.bs)
+        elif job.rw == "randwrite" and whole and job.bs == 4096:
+            self.device.fill("overwrite", overwrite_passes=passes, seed=job.seed or 1)
+        else:
+            self._run(job)
+
     def _idle(self, seconds: float) -> None:
         self.device.idle(seconds)
 
     def _purge(self) -> None:
         self.device.format()
+
+    can_format = True
+
+    def _format_lba(self, index: int) -> None:
+        self.device.format(index)
 
     def close(self) -> None:
         """Removes the runner's scratch directory."""

@@ -46,7 +46,7 @@ class Settings:
     @classmethod
     def for_twin(cls) -> Settings:
         """Short points: a simulated drive is deterministic and its time is virtual."""
-        return cls(point_s=0.1, qd1_ios=1000, fold_read_s=10.0, gc_window_s=0.5)
+        return cls(point_s=0.1, qd1_ios=1000, fold_read_s=10.0, gc_window_s=5.0)
 
     @classmethod
     def for_device(cls) -> Settings:

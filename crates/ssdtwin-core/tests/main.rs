@@ -29,3 +29,5 @@ mod steadystate;
 mod job_control;
 // Saved states with valid checksums and inconsistent content.
 mod crafted_state;
+// Wear: P/E cycles per block against programs and erases, levelling, bad blocks.
+mod wear;

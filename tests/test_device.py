@@ -574,6 +574,15 @@ COUNTERS = {
     "fold_jobs",
     "nand_rmw_read_bytes",
     "partial_units_written",
+    "slc_erases",
+    "block_erases",
+    "bad_blocks",
+    "spare_blocks",
+    "retired_superblocks",
+    "block_pe_cycles_max",
+    "life_used_ppm",
+    "wl_jobs",
+    "wl_moved_bytes",
 }
 
 

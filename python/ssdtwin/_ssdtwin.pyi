@@ -161,6 +161,12 @@ class Device:
         """Where the map lives and how much of it the cache holds."""
     def slc_resident_fraction(self, offset: int, length: int) -> float:
         """Share of the mapped data in a byte range that sits in SLC-mode blocks."""
+    def block_columns(self) -> dict[str, list[Any]]:
+        """Every physical block's wear, as columns (die, plane, block, superblock, slc_erases,
+        native_erases, life_used, endurance, role)."""
+    def superblock_columns(self) -> dict[str, list[Any]]:
+        """Every superblock, as columns (superblock, state, mode, valid_units, erases,
+        slc_erases, life_used)."""
     def counters(self) -> dict[str, Any]:
         """Every counter."""
     def info(self) -> dict[str, Any]:

@@ -467,8 +467,42 @@ class Device:
         return float(self._dev.slc_resident_fraction(offset, length))
 
     def counters(self) -> dict[str, Any]:
-        """Every device counter now (host and NAND bytes, GC, ...)."""
+        """Every device counter now (host and NAND bytes, GC, wear, ...)."""
         return dict(self._dev.counters())
+
+    def blocks(self) -> pd.DataFrame:
+        """Every physical NAND block, one row each: ``die``, ``plane``, ``block`` (its index
+        in the plane: the superblock slots, then the spares), ``superblock`` it serves (-1:
+        none), ``slc_erases`` and ``native_erases`` (its P/E cycles in each mode),
+        ``life_used`` (share of its rated life: SLC cycles over the SLC rating plus native
+        cycles over the native one), ``endurance`` (the life share at which it fails) and
+        ``role`` (``in-service``, ``spare`` or ``bad``).
+
+        >>> dev = Device("generic-tlc-1tb", **{"nand.blocks_per_plane": 24, "identity.capacity_bytes": 14 << 30,
+        ...              "endurance.spare_blocks_per_plane": 2})
+        >>> dev.fill("random", 90, overwrite_passes=1)
+        >>> b = dev.blocks()
+        >>> len(b) == 32 * 2 * (24 + 2), sorted(b["role"].unique())
+        (True, ['in-service', 'spare'])
+        >>> int(b["native_erases"].sum()) == dev.counters()["block_erases"] > 0
+        True
+        """
+        return pd.DataFrame(self._dev.block_columns())
+
+    def superblocks(self) -> pd.DataFrame:
+        """Every superblock, one row each: ``state`` (free, open, full, victim, erasing,
+        retired), ``mode`` it is written in, ``valid_units`` (4 KiB), ``erases`` and
+        ``slc_erases`` (P/E cycles, all modes and SLC mode) and ``life_used``.
+
+        >>> dev = Device("generic-tlc-1tb", **{"nand.blocks_per_plane": 24, "identity.capacity_bytes": 14 << 30})
+        >>> dev.fill("random", 90, overwrite_passes=1)
+        >>> s = dev.superblocks()
+        >>> int(s["erases"].sum()) == dev.counters()["erases"] > 0
+        True
+        >>> int(s["valid_units"].sum()) == round((14 << 30) * 0.9 / 4096)
+        True
+        """
+        return pd.DataFrame(self._dev.superblock_columns())
 
     def info(self) -> dict[str, Any]:
         """Capacity, LBA size, geometry and link of the configured drive."""

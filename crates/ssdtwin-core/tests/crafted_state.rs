@@ -80,3 +80,47 @@ fn counters_that_disagree_with_the_map_are_refused() {
     });
     assert!(e.contains(": corrupt state: ") && e.contains("SLC holds"), "{e}");
 }
+
+#[test]
+fn a_block_both_spare_and_in_service_is_refused() {
+    let e = load_after("spare-twice", |h| {
+        // Block 0 of the first plane serves superblock 0; claim it as a spare too.
+        h["ftl"]["wear"]["spares"][0].as_array_mut().unwrap().push(0.into());
+    });
+    assert!(e.contains(": corrupt state: wear: block 0 is a spare and somewhere else too"), "{e}");
+}
+
+#[test]
+fn a_retired_superblock_whose_blocks_still_serve_it_is_refused() {
+    let e = load_after("retired", |h| {
+        let sbs = &mut h["ftl"]["sbs"];
+        let free = sbs["free"].as_array_mut().unwrap();
+        let sb = free.pop().unwrap().as_u64().unwrap() as usize;
+        sbs["state"][sb] = "Retired".into();
+    });
+    assert!(e.contains(": corrupt state: superblock ") && e.contains("is Retired but its blocks say otherwise"), "{e}");
+}
+
+#[test]
+fn more_slc_erases_than_erases_is_refused() {
+    let e = load_after("slc-erases", |h| {
+        h["ftl"]["sbs"]["slc_erase_count"][0] = (h["ftl"]["sbs"]["erase_count"][0].as_u64().unwrap() + 1).into();
+    });
+    assert!(e.contains(": corrupt state: superblock 0 has more SLC erases than erases"), "{e}");
+}
+
+#[test]
+fn a_kept_worn_block_that_is_not_bad_is_refused() {
+    let e = load_after("kept", |h| {
+        h["ftl"]["wear"]["kept"] = serde_json::json!([3]);
+    });
+    assert!(e.contains(": corrupt state: wear: block 3 is kept in service as worn but is not bad"), "{e}");
+}
+
+#[test]
+fn a_superblock_retired_in_one_plane_only_is_refused() {
+    let e = load_after("half-retired", |h| {
+        h["ftl"]["wear"]["remapped"] = serde_json::json!([[1, u32::MAX]]);
+    });
+    assert!(e.contains(": corrupt state: wear: superblock 0 is retired in some planes and not others"), "{e}");
+}

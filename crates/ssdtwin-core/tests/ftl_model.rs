@@ -206,7 +206,7 @@ proptest! {
     #[test]
     fn untimed_ftl_matches_the_reference_map(ops in prop::collection::vec(op(), 1..400)) {
         let cfg = device(&[]).config().clone();
-        let mut ftl = Ftl::new(cfg.geometry.clone(), UNITS, cfg.gc, true);
+        let mut ftl = Ftl::new(cfg.geometry.clone(), UNITS, cfg.gc, cfg.endurance, true);
         let mut reference = vec![0u32; UNITS as usize];
         let (mut next, mut scratch, mut job) = (1u32, Vec::new(), RelocationJob::default());
         // Start full, so GC runs from the first writes.

@@ -35,3 +35,5 @@ mod hdd;
 mod zfs;
 // Virtual memory: faults, swap and mmap readahead, madvise, the swap locks.
 mod vm;
+// Wear: P/E cycles per block against programs and erases, levelling, bad blocks.
+mod wear;

@@ -298,12 +298,20 @@ impl Device {
         let listen = match (socket, listen) {
             (Some(path), None) => Listen::Unix(path),
             (None, Some(addr)) => Listen::Tcp(
-                addr.parse().map_err(|_| errors::device(py, format!("{addr}: allowed ADDRESS:PORT, e.g. 127.0.0.1:10809")))?,
+                addr.parse()
+                    .map_err(|_| errors::device(py, format!("{addr}: allowed ADDRESS:PORT, e.g. 127.0.0.1:10809")))?,
             ),
             _ => return Err(errors::device(py, "give a socket path or a listen address, one of them".into())),
         };
-        let config =
-            ServeConfig { listen, export_name: export_name.to_string(), time_scale, data, memory_limit_bytes, record, force };
+        let config = ServeConfig {
+            listen,
+            export_name: export_name.to_string(),
+            time_scale,
+            data,
+            memory_limit_bytes,
+            record,
+            force,
+        };
         let server = Server::bind(config).map_err(|e| errors::device(py, e.to_string()))?;
         if let Some(callback) = ready {
             callback.call1(py, (server.uri(),))?;
@@ -426,6 +434,46 @@ impl Device {
         let first = (offset / unit).min(logical) as u32;
         let end = (offset + length).div_ceil(unit).min(logical) as u32;
         self.inner.ftl().slc_resident_fraction(first..end)
+    }
+
+    /// Every physical block's wear, as columns: die, plane, block (in its plane; slots first,
+    /// then spares), superblock (-1: none), slc_erases, native_erases, life_used and
+    /// endurance (shares of the rated life), role ("in-service", "spare", "bad").
+    fn block_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        use ssdtwin_core::ftl::BlockRole;
+        let blocks = self.inner.ftl().blocks();
+        let d = PyDict::new(py);
+        d.set_item("die", blocks.iter().map(|b| b.die).collect::<Vec<_>>())?;
+        d.set_item("plane", blocks.iter().map(|b| b.plane).collect::<Vec<_>>())?;
+        d.set_item("block", blocks.iter().map(|b| b.block).collect::<Vec<_>>())?;
+        d.set_item("superblock", blocks.iter().map(|b| b.superblock.map_or(-1, i64::from)).collect::<Vec<_>>())?;
+        d.set_item("slc_erases", blocks.iter().map(|b| b.slc_erases).collect::<Vec<_>>())?;
+        d.set_item("native_erases", blocks.iter().map(|b| b.native_erases).collect::<Vec<_>>())?;
+        d.set_item("life_used", blocks.iter().map(|b| b.life_used).collect::<Vec<_>>())?;
+        d.set_item("endurance", blocks.iter().map(|b| b.endurance).collect::<Vec<_>>())?;
+        let role = |r: BlockRole| match r {
+            BlockRole::InService => "in-service",
+            BlockRole::Spare => "spare",
+            BlockRole::Bad => "bad",
+        };
+        d.set_item("role", blocks.iter().map(|b| role(b.role)).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// Every superblock, as columns: superblock, state, mode, valid_units, erases,
+    /// slc_erases, life_used (share of the rated life).
+    fn superblock_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let f = self.inner.ftl();
+        let sbs: Vec<u32> = (0..f.sbs.len()).collect();
+        let d = PyDict::new(py);
+        d.set_item("superblock", &sbs)?;
+        d.set_item("state", sbs.iter().map(|&sb| format!("{:?}", f.sbs.state(sb)).to_lowercase()).collect::<Vec<_>>())?;
+        d.set_item("mode", sbs.iter().map(|&sb| f.sbs.mode(sb).name()).collect::<Vec<_>>())?;
+        d.set_item("valid_units", sbs.iter().map(|&sb| f.sbs.valid(sb)).collect::<Vec<_>>())?;
+        d.set_item("erases", sbs.iter().map(|&sb| f.sbs.erase_count(sb)).collect::<Vec<_>>())?;
+        d.set_item("slc_erases", sbs.iter().map(|&sb| f.sbs.slc_erase_count(sb)).collect::<Vec<_>>())?;
+        d.set_item("life_used", sbs.iter().map(|&sb| f.superblock_life_used(sb)).collect::<Vec<_>>())?;
+        Ok(d)
     }
 
     /// Every counter, as a dict.

@@ -25,7 +25,7 @@ pub use shipped::{SHIPPED, shipped_names, shipped_text};
 use crate::controller::ControllerConfig;
 use crate::controller::map_cache::{DirtyPolicy, MapCacheConfig, MapLocation, Replacement};
 use crate::engine::SimDuration;
-use crate::ftl::{GcConfig, SlcCacheConfig, Stream, VictimPolicy, WhenFull};
+use crate::ftl::{Endurance, GcConfig, SlcCacheConfig, Stream, VictimPolicy, WearLevelling, WhenFull};
 use crate::nand::{CellMode, CellTiming, DieScheduler, Geometry, NandTiming, SuspendPolicy, SuspendTiming, UNIT_BYTES};
 use crate::nvme::{HmbRequest, LbaFormat, LinkConfig, Namespace};
 
@@ -198,6 +198,23 @@ pub struct DeviceConfig {
     pub logical_units: u32,
     /// How the host sees the device, if not as one NVMe namespace on the in-box driver.
     pub host_interface: Option<crate::block::HostInterface>,
+    /// Rated P/E cycles, spares, block wear-out and wear levelling.
+    pub endurance: Endurance,
+    /// What the datasheet rates the drive for (reported; the model wears by P/E cycles).
+    pub rated: RatedEndurance,
+}
+
+/// A drive's rated endurance as its datasheet states it, for projections to compare with.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RatedEndurance {
+    /// Terabytes (10^12 bytes) the host may write (random-write rating), if given.
+    pub tb_written: Option<f64>,
+    /// The sequential-write rating, if given.
+    pub tb_written_sequential: Option<f64>,
+    /// Drive writes per day over the warranty, if given.
+    pub dwpd: Option<f64>,
+    /// Warranty, years, if given.
+    pub warranty_years: Option<f64>,
 }
 
 /// Checks field values of one file and words errors the same way for every profile kind.
@@ -295,6 +312,9 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
         })
         .transpose()?;
     let map_cache = build_map_cache(&c, &p.map_cache, &identity, &nand, geometry.native)?;
+    let min_superblocks = u64::from(logical_units).div_ceil(u64::from(geometry.sb_units())) as u32
+        + namespace_limit(&geometry, &gc, &slc).1;
+    let (endurance, rated) = build_endurance(&c, &p, &geometry, &identity.serial, min_superblocks)?;
     Ok(DeviceConfig {
         source: loaded.source.clone(),
         name: loaded.name.clone(),
@@ -310,7 +330,81 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
         namespace,
         logical_units,
         host_interface,
+        endurance,
+        rated,
     })
+}
+
+/// Typical rated P/E cycles of `mode` on NAND built for `native` when the profile gives
+/// none [INF]: 3D TLC 3,000 and QLC 1,000 (the upper ends of the 1,000–3,000 and 100–1,000
+/// cited by Tom's Hardware, "YMTC: our 3D QLC NAND matches endurance of 3D TLC NAND", 2024),
+/// MLC 3,000 (consumer planar MLC, TweakTown 2014: "3000 to 10,000"), native SLC 100,000; a
+/// multi-bit die's SLC mode ten times its native rating.
+fn default_pe_cycles(mode: CellMode, native: CellMode) -> u32 {
+    match (mode, native) {
+        (CellMode::Slc, CellMode::Slc) => 100_000,
+        (CellMode::Slc, other) => 10 * default_pe_cycles(other, other),
+        (CellMode::Mlc | CellMode::Tlc, _) => 3_000,
+        (CellMode::Qlc, _) => 1_000,
+    }
+}
+
+fn build_endurance(
+    c: &Checker,
+    profile: &Profile,
+    geometry: &Geometry,
+    serial: &str,
+    min_superblocks: u32,
+) -> Result<(Endurance, RatedEndurance), ProfileError> {
+    let s = &profile.endurance;
+    let native = geometry.native;
+    let given = [s.slc_pe_cycles, s.mlc_pe_cycles, s.tlc_pe_cycles, s.qlc_pe_cycles];
+    let mut rated_pe_cycles = [0; 4];
+    for mode in CellMode::ALL {
+        let cycles = given[mode.index()].unwrap_or_else(|| default_pe_cycles(mode, native));
+        let field = format!("endurance.{}_pe_cycles", mode.name());
+        rated_pe_cycles[mode.index()] = c.range(&field, cycles, 1, 10_000_000)?;
+    }
+    c.range("endurance.spare_blocks_per_plane", s.spare_blocks_per_plane, 0, 1 << 20)?;
+    let spread = s.block_spread_pct.unwrap_or(10.0);
+    if !spread.is_finite() || !(0.0..=100.0).contains(&spread) {
+        return Err(c.bad("endurance.block_spread_pct", &spread, "allowed 0 to 100"));
+    }
+    let spare_threshold_pct =
+        c.range("endurance.available_spare_threshold_pct", s.available_spare_threshold_pct.unwrap_or(10), 0, 100)?;
+    let positive = |field: &str, v: Option<f64>| -> Result<Option<f64>, ProfileError> {
+        match v {
+            Some(x) if !x.is_finite() || x <= 0.0 || x > 1e9 => Err(c.bad(field, &x, "a positive number up to 1e9")),
+            other => Ok(other),
+        }
+    };
+    let rated = RatedEndurance {
+        tb_written: positive("endurance.rated_tb_written", s.rated_tb_written)?,
+        tb_written_sequential: positive("endurance.rated_tb_written_sequential", s.rated_tb_written_sequential)?,
+        dwpd: positive("endurance.rated_dwpd", s.rated_dwpd)?,
+        warranty_years: positive("endurance.warranty_years", s.warranty_years)?,
+    };
+    let levelling = c.choice(
+        "ftl.wear_levelling",
+        &profile.ftl.wear_levelling,
+        &[("fifo", WearLevelling::Fifo), ("dynamic", WearLevelling::Dynamic), ("static", WearLevelling::Static)],
+    )?;
+    let static_spread_cycles =
+        c.range("ftl.static_wl_spread_cycles", profile.ftl.static_wl_spread_cycles, 1, 10_000_000)?;
+    // FNV-1a of the serial number: drives of one model wear out differently, each the same
+    // way every run.
+    let seed = serial.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let endurance = Endurance {
+        rated_pe_cycles,
+        spare_blocks_per_plane: s.spare_blocks_per_plane,
+        block_spread: spread / 100.0,
+        seed,
+        levelling,
+        static_spread_cycles,
+        spare_threshold_pct,
+        min_superblocks,
+    };
+    Ok((endurance, rated))
 }
 
 fn build_identity(c: &Checker, s: &IdentitySection) -> Result<Identity, ProfileError> {
@@ -897,6 +991,40 @@ mod tests {
         assert_eq!(with("1.0").unwrap().slc.fold_urgent_units, (1 << 30) / 4096);
         let e = with("-1.0").unwrap_err();
         assert_eq!(e.to_string(), "shipped:wd-black-256: slc_cache.fold_urgent_gib = -1: allowed 0 to 1e6 GiB");
+    }
+
+    #[test]
+    fn endurance_defaults_follow_the_cell_mode() {
+        let c = shipped_with(&[]).unwrap();
+        let e = &c.endurance;
+        assert_eq!(e.rated_pe_cycles[CellMode::Tlc.index()], 3_000);
+        // The SLC mode of a TLC die: ten times the TLC rating.
+        assert_eq!(e.rated_pe_cycles[CellMode::Slc.index()], 30_000);
+        assert_eq!((e.levelling, e.spare_blocks_per_plane, e.spare_threshold_pct), (WearLevelling::Dynamic, 0, 10));
+        assert!((e.block_spread - 0.1).abs() < 1e-12);
+        // The drive needs its namespace's superblocks and the reserve beyond them.
+        let ns_sb = u64::from(c.logical_units).div_ceil(u64::from(c.geometry.sb_units())) as u32;
+        assert!(e.min_superblocks > ns_sb && e.min_superblocks <= c.geometry.superblocks(), "{}", e.min_superblocks);
+        let c = shipped_with(&["endurance.qlc_pe_cycles=600", "ftl.wear_levelling=static"]).unwrap();
+        assert_eq!(
+            (c.endurance.rated_pe_cycles[CellMode::Qlc.index()], c.endurance.levelling),
+            (600, WearLevelling::Static)
+        );
+    }
+
+    #[test]
+    fn bad_endurance_values_name_the_field() {
+        let e = shipped_with(&["endurance.tlc_pe_cycles=0"]).unwrap_err();
+        assert_eq!(e.to_string(), "shipped:generic-tlc-1tb: endurance.tlc_pe_cycles = 0: allowed 1 to 10000000");
+        let e = shipped_with(&["endurance.rated_tb_written=-1.0"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "shipped:generic-tlc-1tb: endurance.rated_tb_written = -1: a positive number up to 1e9"
+        );
+        let e = shipped_with(&["ftl.wear_levelling=round-robin"]).unwrap_err();
+        assert!(e.to_string().ends_with("ftl.wear_levelling = \"round-robin\": allowed fifo, dynamic, static"), "{e}");
+        let e = shipped_with(&["endurance.block_spread_pct=120"]).unwrap_err();
+        assert!(e.to_string().ends_with("endurance.block_spread_pct = 120: allowed 0 to 100"), "{e}");
     }
 
     #[test]

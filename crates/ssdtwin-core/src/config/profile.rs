@@ -33,6 +33,9 @@ pub struct Profile {
     /// driver (absent: it is).
     #[serde(default)]
     pub host_interface: Option<HostInterfaceSection>,
+    /// Rated endurance, spare blocks and block wear-out.
+    #[serde(default)]
+    pub endurance: EnduranceSection,
 }
 
 /// `[host_interface]`: the host driver a device needs, how many devices a card shows, and
@@ -394,17 +397,27 @@ pub struct FtlSection {
     /// Hold host writes at or below this many free superblocks (at least 2).
     #[serde(default = "default_gc_fg")]
     pub gc_fg_threshold_sb: u32,
+    /// Wear levelling: "fifo" (free superblocks in the order freed), "dynamic" (the least
+    /// worn opens first) or "static" (dynamic, and cold data moves off young blocks).
+    #[serde(default = "default_wear_levelling")]
+    pub wear_levelling: String,
+    /// Static wear levelling moves cold data once the most-worn superblock has this many
+    /// more native-mode P/E cycles than the least-worn one holding data.
+    #[serde(default = "default_static_wl_spread")]
+    pub static_wl_spread_cycles: u32,
 }
 
 impl Default for FtlSection {
     fn default() -> Self {
-        FtlSection {
-            overprovisioning_pct: None,
-            gc_policy: default_gc_policy(),
-            gc_bg_threshold_sb: default_gc_bg(),
-            gc_fg_threshold_sb: default_gc_fg(),
-        }
+        toml::from_str("").expect("every ftl field has a default")
     }
+}
+
+fn default_wear_levelling() -> String {
+    "dynamic".into()
+}
+fn default_static_wl_spread() -> u32 {
+    100
 }
 
 fn default_gc_policy() -> String {
@@ -497,4 +510,38 @@ fn default_when_full() -> String {
 
 fn default_fold_priority() -> String {
     "background".into()
+}
+
+/// `[endurance]`: how long the NAND lasts and what the drive rates itself for. Every field
+/// is optional: the P/E ratings default to typical figures for the cell mode
+/// (`docs/profiles.md`), and without a rated TBW the endurance study reports none.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnduranceSection {
+    /// Rated program/erase cycles of a block programmed one bit per cell: native SLC NAND,
+    /// or the SLC mode of an MLC, TLC or QLC die (the SLC cache's blocks).
+    pub slc_pe_cycles: Option<u32>,
+    /// Rated P/E cycles of MLC-mode blocks.
+    pub mlc_pe_cycles: Option<u32>,
+    /// Rated P/E cycles of TLC-mode blocks.
+    pub tlc_pe_cycles: Option<u32>,
+    /// Rated P/E cycles of QLC-mode blocks.
+    pub qlc_pe_cycles: Option<u32>,
+    /// Spare blocks in every plane beyond the superblock slots (`nand.blocks_per_plane`),
+    /// used to replace blocks that wear out.
+    #[serde(default)]
+    pub spare_blocks_per_plane: u32,
+    /// Standard deviation of a block's endurance around its rating, percent.
+    pub block_spread_pct: Option<f64>,
+    /// Available Spare Threshold reported in SMART, percent.
+    pub available_spare_threshold_pct: Option<u8>,
+    /// Rated endurance: terabytes (10^12 bytes) the host may write (the datasheet's TBW;
+    /// where it gives several, the random-write one).
+    pub rated_tb_written: Option<f64>,
+    /// The datasheet's TBW for sequential writes, where it gives one.
+    pub rated_tb_written_sequential: Option<f64>,
+    /// Rated drive writes per day over the warranty.
+    pub rated_dwpd: Option<f64>,
+    /// Warranty, years.
+    pub warranty_years: Option<f64>,
 }

@@ -129,6 +129,16 @@ impl Frontier {
         }
     }
 
+    /// The superblock being filled, if any.
+    pub fn superblock(&self) -> Option<u32> {
+        self.sb
+    }
+
+    /// Units placed so far in the open superblock (padding included).
+    pub fn placed(&self) -> u32 {
+        self.next
+    }
+
     /// Units left in the open superblock.
     #[inline]
     pub fn room(&self) -> u32 {

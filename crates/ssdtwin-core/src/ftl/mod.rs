@@ -1,5 +1,5 @@
-//! The flash translation layer: page map, superblocks, write frontiers, GC, the SLC cache
-//! and TRIM.
+//! The flash translation layer: page map, superblocks, write frontiers, GC, the SLC cache,
+//! TRIM and wear.
 //!
 //! Read Gupta et al., "DFTL" (ASPLOS 2009) § 2 for page-level mapping and Agrawal et al.,
 //! "Design Tradeoffs for SSD Performance" (USENIX ATC 2008) for striping and cleaning;
@@ -13,7 +13,9 @@
 //! Invariants (checked by [`Ftl::check_invariants`] in tests):
 //! * L2P and P2L are inverse on every mapped unit;
 //! * each superblock's valid count equals the number of valid P2L entries in it;
-//! * a Free superblock holds no valid unit; a Victim or Erasing one holds none either.
+//! * a Free superblock holds no valid unit; a Victim, Erasing or Retired one holds none
+//!   either;
+//! * a superblock is Retired exactly when no block serves it.
 
 mod blocks;
 mod frontier;
@@ -21,6 +23,7 @@ pub mod gc;
 mod map;
 mod relocation;
 pub mod slc;
+pub mod wear;
 
 pub use blocks::{SbState, Superblocks};
 pub use frontier::{Frontier, Stream};
@@ -28,6 +31,7 @@ pub use gc::{GcConfig, VictimPolicy};
 pub use map::{PageMap, UNMAPPED};
 pub use relocation::RelocRead;
 pub use slc::{SlcCacheConfig, WhenFull};
+pub use wear::{BlockInfo, BlockRole, BlockWear, Endurance, WearLevelling, WearState};
 
 use crate::engine::BigArray;
 use crate::nand::{CellMode, Geometry, Ppa};
@@ -88,6 +92,14 @@ pub struct FtlCounters {
     pub reloc_units_read: u64,
     /// Superblock erases (one per superblock, covering every die).
     pub superblock_erases: u64,
+    /// Of those, erases of superblocks written in SLC mode.
+    pub slc_superblock_erases: u64,
+    /// Block erases (one per block of every plane of every die a superblock erase covers).
+    pub block_erases: u64,
+    /// Static wear-levelling jobs started (also counted in `gc_jobs`).
+    pub wl_jobs: u64,
+    /// Units moved by static wear levelling (also counted in `gc_units_moved`).
+    pub wl_units_moved: u64,
 }
 
 /// A relocation in progress: the victim and its remaining reads.
@@ -140,13 +152,23 @@ pub struct Ftl {
     tags: Option<BigArray<u32>>,
     /// Activity counters.
     pub counters: FtlCounters,
+    /// Rated endurance and wear-levelling policy.
+    pub endurance: Endurance,
+    /// Per-block wear, spares and bad blocks.
+    pub wear: BlockWear,
+    /// Under static wear levelling, the superblock whose cold data should move, judged at
+    /// the last release (wear only changes there).
+    wear_victim: Option<u32>,
 }
 
 impl Ftl {
-    /// An empty FTL over `geometry` exposing `logical_units` to the host.
-    pub fn new(geometry: Geometry, logical_units: u32, gc: GcConfig, verify: bool) -> Self {
+    /// An empty FTL over `geometry` exposing `logical_units` to the host, its blocks rated
+    /// as `endurance` says.
+    pub fn new(geometry: Geometry, logical_units: u32, gc: GcConfig, endurance: Endurance, verify: bool) -> Self {
         let physical = geometry.total_units() as u32;
         let native = geometry.native;
+        let wear =
+            BlockWear::new(geometry.dies(), geometry.planes, geometry.superblocks(), endurance.spare_blocks_per_plane);
         Ftl {
             map: PageMap::new(logical_units, physical),
             sbs: Superblocks::new(geometry.superblocks(), native),
@@ -161,6 +183,9 @@ impl Ftl {
             write_seq: 0,
             tags: verify.then(|| BigArray::filled(physical as usize, 0)),
             counters: FtlCounters::default(),
+            endurance,
+            wear,
+            wear_victim: None,
             geometry,
         }
     }
@@ -359,7 +384,10 @@ impl Ftl {
             }
         }
         let mode = self.mode_for(stream);
-        let sb = self.sbs.open(mode).expect("callers check free space before placing data");
+        let (e, native, sbs) = (&self.endurance, self.geometry.native, &self.sbs);
+        let wear = |sb: u32| wear::wear_units(sbs.erase_count(sb), sbs.slc_erase_count(sb), e, native);
+        let pick = e.levelling.pick(self.sbs.free_pool(), wear, stream == Stream::Gc);
+        let sb = self.sbs.open_at(pick, mode).expect("callers check free space before placing data");
         if mode == CellMode::Slc {
             self.slc_in_use += 1;
         }
@@ -645,14 +673,19 @@ impl Ftl {
         dies
     }
 
-    /// One die of `sb` is erased; returns true when the superblock is free again.
-    pub fn erase_done(&mut self, sb: u32) -> bool {
+    /// `die`'s blocks of `sb` are erased (each counts a P/E cycle, and a worn-out one is
+    /// replaced by a spare); returns true when the superblock's last die is done and it is
+    /// free again, or retired.
+    pub fn erase_done(&mut self, sb: u32, die: u32) -> bool {
+        let mode = self.sbs.mode(sb);
+        self.wear.erase(sb, die, mode, &self.endurance, self.geometry.native);
+        self.counters.block_erases += u64::from(self.geometry.planes);
         let pending = &mut self.sbs.erases_pending[sb as usize];
         *pending -= 1;
         if *pending > 0 {
             return false;
         }
-        if self.sbs.mode(sb) == CellMode::Slc {
+        if mode == CellMode::Slc {
             self.slc_in_use -= 1;
             if let Some(k) = self.slc_stale_erasing.iter().position(|&s| s == sb) {
                 self.slc_stale_erasing.swap_remove(k);
@@ -663,9 +696,98 @@ impl Ftl {
         for f in &mut self.frontiers {
             f.forget_prev(sb);
         }
-        self.sbs.release(sb, self.geometry.native);
+        let retire = self.wear.take_retirement(sb, self.sbs.in_service(), &self.endurance);
+        self.sbs.release(sb, self.geometry.native, retire);
         self.counters.superblock_erases += 1;
+        if mode == CellMode::Slc {
+            self.counters.slc_superblock_erases += 1;
+        }
+        if self.endurance.levelling == WearLevelling::Static {
+            self.wear_victim = self.find_cold_victim();
+        }
         true
+    }
+
+    /// Life used by superblock `sb`, as a share of the rated life: its SLC-mode erases over
+    /// the SLC rating plus its native erases over the native rating.
+    pub fn superblock_life_used(&self, sb: u32) -> f64 {
+        let e = &self.endurance;
+        self.sb_wear(sb) as f64
+            / (f64::from(e.rated_pe_cycles[CellMode::Slc.index()])
+                * f64::from(e.rated_pe_cycles[self.geometry.native.index()]))
+    }
+
+    /// Every block's wear and role, in physical order (die, plane, block).
+    pub fn blocks(&self) -> Vec<BlockInfo> {
+        self.wear.blocks(&self.endurance, self.geometry.native)
+    }
+
+    /// Wear of superblock `sb` in integer units (see `wear::wear_units`).
+    fn sb_wear(&self, sb: u32) -> u64 {
+        wear::wear_units(self.sbs.erase_count(sb), self.sbs.slc_erase_count(sb), &self.endurance, self.geometry.native)
+    }
+
+    /// The least-worn Full superblock whose data has gone unwritten for a whole namespace's
+    /// worth of writes (cold), if the most-worn superblock has `static_spread_cycles` more
+    /// native cycles of wear.
+    fn find_cold_victim(&self) -> Option<u32> {
+        let in_service = (0..self.sbs.len()).filter(|&sb| self.sbs.state(sb) != SbState::Retired);
+        let max_wear = in_service.map(|sb| self.sb_wear(sb)).max()?;
+        let age = u64::from(self.logical_units());
+        let cold = (0..self.sbs.len())
+            .filter(|&sb| {
+                self.sbs.state(sb) == SbState::Full
+                    && self.sbs.valid(sb) > 0
+                    && self.write_seq - self.sbs.last_write_seq[sb as usize] >= age
+            })
+            .map(|sb| (sb, self.sb_wear(sb)));
+        let threshold = u64::from(self.endurance.static_spread_cycles)
+            * u64::from(self.endurance.rated_pe_cycles[CellMode::Slc.index()]);
+        wear::pick_cold_victim(cold, max_wear, threshold)
+    }
+
+    /// Under static wear levelling, the superblock whose cold data should move now, if it
+    /// still holds it and the GC stream has room for it; counts the job. Called when GC has
+    /// nothing to do.
+    pub fn take_wear_victim(&mut self) -> Option<u32> {
+        let sb = self.wear_victim?;
+        let valid = self.sbs.valid(sb);
+        if self.sbs.state(sb) != SbState::Full || valid == 0 {
+            self.wear_victim = None;
+            return None;
+        }
+        if !self.can_take(Stream::Gc, valid, self.gc.fg_threshold_sb) {
+            return None;
+        }
+        self.wear_victim = None;
+        self.counters.wl_jobs += 1;
+        self.counters.wl_units_moved += u64::from(valid);
+        Some(sb)
+    }
+
+    /// Mean life used over the superblocks, as a share of the rated life (NVMe's Percentage
+    /// Used divided by 100): each superblock's erases in SLC mode over the SLC rating plus
+    /// its native erases over the native rating.
+    pub fn life_used(&self) -> f64 {
+        let (total, per_life) = self.wear_total();
+        total as f64 / per_life as f64
+    }
+
+    /// [`Ftl::life_used`] in parts per million, rounded down, computed exactly.
+    pub fn life_used_ppm(&self) -> u64 {
+        let (total, per_life) = self.wear_total();
+        (total * 1_000_000 / per_life) as u64
+    }
+
+    /// Wear units of every superblock together, and the units of one whole rated life of
+    /// all of them.
+    fn wear_total(&self) -> (u128, u128) {
+        let e = &self.endurance;
+        let total: u128 = (0..self.sbs.len()).map(|sb| u128::from(self.sb_wear(sb))).sum();
+        let per_life = u128::from(e.rated_pe_cycles[CellMode::Slc.index()])
+            * u128::from(e.rated_pe_cycles[self.geometry.native.index()])
+            * u128::from(self.sbs.len());
+        (total, per_life)
     }
 
     /// Unmaps everything and returns every superblock to the free pool (Format NVM). The
@@ -675,10 +797,19 @@ impl Ftl {
         let n = self.sbs.len();
         let native = self.geometry.native;
         let erase_count = std::mem::take(&mut self.sbs.erase_count);
+        let slc_erase_count = std::mem::take(&mut self.sbs.slc_erase_count);
+        let retired: Vec<u32> = (0..n).filter(|&sb| self.sbs.state(sb) == SbState::Retired).collect();
         self.sbs = Superblocks::new(n, native);
         // A real drive erases what held data; the model keeps the erase counts as they were
-        // and counts no erase, so wear and the `erases` counter ignore formats.
+        // and counts no erase, so wear and the `erases` counter ignore formats. Retired
+        // superblocks stay retired.
         self.sbs.erase_count = erase_count;
+        self.sbs.slc_erase_count = slc_erase_count;
+        for sb in retired {
+            self.sbs.state[sb as usize] = SbState::Retired;
+        }
+        self.sbs.free.retain(|&sb| self.sbs.state[sb as usize] == SbState::Free);
+        self.wear_victim = None;
         self.frontiers = std::array::from_fn(|_| Frontier::new(native));
         self.slc_in_use = 0;
         self.slc_valid = 0;
@@ -710,8 +841,14 @@ impl Ftl {
             if counted[sb as usize] != valid {
                 return Err(format!("superblock {sb}: valid count {valid}, map says {}", counted[sb as usize]));
             }
-            if matches!(state, SbState::Free | SbState::Victim | SbState::Erasing) && valid != 0 {
+            if matches!(state, SbState::Free | SbState::Victim | SbState::Erasing | SbState::Retired) && valid != 0 {
                 return Err(format!("superblock {sb} is {state:?} but holds {valid} valid units"));
+            }
+            if (state == SbState::Retired) == self.wear.serves(sb) {
+                return Err(format!("superblock {sb} is {state:?} but its blocks say otherwise"));
+            }
+            if self.sbs.slc_erase_count(sb) > self.sbs.erase_count(sb) {
+                return Err(format!("superblock {sb} has more SLC erases than erases"));
             }
         }
         let slc_valid: u64 = (0..self.sbs.len())
@@ -730,6 +867,10 @@ impl Ftl {
         let free_in_pool = self.sbs.free.iter().filter(|&&sb| self.sbs.state(sb) == SbState::Free).count();
         if free_in_pool != self.sbs.free.len() {
             return Err("the free pool holds a superblock that is not Free".into());
+        }
+        let free_states = (0..self.sbs.len()).filter(|&sb| self.sbs.state(sb) == SbState::Free).count();
+        if free_states != self.sbs.free.len() {
+            return Err(format!("{free_states} superblocks are Free, the free pool holds {}", self.sbs.free.len()));
         }
         self.check_frontiers()
     }
@@ -775,6 +916,9 @@ pub struct FtlState {
     slc_in_use: u32,
     slc_valid: u64,
     slc_full: VecDeque<u32>,
+    /// Spares, remapped slots and bad blocks (absent from an older state: none).
+    #[serde(default)]
+    wear: WearState,
 }
 
 impl Ftl {
@@ -788,6 +932,7 @@ impl Ftl {
             slc_in_use: self.slc_in_use,
             slc_valid: self.slc_valid,
             slc_full: self.slc_full.clone(),
+            wear: self.wear.export_state(),
         }
     }
 
@@ -802,11 +947,33 @@ impl Ftl {
     }
 
     /// Restores a state exported by [`Ftl::export_state`] with its L2P in stored form (and
-    /// tags); P2L is rebuilt. Fails if the pieces do not fit this FTL's geometry.
-    pub fn import_state(&mut self, state: FtlState, l2p: Vec<u32>, tags: Option<Vec<u32>>) -> Result<(), String> {
-        if state.sbs.len() != self.sbs.len() || state.frontiers.len() != Stream::COUNT {
+    /// tags) and the per-block erase counts (SLC, native; `None` in a state saved before
+    /// they were kept); P2L is rebuilt. Fails if the pieces do not fit this FTL's geometry
+    /// or do not hold together.
+    pub fn import_state(
+        &mut self,
+        mut state: FtlState,
+        l2p: Vec<u32>,
+        tags: Option<Vec<u32>>,
+        block_erases: Option<(Vec<u32>, Vec<u32>)>,
+    ) -> Result<(), String> {
+        let n = self.sbs.len() as usize;
+        let sized = [state.sbs.valid.len(), state.sbs.mode.len(), state.sbs.erase_count.len()];
+        if state.sbs.len() != self.sbs.len() || state.frontiers.len() != Stream::COUNT || sized.iter().any(|&l| l != n)
+        {
             return Err("superblock or stream count differs from this device".into());
         }
+        if state.sbs.slc_erase_count.is_empty() {
+            state.sbs.slc_erase_count = vec![0; n];
+        }
+        if state.sbs.slc_erase_count.len() != n
+            || state.sbs.last_write_seq.len() != n
+            || state.sbs.erases_pending.len() != n
+            || state.sbs.free.iter().any(|&sb| sb as usize >= n)
+        {
+            return Err("superblock arrays differ in length from this device".into());
+        }
+        self.wear.import_state(state.wear, block_erases, (&state.sbs.erase_count, &state.sbs.slc_erase_count))?;
         self.map.restore(&l2p)?;
         drop(l2p);
         self.sbs = state.sbs;
@@ -830,6 +997,9 @@ impl Ftl {
                 self.sbs.mode(sb) == CellMode::Slc && self.sbs.state(sb) == SbState::Full && self.sbs.valid(sb) == 0
             })
             .collect();
+        if self.endurance.levelling == WearLevelling::Static {
+            self.wear_victim = self.find_cold_victim();
+        }
         if let (Some(mine), Some(theirs)) = (self.tags.as_mut(), tags) {
             if theirs.len() != mine.len() {
                 return Err("verify tags do not match the physical array".into());
@@ -857,8 +1027,8 @@ impl Ftl {
     /// Erases victim `sb` on every die with no timing.
     fn erase_untimed(&mut self, sb: u32) {
         let dies = self.begin_erase(sb);
-        for _ in 0..dies {
-            self.erase_done(sb);
+        for die in 0..dies {
+            self.erase_done(sb, die);
         }
     }
 
@@ -882,12 +1052,15 @@ impl Ftl {
     }
 
     /// Runs GC with no timing until free space is above the background threshold (or no
-    /// victim helps).
+    /// victim helps), then moves cold data as static wear levelling asks.
     pub fn gc_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<u32>) {
         while self.wants_gc() {
             let Some(victim) = self.pick_gc_victim() else {
                 return;
             };
+            self.relocate_untimed(victim, Stream::Gc, job, scratch);
+        }
+        while let Some(victim) = self.take_wear_victim() {
             self.relocate_untimed(victim, Stream::Gc, job, scratch);
         }
     }

@@ -72,9 +72,20 @@ impl Ssd {
         // not wait for GC that the threshold alone would never start.
         let starved = self.buffer.front().is_some_and(|slot| self.ftl.space_short_for(self.slots[slot as usize].units));
         if !self.ftl.wants_gc() && !starved {
+            self.maybe_level_wear();
             return;
         }
         if let Some(victim) = self.ftl.pick_gc_victim() {
+            self.start_job(JobKind::Gc, victim);
+        }
+    }
+
+    /// With no GC needed, moves cold data off a young superblock if static wear levelling
+    /// asks (a GC job on a victim chosen for its wear, not its valid count).
+    fn maybe_level_wear(&mut self) {
+        if !self.jobs_active[JobKind::Gc as usize]
+            && let Some(victim) = self.ftl.take_wear_victim()
+        {
             self.start_job(JobKind::Gc, victim);
         }
     }
@@ -298,10 +309,10 @@ impl Ssd {
         }
     }
 
-    /// One die of a victim is erased; once all are, the superblock is free and waiting
-    /// writes may proceed.
-    pub(super) fn erase_done(&mut self, op: DieOp) {
-        if self.ftl.erase_done(op.token) {
+    /// `die`'s blocks of a victim are erased; once all dies are, the superblock is free (or
+    /// retired) and waiting writes may proceed.
+    pub(super) fn erase_done(&mut self, die: u32, op: DieOp) {
+        if self.ftl.erase_done(op.token, die) {
             if self.ftl.reserve_whole() {
                 self.gc_pace.borrowing = false;
             }

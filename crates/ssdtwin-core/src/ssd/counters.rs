@@ -128,17 +128,40 @@ pub struct CounterSnapshot {
     pub nand_rmw_read_bytes: u64,
     /// Map units written only in part.
     pub partial_units_written: u64,
+    /// Superblock erases of superblocks written in SLC mode (part of `erases`).
+    pub slc_erases: u64,
+    /// Block erases: one per block of every plane of every die a superblock erase covers.
+    pub block_erases: u64,
+    /// Blocks that wore out (failed an erase at the end of their endurance).
+    pub bad_blocks: u64,
+    /// Spare blocks left to replace worn ones, now.
+    pub spare_blocks: u64,
+    /// Superblocks retired for good, now.
+    pub retired_superblocks: u64,
+    /// The most P/E cycles (erases, any mode) of any block, now.
+    pub block_pe_cycles_max: u64,
+    /// Mean life used over the superblocks, parts per million of the rated life, now
+    /// (NVMe's Percentage Used is this / 10,000, rounded down).
+    pub life_used_ppm: u64,
+    /// Static wear-levelling jobs (part of `gc_jobs`).
+    pub wl_jobs: u64,
+    /// Bytes moved by static wear levelling (part of GC's moves).
+    pub wl_moved_bytes: u64,
 }
 
 /// Counters that are levels at an instant, not running totals: over a span they are
 /// reported as their value at its end, not as a difference.
-pub const LEVEL_COUNTERS: [&str; 6] = [
+pub const LEVEL_COUNTERS: [&str; 10] = [
     "free_superblocks",
     "write_buffer_bytes",
     "map_updates_at_risk",
     "map_updates_at_risk_peak",
     "slc_cached_bytes",
     "slc_superblocks",
+    "spare_blocks",
+    "retired_superblocks",
+    "block_pe_cycles_max",
+    "life_used_ppm",
 ];
 
 impl CounterSnapshot {

@@ -157,7 +157,8 @@ impl Ssd {
     /// A fresh device; with `verify`, every read checks the data version it finds.
     pub fn with_verify(config: DeviceConfig, verify: bool) -> Self {
         let geometry = config.geometry.clone();
-        let ftl = Ftl::new(geometry.clone(), config.logical_units, config.gc, verify).with_slc(config.slc);
+        let ftl =
+            Ftl::new(geometry.clone(), config.logical_units, config.gc, config.endurance, verify).with_slc(config.slc);
         let nand = NandArray::new(geometry, config.nand.clone());
         // No host has granted a buffer yet (os::negotiate_hmb decides one).
         let hmb = HmbGrant::none();
@@ -414,6 +415,15 @@ impl Ssd {
             fold_jobs: f.fold_jobs,
             nand_rmw_read_bytes: self.counters.rmw_units_read * unit,
             partial_units_written: self.counters.partial_units_written,
+            slc_erases: f.slc_superblock_erases,
+            block_erases: f.block_erases,
+            bad_blocks: self.ftl.wear.bad_blocks(),
+            spare_blocks: self.ftl.wear.spare_blocks(),
+            retired_superblocks: u64::from(self.ftl.sbs.len() - self.ftl.sbs.in_service()),
+            block_pe_cycles_max: u64::from(self.ftl.wear.max_block_erases()),
+            life_used_ppm: self.ftl.life_used_ppm(),
+            wl_jobs: f.wl_jobs,
+            wl_moved_bytes: f.wl_units_moved * unit,
         }
     }
 
@@ -569,7 +579,7 @@ impl Ssd {
             DieOpKind::MapWrite => self.map_cache.persisted(op.token),
             DieOpKind::RelocRead => self.reloc_read_done(die, op),
             DieOpKind::Program | DieOpKind::BackgroundProgram | DieOpKind::UrgentProgram => self.program_done(op),
-            DieOpKind::Erase => self.erase_done(op),
+            DieOpKind::Erase => self.erase_done(die, op),
         }
     }
 

@@ -11,7 +11,9 @@
 //! LZ4 frame    L2P in stored form (location + 1, 0 unmapped), delta-encoded (a sequential
 //!              fill compresses to almost nothing); in
 //!              verify mode followed by the tags per physical unit and the expected
-//!              version per logical unit
+//!              version per logical unit; then every physical block's erases in SLC mode
+//!              and in the native mode (`block_wear` in the header; a state saved before
+//!              per-block wear has none, and its blocks take their superblocks' counts)
 //! ```
 //!
 //! A snapshot is taken of a quiet device (no command, program, GC job or erase pending), so
@@ -95,6 +97,9 @@ struct Header {
     verify: bool,
     /// Next version the verifier hands out (verify mode).
     verify_next_version: u32,
+    /// Per-block erase counts follow the verify arrays.
+    #[serde(default)]
+    block_wear: bool,
 }
 
 impl Ssd {
@@ -124,6 +129,7 @@ impl Ssd {
             ftl: self.ftl.export_state(),
             verify: self.verifier.is_some(),
             verify_next_version: self.verifier.as_ref().map_or(0, |v| v.next_version),
+            block_wear: true,
         };
         let header = serde_json::to_vec(&header).expect("the header serialises");
         // Written beside the target and renamed over it once complete and on disk, so a
@@ -164,6 +170,9 @@ impl Ssd {
             write_u32s(&mut frame, tags, false)?;
             write_u32s(&mut frame, &v.expected, false)?;
         }
+        let (slc, native) = self.ftl.wear.erase_arrays();
+        write_u32s(&mut frame, slc, false)?;
+        write_u32s(&mut frame, native, false)?;
         let mut out = frame.finish().map_err(std::io::Error::other)?;
         out.flush()?;
         file.sync_all()
@@ -234,6 +243,14 @@ impl Ssd {
         } else {
             None
         };
+        let block_erases = if header.block_wear {
+            let blocks = device.ftl.wear.block_count();
+            let slc = read_u32s(&mut input, blocks, false).map_err(damaged)?;
+            let native = read_u32s(&mut input, blocks, false).map_err(damaged)?;
+            Some((slc, native))
+        } else {
+            None
+        };
         // Reading to the end of the frame checks its content checksum; nothing may follow.
         let mut rest = Vec::new();
         input.read_to_end(&mut rest).map_err(damaged)?;
@@ -243,7 +260,10 @@ impl Ssd {
             return Err(corrupt("damaged: data after the end of the state"));
         }
         // The checksum cannot catch a crafted file: its content must hold together too.
-        device.ftl.import_state(header.ftl, l2p, tags).map_err(|e| corrupt(&format!("corrupt state: {e}")))?;
+        device
+            .ftl
+            .import_state(header.ftl, l2p, tags, block_erases)
+            .map_err(|e| corrupt(&format!("corrupt state: {e}")))?;
         device.counters = header.host;
         device.host_units_admitted = header.host_units_admitted;
         device.rebuild_map_cache();

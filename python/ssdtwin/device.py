@@ -487,6 +487,8 @@ class Device:
         >>> int(b["native_erases"].sum()) == dev.counters()["block_erases"] > 0
         True
         """
+        import pandas as pd
+
         return pd.DataFrame(self._dev.block_columns())
 
     def superblocks(self) -> pd.DataFrame:
@@ -502,6 +504,8 @@ class Device:
         >>> int(s["valid_units"].sum()) == round((14 << 30) * 0.9 / 4096)
         True
         """
+        import pandas as pd
+
         return pd.DataFrame(self._dev.superblock_columns())
 
     def info(self) -> dict[str, Any]:

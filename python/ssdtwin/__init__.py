@@ -24,8 +24,19 @@ from .device import (
     profile_toml,
     profiles,
 )
-from .errors import DeviceError, JobError, ProfileError, SsdtwinError, StateError, TraceError
+from .errors import (
+    DeviceError,
+    JobError,
+    PoolError,
+    PoolFullError,
+    PoolUnavailableError,
+    ProfileError,
+    SsdtwinError,
+    StateError,
+    TraceError,
+)
 from .traces import convert_trace
+from .zfs import Pool, disks, pools
 
 __all__ = [
     "DEFAULT_HOST",
@@ -33,6 +44,10 @@ __all__ = [
     "Device",
     "DeviceError",
     "JobError",
+    "Pool",
+    "PoolError",
+    "PoolFullError",
+    "PoolUnavailableError",
     "ProfileError",
     "RunResult",
     "SsdtwinError",
@@ -40,8 +55,10 @@ __all__ = [
     "TraceError",
     "__version__",
     "convert_trace",
+    "disks",
     "host_toml",
     "hosts",
+    "pools",
     "profile_derived",
     "profile_toml",
     "profiles",

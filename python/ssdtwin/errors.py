@@ -33,4 +33,27 @@ class DeviceError(SsdtwinError, ValueError):
     """A device operation was refused (bad argument, or the device is busy)."""
 
 
-__all__ = ["DeviceError", "JobError", "ProfileError", "SsdtwinError", "StateError", "TraceError"]
+class PoolError(SsdtwinError, ValueError):
+    """A pool file, file tree, directory scan or zdb output is malformed or out of range, or
+    names a dataset or device the pool does not have."""
+
+
+class PoolUnavailableError(SsdtwinError):
+    """The pool has lost a top-level vdev (a special vdev included): nothing on it can be read."""
+
+
+class PoolFullError(SsdtwinError):
+    """The pool's normal class has no room left for a block."""
+
+
+__all__ = [
+    "DeviceError",
+    "JobError",
+    "PoolError",
+    "PoolFullError",
+    "PoolUnavailableError",
+    "ProfileError",
+    "SsdtwinError",
+    "StateError",
+    "TraceError",
+]

@@ -12,7 +12,7 @@ import sys
 import click
 
 from ..errors import SsdtwinError
-from . import fio, nvme, perftest, precondition, profiles, serve, smartctl, study, sweep, trace
+from . import fio, nvme, perftest, precondition, profiles, serve, smartctl, study, sweep, trace, zdb, zfs, zpool
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,7 +21,7 @@ from . import fio, nvme, perftest, precondition, profiles, serve, smartctl, stud
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """A digital twin of flash SSDs: run fio jobs on simulated drives, and read them with nvme-cli
-    and smartctl."""
+    and smartctl; and of ZFS pools of disks and SSDs (zpool, zdb, zfs plan)."""
     ctx.obj = {"debug": debug}
 
 
@@ -35,6 +35,9 @@ cli.add_command(smartctl.command)
 cli.add_command(study.command)
 cli.add_command(sweep.command)
 cli.add_command(trace.command)
+cli.add_command(zdb.command)
+cli.add_command(zfs.command)
+cli.add_command(zpool.command)
 
 
 def _debug_requested(args: list[str]) -> bool:

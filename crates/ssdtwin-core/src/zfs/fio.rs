@@ -10,7 +10,8 @@
 //!   stream (`dmu_zfetch`). Never-written records read as zeros without I/O.
 //! * Writes dirty whole records (a partial write of an uncached record reads it first),
 //!   pass the write throttle (`dmu_tx_delay`, or block at the limit), and complete; the txg
-//!   writes them later. fio's buffers are random, so they do not compress.
+//!   writes them later. fio's buffers are random, so they do not compress. Reads and
+//!   writes complete once their data is copied (`[zpl] copy_us_per_mib`).
 //! * A flush (`fsync`) commits the intent log (`zil_commit`): writes of at most
 //!   `zfs_immediate_write_sz` are copied into log blocks (`WR_COPIED`), larger records are
 //!   written in place at once and logged by pointer (`WR_INDIRECT`); log blocks go to a
@@ -44,6 +45,8 @@ enum Phase {
     Throttled,
     /// A flush waiting for its log commit.
     Commit,
+    /// Copying data between the ARC and the caller's buffer.
+    Copy,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -91,6 +94,34 @@ impl Pool {
     pub fn set_fio_dataset(&mut self, name: &str) -> Result<(), OpError> {
         let ds = self.dataset_index(name.trim_start_matches('/'))?;
         self.fio.dataset = ds;
+        Ok(())
+    }
+
+    /// Points fio at the dataset whose mount point (`/POOL/DATASET`, ZFS's default) holds
+    /// every path in `paths` (jobs' `directory=`, or their `filename=` files); all must lie
+    /// in one dataset.
+    pub fn set_fio_dataset_for_paths(&mut self, paths: &[String]) -> Result<(), OpError> {
+        let mounts: Vec<String> = self.dataset_names().iter().map(|n| format!("/{n}")).collect();
+        let bad = |value: &str, why: &str| OpError::Parameter {
+            field: "directory".into(),
+            value: value.into(),
+            allowed: format!("{why}: a job on a pool names its dataset's mount point ({})", mounts.join(", ")),
+        };
+        let mut chosen = None;
+        for path in paths {
+            let best = mounts
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| path == *m || path.starts_with(&format!("{m}/")))
+                .max_by_key(|(_, m)| m.len())
+                .map(|(i, _)| i)
+                .ok_or_else(|| bad(path, "not below a dataset of this pool"))?;
+            match chosen {
+                Some(c) if c != best => return Err(bad(path, "the jobs of one run use one dataset")),
+                _ => chosen = Some(best),
+            }
+        }
+        self.fio.dataset = chosen.ok_or_else(|| bad("(none)", "no job names a directory or file"))?;
         Ok(())
     }
 
@@ -157,7 +188,7 @@ impl Pool {
                 }
                 if ready {
                     self.prefetch_stream(start / rs, (end - 1) / rs);
-                    self.complete_cmd(c);
+                    self.finish_after_copy(c, end - start);
                 }
             }
             (Opcode::Write, Phase::Blocks) => {
@@ -221,13 +252,25 @@ impl Pool {
             let bytes = end.min((r + 1) * rs) - start.max(r * rs);
             self.fio.itx.push((r, bytes, open));
         }
-        self.complete_cmd(c);
+        self.finish_after_copy(c, end - start);
+    }
+
+    /// Completes command `c` once its `bytes` are copied to or from the ARC (the ZPL's
+    /// `copy_us_per_mib`).
+    fn finish_after_copy(&mut self, c: u32, bytes: u64) {
+        let t =
+            crate::engine::SimDuration((u128::from(self.zpl.copy_per_mib.as_ns()) * u128::from(bytes) >> 20) as u64);
+        if t.as_ns() == 0 {
+            self.complete_cmd(c);
+        } else {
+            self.fio.cmds[c].phase = Phase::Copy;
+            self.events.push(self.now + t, Event::CmdDone { cmd: c });
+        }
     }
 
     fn complete_cmd(&mut self, c: u32) {
         let cmd = self.fio.cmds[c];
         self.fio.cmds.free(c);
-        self.fio.live -= 1;
         self.fio.ready.push_back(Completion {
             user: cmd.user,
             command: cmd.command,
@@ -244,10 +287,12 @@ impl Pool {
         }
     }
 
-    /// A write's throttle delay is over.
+    /// A write's throttle delay, or a copy, is over.
     pub(crate) fn cmd_done(&mut self, c: u32) {
-        if self.fio.cmds[c].phase == Phase::Assigned {
-            self.write_records(c);
+        match self.fio.cmds[c].phase {
+            Phase::Assigned => self.write_records(c),
+            Phase::Copy => self.complete_cmd(c),
+            _ => {}
         }
     }
 
@@ -496,11 +541,13 @@ impl BlockDevice for Pool {
     }
 
     fn poll(&mut self) -> Option<Completion> {
-        if let Some(c) = self.fio.ready.pop_front() {
-            return Some(c);
+        if self.fio.ready.is_empty() {
+            self.step();
         }
-        self.step();
-        self.fio.ready.pop_front()
+        let done = self.fio.ready.pop_front()?;
+        // A command is in flight until its completion is handed back.
+        self.fio.live -= 1;
+        Some(done)
     }
 
     fn in_flight(&self) -> u32 {

@@ -44,6 +44,7 @@ mod error;
 mod fio;
 mod metaslab;
 mod objects;
+pub mod plan;
 mod queue;
 mod stats;
 mod sync;

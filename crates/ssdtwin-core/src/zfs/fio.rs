@@ -16,8 +16,9 @@
 //!   `zfs_immediate_write_sz` are copied into log blocks (`WR_COPIED`), larger records are
 //!   written in place at once and logged by pointer (`WR_INDIRECT`); log blocks go to a
 //!   log vdev, else the special class, else normal (`zio_alloc_zil`); the leaves written
-//!   are flushed, then the flush completes. One commit runs at a time; log blocks are
-//!   freed once their txg is synced.
+//!   are flushed, then the flush completes. Writes of the txg already syncing are not
+//!   logged: the commit waits for that txg (`dmu_sync` returns `EALREADY`). One commit
+//!   runs at a time; log blocks are freed once their txg is synced.
 
 use super::class::Role;
 use super::objects::{self, ot};
@@ -81,6 +82,10 @@ pub(crate) struct FioState {
     committing: Vec<u32>,
     waiting_commit: Vec<u32>,
     commit_running: bool,
+    /// The commit's writes are done but it waits for this txg, which was syncing writes it
+    /// covers (`dmu_sync` finds them already being written: `EALREADY`).
+    commit_wait_txg: Option<u64>,
+    commit_flushed: bool,
     commit_leaves: Vec<usize>,
     commits: u64,
     log_bytes: u64,
@@ -361,8 +366,13 @@ impl Pool {
 
     fn start_commit(&mut self) {
         let synced = self.txg.synced;
-        let itx: Vec<(u64, u64, u64)> =
+        let syncing = self.txg.syncing;
+        let mut itx: Vec<(u64, u64, u64)> =
             std::mem::take(&mut self.fio.itx).into_iter().filter(|x| x.2 > synced).collect();
+        // Writes of the txg being synced are on their way: the commit waits for that txg.
+        self.fio.commit_wait_txg = syncing.filter(|&t| itx.iter().any(|x| x.2 == t));
+        self.fio.commit_flushed = false;
+        itx.retain(|x| Some(x.2) != syncing);
         self.fio.committing = std::mem::take(&mut self.fio.waiting_commit);
         self.fio.commit_running = true;
         self.fio.commits += 1;
@@ -394,7 +404,7 @@ impl Pool {
         let copies = objects::copies(&self.datasets[ds].cfg, ot::PLAIN_FILE, 0);
         for r in indirect {
             let rec = *self.datasets[ds].flat.record(r, fanout).expect("logged records exist");
-            if rec.logged || rec.dirty_txg <= self.txg.synced {
+            if rec.logged || rec.dirty_txg != self.txg.open {
                 continue;
             }
             // dmu_sync: the record is written in its final place now.
@@ -474,12 +484,29 @@ impl Pool {
             self.finish_batch_if_empty(batch);
             return;
         }
+        if self.fio.commit_wait_txg.is_some_and(|t| self.txg.synced < t) {
+            self.fio.commit_flushed = true;
+            return;
+        }
+        self.finish_commit();
+    }
+
+    fn finish_commit(&mut self) {
         for c in std::mem::take(&mut self.fio.committing) {
             self.complete_cmd(c);
         }
         self.fio.commit_running = false;
+        self.fio.commit_wait_txg = None;
         if !self.fio.waiting_commit.is_empty() {
             self.start_commit();
+        }
+    }
+
+    /// Txg `txg` is on stable storage: a commit that waited for it completes.
+    pub(crate) fn fio_txg_synced(&mut self, txg: u64) {
+        if self.fio.commit_flushed && self.fio.commit_wait_txg.is_some_and(|t| t <= txg) {
+            self.fio.commit_flushed = false;
+            self.finish_commit();
         }
     }
 

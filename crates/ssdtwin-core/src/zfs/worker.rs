@@ -488,6 +488,7 @@ impl Pool {
 
     /// Txg `txg` is synced: wake whoever waited for it.
     pub(crate) fn txg_synced(&mut self, txg: u64) {
+        self.fio_txg_synced(txg);
         if let Some(w) = self.worker.as_mut()
             && w.sync_wait.is_some_and(|t| t <= txg)
         {

@@ -262,6 +262,7 @@ impl Pool {
         d.set_item("bytes_written", r.bytes_written)?;
         d.set_item("leaf_read_bytes", r.leaf_read_bytes.to_vec())?;
         d.set_item("leaf_write_bytes", r.leaf_write_bytes.to_vec())?;
+        d.set_item("leaf_reads", r.leaf_reads.to_vec())?;
         d.set_item("arc_hits", r.arc_hits)?;
         d.set_item("arc_misses", r.arc_misses)?;
         Ok(d)

@@ -207,6 +207,8 @@ def run(
                 "spilled_bytes": u["spilled_bytes"],
                 "normal_read_bytes": r["leaf_read_bytes"][0],
                 "special_read_bytes": r["leaf_read_bytes"][1],
+                "normal_reads": r["leaf_reads"][0],
+                "special_reads": r["leaf_reads"][1],
             }
         )
     table = pd.DataFrame(rows)

@@ -92,7 +92,8 @@ def zfs_special_sweep(
     ``special_small_blocks``), one row per workload: ``workload``, ``special`` (whether the
     pool has a special vdev), ``special_small_blocks`` (bytes), ``seconds`` (simulated),
     ``ops_per_s`` (per the operation's unit), ``special_alloc_bytes``, ``normal_alloc_bytes``,
-    ``spilled_bytes`` after it, then ``ops``, ``op_unit`` and the leaves' reads per class.
+    ``spilled_bytes`` after it, then ``ops``, ``op_unit`` and the leaves' reads per class
+    (bytes, and read commands).
     With ``fill_files``, a fill-to-spill run adds one row per txg (``workload`` =
     ``fill-to-spill``): ``data_written_bytes`` and the special class's metadata and small
     data bytes, size, and what was redirected or spilled.
@@ -144,6 +145,8 @@ def zfs_special_sweep(
                         "op_unit": r["op_unit"],
                         "normal_read_bytes": r["leaf_read_bytes"][0],
                         "special_read_bytes": r["leaf_read_bytes"][1],
+                        "normal_reads": r["leaf_reads"][0],
+                        "special_reads": r["leaf_reads"][1],
                     }
                 )
                 if advance:

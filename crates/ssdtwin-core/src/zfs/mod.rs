@@ -108,6 +108,8 @@ pub(crate) struct Leaf {
     pub(crate) rotational: bool,
     pub(crate) failed: bool,
     pub(crate) read_bytes: u64,
+    /// Read commands sent to the device (after aggregation).
+    pub(crate) reads: u64,
     pub(crate) write_bytes: u64,
 }
 
@@ -286,6 +288,7 @@ impl Pool {
                     top,
                     failed: false,
                     read_bytes: 0,
+                    reads: 0,
                     write_bytes: 0,
                 });
             }
@@ -625,6 +628,7 @@ impl Pool {
         }
         if opcode == Opcode::Read {
             l.read_bytes += end - start;
+            l.reads += u64::from(parts);
         } else {
             l.write_bytes += end - start;
         }

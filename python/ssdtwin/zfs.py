@@ -527,7 +527,9 @@ def zpool_list_text(
         for (_, w), v in zip(_LIST_COLUMNS, values, strict=False):
             line += f"  {v:>{w}}"
         if len(values) > len(_LIST_COLUMNS):
-            line += f"  {values[-1]}"
+            # ALTROOT: a value is left-justified (the last column); print_line's dashes
+            # under a class name are right-justified to the column's width.
+            line += f"  {values[-1]}" if kind == "pool" else f"  {values[-1]:>7}"
         lines.append(line.rstrip())
     return "\n".join(lines) + "\n"
 

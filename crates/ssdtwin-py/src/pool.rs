@@ -289,7 +289,7 @@ impl Pool {
         progress: Option<Py<PyAny>>,
     ) -> PyResult<RunOutput> {
         self.inner.check_usable().map_err(|e| errors::op(py, &e))?;
-        let set: JobSet = match job_text {
+        let mut set: JobSet = match job_text {
             Some(text) => parse_job_text(&text, source, std::path::Path::new(base_dir)),
             None => parse_command_line(&args),
         }
@@ -312,13 +312,14 @@ impl Pool {
         if !series_window_ms.is_finite() || series_window_ms <= 0.0 {
             return Err(errors::device(py, format!("series window {series_window_ms} ms: must be positive")));
         }
-        let opts = RunOptions {
+        let mut opts = RunOptions {
             seed,
             series_window_ns: (series_window_ms * 1e6) as u64,
             log_dir: PathBuf::from(log_dir),
             device_name: self.inner.config().name.clone(),
             ..RunOptions::default()
         };
+        self.inner.prepare_fio(&mut set, &mut opts);
         let set_for_run = set.clone();
         let result = simulate(py, &mut self.inner, progress.as_ref(), move |pool, observe| {
             run(&mut Host::new(pool, host_config), &set_for_run, &opts, observe)

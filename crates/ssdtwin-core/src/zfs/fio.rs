@@ -12,10 +12,14 @@
 //!   pass the write throttle (`dmu_tx_delay`, or block at the limit), and complete; the txg
 //!   writes them later. fio's buffers are random, so they do not compress. Reads and
 //!   writes complete once their data is copied (`[zpl] copy_us_per_mib`).
-//! * A flush (`fsync`) commits the intent log (`zil_commit`): writes of at most
-//!   `zfs_immediate_write_sz` are copied into log blocks (`WR_COPIED`), larger records are
-//!   written in place at once and logged by pointer (`WR_INDIRECT`); log blocks go to a
-//!   log vdev, else the special class, else normal (`zio_alloc_zil`); the leaves written
+//! * `direct=0` runs as `direct=1` (both through the ARC); a `sync=1` write completes after
+//!   a flush, i.e. an intent-log commit (see [`Pool::prepare_fio`]).
+//! * A flush (`fsync`) commits the intent log (`zil_commit`): writes below
+//!   `zfs_immediate_write_sz` are copied into log blocks (`WR_COPIED`); larger ones are
+//!   written in place at once and logged by pointer (`WR_INDIRECT`), except with a log
+//!   vdev, or with a special class when the blocks go to normal (`zil_write_state`,
+//!   `zil_special_is_slog`): then they are copied too. Log blocks go to a log vdev, else
+//!   the special class, else normal (`zio_alloc_zil`); the leaves written
 //!   are flushed, then the flush completes. Writes of the txg already syncing are not
 //!   logged: the commit waits for that txg (`dmu_sync` returns `EALREADY`). One commit
 //!   runs at a time; log blocks are freed once their txg is synced.
@@ -29,6 +33,7 @@ use super::{Batch, BatchKind, Event, IoOp, OpError, Owner, Pool, Table, Waiter, 
 use crate::block::{BlockDevice, BlockGeometry, Command, Completion, CounterRow, Opcode, SubmitError};
 use crate::engine::{SimTime, Slab};
 use crate::os::{FsCosts, HostConfig};
+use crate::workload::{JobSet, RunOptions};
 use std::collections::VecDeque;
 
 /// Bytes of a log record's header (`lr_write_t`).
@@ -128,6 +133,17 @@ impl Pool {
         }
         self.fio.dataset = chosen.ok_or_else(|| bad("(none)", "no job names a directory or file"))?;
         Ok(())
+    }
+
+    /// fio's jobs and run options as they run on this pool: `direct=0` and `direct=1` are
+    /// the same (OpenZFS before 2.3 serves `O_DIRECT` through the ARC too), and a `sync=1`
+    /// write returns after its intent-log commit (`zfs_write` calls `zil_commit` for
+    /// `O_SYNC`), which the run makes a flush after each write.
+    pub fn prepare_fio(&self, set: &mut JobSet, opts: &mut RunOptions) {
+        for job in &mut set.jobs {
+            job.direct = true;
+        }
+        opts.fs_syncs = true;
     }
 
     /// `host` as it runs fio on this pool: no page cache (the ARC is ZFS's), and file
@@ -382,11 +398,22 @@ impl Pool {
         let rs = self.record_bytes();
         let fanout = self.fanout();
         let immediate = self.config.tunables.zfs_immediate_write_sz;
+        // zil_write_state: with a log vdev nothing is written in place; with a special
+        // class, only blocks that live there (zil_special_is_slog). The pool cannot tell an
+        // O_SYNC write from one an fsync follows: it applies the fsync rule (no commit
+        // planned, so the half-block condition does not apply).
+        let in_place = if self.has_class(super::AllocClass::Log) {
+            false
+        } else if self.has_class(super::AllocClass::Special) {
+            rs <= self.datasets[ds].cfg.special_small_blocks_bytes || self.config.tunables.zil_special_is_slog == 0
+        } else {
+            true
+        };
         let mut copied = 0u64;
         let mut leaves = Vec::new();
         let mut indirect: Vec<u64> = Vec::new();
         for &(r, bytes, _) in &itx {
-            if bytes > immediate {
+            if in_place && bytes >= immediate {
                 indirect.push(r);
                 copied += LOG_RECORD_BYTES;
             } else {

@@ -92,7 +92,7 @@ def zfs_special_sweep(
     ``special_small_blocks``), one row per workload: ``workload``, ``special`` (whether the
     pool has a special vdev), ``special_small_blocks`` (bytes), ``seconds`` (simulated),
     ``ops_per_s`` (per the operation's unit), ``special_alloc_bytes``, ``normal_alloc_bytes``,
-    ``spilled_bytes`` after it, then ``ops``, ``op_unit`` and the leaves' reads per class
+    ``spilled_bytes`` after it, then ``host``, ``ops``, ``op_unit`` and the leaves' reads per class
     (bytes, and read commands).
     With ``fill_files``, a fill-to-spill run adds one row per txg (``workload`` =
     ``fill-to-spill``): ``data_written_bytes`` and the special class's metadata and small
@@ -141,6 +141,7 @@ def zfs_special_sweep(
                         "special_alloc_bytes": _class_bytes(u, "special"),
                         "normal_alloc_bytes": _class_bytes(u, "normal"),
                         "spilled_bytes": u["spilled_bytes"],
+                        "host": host,
                         "ops": r["ops"],
                         "op_unit": r["op_unit"],
                         "normal_read_bytes": r["leaf_read_bytes"][0],
@@ -211,6 +212,7 @@ def _fill_to_spill(
                 "special_alloc_bytes": special_alloc,
                 "normal_alloc_bytes": t.normal_metadata_bytes + t.normal_data_bytes,
                 "spilled_bytes": t.metadata_spilled_bytes + t.data_spilled_bytes,
+                "host": host,
                 "txg": t.txg,
                 "data_written_bytes": t.special_data_bytes + t.normal_data_bytes,
                 "special_metadata_bytes": t.special_metadata_bytes,
@@ -290,7 +292,7 @@ def plot_zfs_special(table: pd.DataFrame) -> Any:
     ax.set_xticks([i + width * (len(configs) - 1) / 2 for i in range(len(workloads))], workloads, rotation=20)
     ax.set_yscale("log")
     ax.set(ylabel="simulated seconds", title="Same tree and operations, with and without a special vdev")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
     ax.grid(alpha=0.3, axis="y")
     if len(fill):
         ax = axes[0][1]
@@ -307,7 +309,7 @@ def plot_zfs_special(table: pd.DataFrame) -> Any:
         ax.axhline(size / 1e9, color="k", lw=1, ls="-", label="special class size")
         ax.axhline(0.75 * size / 1e9, color="k", lw=1, ls="--", label="75 %: small blocks stop")
         ax.set(xlabel="data written (GB)", ylabel="GB", title="Filling the special class")
-        ax.legend(fontsize="small", loc="upper left")
+        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
         ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig

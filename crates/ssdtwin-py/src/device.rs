@@ -44,11 +44,11 @@ pub(crate) struct Device {
 
 /// Runs `f` on the device with the GIL released; the progress callback (if any) is called
 /// with the GIL held, and Ctrl-C stops the run.
-fn simulate<T: Send>(
+pub(crate) fn simulate<D: Send, T: Send>(
     py: Python<'_>,
-    device: &mut CoreDevice,
+    device: &mut D,
     progress: Option<&Py<PyAny>>,
-    f: impl FnOnce(&mut CoreDevice, &mut dyn FnMut(&ssdtwin_core::workload::Progress) -> bool) -> T + Send,
+    f: impl FnOnce(&mut D, &mut dyn FnMut(&ssdtwin_core::workload::Progress) -> bool) -> T + Send,
 ) -> T {
     let progress = progress.map(|p| p.clone_ref(py));
     py.detach(move || {

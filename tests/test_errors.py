@@ -48,7 +48,8 @@ def test_unknown_profile() -> None:
     assert type(e) is ProfileError
     assert (
         str(e) == "profile 'no-such-drive' is neither a shipped profile "
-        "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256, micron-9200max) nor a readable TOML file"
+        "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256, micron-9200max, iodrive2-1200, "
+        "intel-910-400) nor a readable TOML file"
     )
 
 

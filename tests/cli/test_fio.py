@@ -272,7 +272,8 @@ def test_the_seed_changes_random_offsets_and_is_repeatable() -> None:
         (
             ["--profile", "no-such-drive", "--name=a"],
             "ssdtwin: profile 'no-such-drive' is neither a shipped profile "
-            "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256, micron-9200max) nor a readable TOML file",
+            "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256, micron-9200max, iodrive2-1200, "
+            "intel-910-400) nor a readable TOML file",
         ),
         (
             ["--set", "nand.channels", "--name=a"],

@@ -30,6 +30,12 @@ class Study:
     #: The host profile of the measurement the study reproduces (``--host`` overrides it).
     host: str = "linux-6.1"
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Whether the study takes ``--host`` (a study that names its hosts another way, such
+    #: as the memory study's ``--kernel``, does not).
+    takes_host: bool = True
+    #: A column (and the option of the same name, a comma-separated list) to draw one figure
+    #: per value of, over every drive's rows, instead of one figure per drive.
+    figures_by: str | None = None
 
     def run(self, advance: Advance = None, **kwargs: Any) -> tuple[pd.DataFrame, str]:
         return self.sweep(advance=advance, **kwargs)

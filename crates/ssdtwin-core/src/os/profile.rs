@@ -533,12 +533,12 @@ impl HostConfig {
 /// Host profiles shipped with ssdtwin, embedded at build time from `profiles/hosts/`.
 pub const SHIPPED_HOSTS: &[(&str, &str)] = &[
     ("none", include_str!("../../../../profiles/hosts/none.toml")),
-    ("linux-3.6", include_str!("../../../../profiles/hosts/linux-3.6.toml")),
-    ("linux-3.6-fastswap", include_str!("../../../../profiles/hosts/linux-3.6-fastswap.toml")),
     ("linux-4.15", include_str!("../../../../profiles/hosts/linux-4.15.toml")),
     ("linux-6.1", include_str!("../../../../profiles/hosts/linux-6.1.toml")),
     ("freebsd-11", include_str!("../../../../profiles/hosts/freebsd-11.toml")),
     ("windows-10", include_str!("../../../../profiles/hosts/windows-10.toml")),
+    ("linux-3.6", include_str!("../../../../profiles/hosts/linux-3.6.toml")),
+    ("linux-3.6-fastswap", include_str!("../../../../profiles/hosts/linux-3.6-fastswap.toml")),
 ];
 
 /// Names of the shipped host profiles.

@@ -519,6 +519,11 @@ impl<D: BlockDevice> Host<D> {
         self.vm.as_mut().expect("made above")
     }
 
+    /// Host DRAM the target's drivers keep for themselves, bytes.
+    pub fn driver_memory_bytes(&self) -> u64 {
+        self.driver_memory_bytes
+    }
+
     /// Sets the memory the kernel leaves for pages (DRAM less its own reserve), bytes,
     /// instead of the profile's; the drivers' memory still comes off it. Call before the
     /// VM is first used (later calls change nothing).

@@ -222,21 +222,35 @@ pub fn run_memory_on_drive(
     memory_bytes: Option<u64>,
     observe: &mut dyn FnMut(&MemoryProgress) -> bool,
 ) -> Result<MemoryResult, MemoryError> {
+    let layout = if spec.alloc == Alloc::Mmap { layout } else { FsLayout::Single };
+    let (mut host, luns, lun_bytes) = card_host(config, host, layout, memory_bytes);
+    let mut spec = spec.clone();
+    spec.swap_areas = (0..luns as u64).map(|k| (k * lun_bytes, lun_bytes)).collect();
+    spec.file_offset_bytes = 0;
+    run_memory(&mut host, &spec, observe)
+}
+
+/// A fresh drive (or card) from `config` behind `host`, its LUNs joined as `layout` says
+/// (raid0 over them, or side by side); with the memory the kernel leaves for pages set if
+/// given. Returns the host, the number of LUNs and the bytes of each.
+pub fn card_host(
+    config: &DeviceConfig,
+    host: HostConfig,
+    layout: FsLayout,
+    memory_bytes: Option<u64>,
+) -> (Host<Md<Ssd>>, usize, u64) {
     let luns = config.host_interface.as_ref().map_or(1, |h| h.luns) as usize;
     let members: Vec<Ssd> = (0..luns).map(|_| Ssd::new(config.clone())).collect();
     let lun_bytes = members[0].geometry().capacity_bytes();
-    let md_layout = match (spec.alloc, layout) {
-        (Alloc::Mmap, FsLayout::Raid0 { chunk_bytes }) if luns > 1 => MdLayout::Raid0 { chunk_bytes },
+    let md_layout = match layout {
+        FsLayout::Raid0 { chunk_bytes } if luns > 1 => MdLayout::Raid0 { chunk_bytes },
         _ => MdLayout::Linear,
     };
     let mut host = Host::new(Md::new(members, md_layout), host);
     if let Some(bytes) = memory_bytes {
         host.set_vm_memory(bytes);
     }
-    let mut spec = spec.clone();
-    spec.swap_areas = (0..luns as u64).map(|k| (k * lun_bytes, lun_bytes)).collect();
-    spec.file_offset_bytes = 0;
-    run_memory(&mut host, &spec, observe)
+    (host, luns, lun_bytes)
 }
 
 /// Runs `spec` on `host`; `observe` may return false to stop ([`MemoryError::Cancelled`]).
@@ -247,6 +261,17 @@ pub fn run_memory<D: BlockDevice>(
 ) -> Result<MemoryResult, MemoryError> {
     let memory = validate(host, spec)?;
     let page_bytes = host.config().vm.as_ref().expect("validated").page_bytes;
+    let (frames, (_, _, high)) = host.vm_frames();
+    if frames < 4 * high {
+        return Err(MemoryError::Invalid {
+            problem: format!(
+                "{} MiB of memory is left for pages after the drivers' {} MiB: at least {} MiB are needed (four times the high watermark)",
+                frames * page_bytes >> 20,
+                host.driver_memory_bytes() >> 20,
+                (4 * high * page_bytes).div_ceil(1 << 20)
+            ),
+        });
+    }
     let pages = spec.bench.footprint_bytes().div_ceil(page_bytes);
     let m = match spec.alloc {
         Alloc::Malloc => {

@@ -153,7 +153,8 @@ pub(crate) fn run_fio_on_drive(
     let set_for_run = set.clone();
     let result = py
         .detach(move || {
-            let (mut host, _, _) = ssdtwin_core::workload::memory::card_host(&config, host_config, layout, memory_bytes);
+            let (mut host, _, _) =
+                ssdtwin_core::workload::memory::card_host(&config, host_config, layout, memory_bytes);
             let mut observe = |p: &ssdtwin_core::workload::Progress| -> bool {
                 Python::attach(|py| {
                     if py.check_signals().is_err() {

@@ -275,6 +275,8 @@ def _fio_point(
         f"--rw={rw}",
         f"--ioengine={engine}",
         "--direct=0",
+        # R6's file held data: a write job writes it out before it starts, as reads do.
+        "--overwrite=1",
         f"--fadvise_hint={hint}",
         f"--runtime={int(runtime_s * 1000)}ms",
         "--group_reporting",

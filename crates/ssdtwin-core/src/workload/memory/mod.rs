@@ -7,8 +7,8 @@
 //! fills them as their initialisation loop does ([`Host::vm_populate`], untimed), applies the
 //! `madvise` advice to the whole region, then runs the threads — one per core — in simulated
 //! time: each thread touches its rows' pages (faults and the waits they bring) and computes
-//! between them at the host's per-core DRAM rate and flop rate, all threads sharing the
-//! socket's DRAM bandwidth.
+//! between them at the host's per-core DRAM rate and flop rate, the threads computing at a
+//! time sharing the socket's DRAM bandwidth equally.
 //!
 //! The same engine as the fio runner drives it: the host's event queue (its block target,
 //! the VM's reads and writes, kswapd) and the threads' timers, host first on ties. A thread
@@ -266,7 +266,7 @@ pub fn run_memory<D: BlockDevice>(
         return Err(MemoryError::Invalid {
             problem: format!(
                 "{} MiB of memory is left for pages after the drivers' {} MiB: at least {} MiB are needed (four times the high watermark)",
-                frames * page_bytes >> 20,
+                (frames * page_bytes) >> 20,
                 host.driver_memory_bytes() >> 20,
                 (4 * high * page_bytes).div_ceil(1 << 20)
             ),
@@ -310,7 +310,6 @@ pub fn run_memory<D: BlockDevice>(
         mapping: m,
         page_bytes,
         memory,
-        bus_free: start,
         barriers: Vec::new(),
         rows: 0,
     };
@@ -420,8 +419,6 @@ struct Runner {
     mapping: MappingId,
     page_bytes: u64,
     memory: MemoryConfig,
-    /// The socket's DRAM is busy until then.
-    bus_free: SimTime,
     /// When each barrier was passed.
     barriers: Vec<SimTime>,
     rows: u64,
@@ -523,15 +520,15 @@ impl Runner {
         }
     }
 
-    /// `bytes` through DRAM and `flops` of arithmetic from `t`: the core's rate, and the
-    /// socket's bandwidth shared with every other thread.
-    fn compute(&mut self, t: SimTime, bytes: u64, flops: u64) -> SimTime {
+    /// `bytes` through DRAM and `flops` of arithmetic from `t`: at the core's rate, or its
+    /// equal share of the socket's bandwidth among the threads computing now (processor
+    /// sharing; a thread waiting for a fault or a barrier uses none).
+    fn compute(&self, t: SimTime, bytes: u64, flops: u64) -> SimTime {
         let m = &self.memory;
-        let core_ns = (bytes as f64 / m.core_bytes_per_sec).max(flops as f64 / m.core_flops_per_sec) * 1e9;
-        let bus_ns = bytes as f64 / m.socket_bytes_per_sec * 1e9;
-        let bus_start = t.max(self.bus_free);
-        self.bus_free = bus_start + SimDuration(bus_ns.round() as u64);
-        (t + SimDuration(core_ns.round() as u64)).max(self.bus_free)
+        let computing = self.threads.iter().filter(|th| th.state == State::Running).count().max(1) as f64;
+        let rate = m.core_bytes_per_sec.min(m.socket_bytes_per_sec / computing);
+        let ns = (bytes as f64 / rate).max(flops as f64 / m.core_flops_per_sec) * 1e9;
+        t + SimDuration(ns.round() as u64)
     }
 
     /// A thread reached a barrier at `t`; the last one releases everybody.

@@ -242,3 +242,36 @@ fn the_mmap_engine_reads_through_the_page_cache() {
     assert_eq!(group_delta(&r, "host.mmap_read_bytes"), 16 << 20);
     assert_eq!(group_delta(&r, "host_flush_cmds"), 0);
 }
+
+// ---- dirty pages ----
+
+/// STREAM writes one array per kernel. Over a file mapping larger than memory, every
+/// written page that leaves memory is written back first (reclaim leaves dirty file pages
+/// to the flusher, `wakeup_flusher_threads`); over anonymous memory it goes to swap.
+#[test]
+fn written_pages_leave_memory_only_after_their_write_back() {
+    // Three arrays of 8 MiB pages' worth each: 1.5 times DRAM in all.
+    let elements = (DRAM_MIB << 20) / 2 / 8;
+    let bench = Bench::Stream { elements, ntimes: 1 };
+    let footprint = bench.footprint_bytes();
+    let spec = |alloc| MemorySpec {
+        bench,
+        alloc,
+        advice: Advice::None,
+        sequential: true,
+        threads: 1,
+        seed: 1,
+        swap_areas: vec![(SWAP_AT, 16 << 30)],
+        file_offset_bytes: 0,
+    };
+    let (file, frames) = run("linux-3.6", &[], &spec(Alloc::Mmap));
+    // Each kernel writes a whole array (a third of the footprint): four arrays in all.
+    let written = 4 * footprint / 3;
+    let memory = frames * PAGE;
+    let out = file.counter("host.mmap_writeback_bytes");
+    assert!(out + memory >= written, "{out} bytes written back, {written} dirtied, {memory} of memory");
+    assert_eq!(file.counter("host.swap_out_bytes"), 0);
+    let (anon, _) = run("linux-3.6", &[], &spec(Alloc::Malloc));
+    assert!(anon.counter("host.swap_out_bytes") + memory >= written);
+    assert_eq!(anon.counter("host.mmap_writeback_bytes"), 0);
+}

@@ -89,8 +89,9 @@ def _points(
                             rws = fio_rws if bench == "fio" else [""]
                             for rw in rws:
                                 for msync in fio_msync if rw == "write" else [False]:
-                                    point = {"bench": bench, "kernel": kernel, "alloc": alloc, "madvise": madvise}
-                                    point |= {"pattern": pattern if bench in ("memcpy", "fio") else "seq"}
+                                    point: dict[str, Any] = {"bench": bench, "kernel": kernel, "alloc": alloc}
+                                    point["madvise"] = madvise
+                                    point["pattern"] = pattern if bench in ("memcpy", "fio") else "seq"
                                     point |= {"threads": t, "rw": rw, "msync": msync}
                                     out.append(point)
     return out

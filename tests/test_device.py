@@ -228,7 +228,15 @@ def test_a_profile_file_builds_the_same_device(tmp_path: Path) -> None:
 
 
 def test_profiles_and_profile_toml() -> None:
-    assert ssdtwin.profiles() == ["generic-tlc-1tb", "p32a80", "crucial-p1", "wd-black-256", "micron-9200max"]
+    assert ssdtwin.profiles() == [
+        "generic-tlc-1tb",
+        "p32a80",
+        "crucial-p1",
+        "wd-black-256",
+        "micron-9200max",
+        "iodrive2-1200",
+        "intel-910-400",
+    ]
     changes = {"nand.channels": 16, "nand.scheduler": "fifo", "nand.suspend": "none"}
     text = ssdtwin.profile_toml("generic-tlc-1tb", changes)
     parsed = tomllib.loads(text)

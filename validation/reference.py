@@ -94,4 +94,43 @@ R5_PUBLISHED = [
         1.0,
         note="issue #8130: no benefit; reads served by the normal vdev",
     ),
+#: R6 (Fusion-io ioDrive2 1.2 TB and Intel SSD 910 400 GB as extended memory, Linux 3.6.0,
+#: Xeon E5-2650 with 32 GiB): its published statements, as ratios of bandwidths. x is the
+#: drive: 0 the ioDrive2, 1 the Intel 910.
+R6_DRIVES = ("iodrive2-1200", "intel-910-400")
+R6_STATEMENTS = [
+    *[
+        Point("memcpy sweep, mmap / malloc", x, 1.0, ">", note="beyond physical memory, mmap beats malloc+swap")
+        for x in (0, 1)
+    ],
+    *[
+        Point(
+            "malloc, 75 % in DRAM / all in DRAM",
+            x,
+            0.25,
+            "<",
+            note="malloc+swap collapses as soon as the problem exceeds DRAM (a quarter is our bound)",
+        )
+        for x in (0, 1)
+    ],
+    *[
+        Point(
+            "fio 1 MiB, mmap / lseek+read-write",
+            x,
+            0.5,
+            tolerance=0.3,
+            note="without madvise and msync, about half the bandwidth of lseek+read/write",
+        )
+        for x in (0, 1)
+    ],
+    *[
+        Point(
+            "fio 1 MiB writes, mmap + madvise + msync / lseek+write",
+            x,
+            0.25,
+            "<",
+            note="extremely slow with madvise on the whole region and msync(MS_SYNC) after each operation",
+        )
+        for x in (0, 1)
+    ],
 ]

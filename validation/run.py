@@ -42,12 +42,15 @@ from reference import (
     R3_WRITE,
     R4_FIO,
     R5_PUBLISHED,
+    R6_DRIVES,
+    R6_STATEMENTS,
     Point,
 )
 from ssdtwin.studies.base import second_edges
 from ssdtwin.studies.cdm import PRESETS, cdm_sweep, plot_cdm, text_export
 from ssdtwin.studies.hmb import hmb_sweep
 from ssdtwin.studies.lbaf import lbaf_sweep, plot_lbaf, verdicts
+from ssdtwin.studies.memory import memory_sweep, plot_memory
 from ssdtwin.studies.qlc_tr import decomposition, profile_tr_us, qlc_tr_sweep
 from ssdtwin.studies.read_after_write import read_after_write_sweep
 from ssdtwin.studies.slc_write import knee, slc_write_sweep
@@ -90,6 +93,15 @@ def markdown(table: pd.DataFrame, x_name: str | None = None) -> str:
     for r in table.itertuples():
         x = f" {r.x:g} |" if x_name else ""
         lines.append(f"| {r.series} |{x} {r.reference} | {r.simulated} | {r.error} |")
+    return "\n".join(lines)
+
+
+def frame_markdown(frame: pd.DataFrame) -> str:
+    """A table as Markdown, one row per row of ``frame``."""
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    lines += [
+        "| " + " | ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in row) + " |" for row in frame.values
+    ]
     return "\n".join(lines)
 
 
@@ -556,6 +568,51 @@ def zfs_special() -> bool:
     print("\nPublished speedups beside the study's (100,000 files, lognormal sizes, median 16 KiB):\n")
     _r5_published(mirror, raidz)
     print(f"\nWall time {time.perf_counter() - start:.0f} s.")
+def memory() -> bool:
+    """R6: the memcpy sweep (both drives, both kernels, mmap and malloc, in order and at
+    random, 1 and 8 threads, no advice) and fio's comparison, as ratios of bandwidths."""
+    tables = []
+    for drive in R6_DRIVES:
+        sweep = memory_sweep(drive, madvises=["none"])
+        fits = memory_sweep(
+            drive,
+            kernels=["vanilla"],
+            allocs=["malloc"],
+            madvises=["none"],
+            patterns=["seq"],
+            threads=[1],
+            dram_fraction=1.25,
+        )
+        fio = memory_sweep(
+            drive, benches=["fio"], kernels=["vanilla"], patterns=["seq"], threads=[1], fio_runtime_s=5.0
+        )
+        tables.append((sweep, fits, fio))
+    save(plot_memory(pd.concat([t[0] for t in tables], ignore_index=True)), "memory")
+
+    def simulated(p: Point) -> float:
+        sweep, fits, fio = tables[int(p.x)]
+        if p.series.startswith("memcpy"):
+            keys = ["kernel", "pattern", "threads"]
+            by = sweep.pivot_table(index=keys, columns="alloc", values="mb_per_s")
+            return float((by["mmap"] / by["malloc"]).min())
+        if p.series.startswith("malloc"):
+            over = sweep.query("kernel == 'vanilla' and alloc == 'malloc' and pattern == 'seq' and threads == 1")
+            return float(over.mb_per_s.iloc[0] / fits.mb_per_s.iloc[0])
+        f = fio.set_index(["alloc", "madvise", "rw", "msync"]).mb_per_s
+        if "msync" in p.series:
+            slowest = min(f[("mmap", m, "write", True)] for m in ("sequential", "random"))
+            return float(slowest / f[("malloc", "none", "write", False)])
+        ratios = [f[("mmap", "none", rw, False)] / f[("malloc", "none", rw, False)] for rw in ("read", "write")]
+        return float(sum(ratios) / len(ratios))
+
+    result, ok = check(R6_STATEMENTS, simulated)
+    print(markdown(result, "drive (0 ioDrive2, 1 Intel 910)"))
+    for drive, (sweep, _fits, fio) in zip(R6_DRIVES, tables, strict=True):
+        cols = ["kernel", "alloc", "pattern", "threads", "mb_per_s", "major_faults"]
+        print(f"\n{drive}, memcpy sweep of 40 GiB with 30 GiB for pages (MB/s):\n")
+        print(frame_markdown(sweep[cols].round({"mb_per_s": 0})))
+        print(f"\n{drive}, fio on a 40 GiB file, 1 thread, 1 MiB (MB/s):\n")
+        print(frame_markdown(fio[["alloc", "madvise", "rw", "msync", "mb_per_s"]].round({"mb_per_s": 0})))
     return ok
 
 
@@ -568,6 +625,7 @@ STUDIES = {
     "lbaf": lbaf,
     "cdm": cdm,
     "zfs-special": zfs_special,
+    "memory": memory,
 }
 
 

@@ -22,6 +22,8 @@ __all__ = [
     "pool_toml",
     "profile_names",
     "profile_toml",
+    "run_fio_on_drive",
+    "run_memory",
     "zdb_plan",
 ]
 
@@ -54,6 +56,47 @@ def fio_showcmd(args: list[str]) -> str:
 
 def derived(profile: str, overrides: list[str] = ...) -> dict[str, float]:
     """What the profile implies: capacities, superblocks, map size, bandwidths (unit-named)."""
+
+def run_memory(
+    profile: str,
+    overrides: list[str],
+    host: str,
+    host_overrides: list[str],
+    bench: str,
+    alloc: str,
+    madvise: str,
+    pattern: str,
+    threads: int,
+    seed: int,
+    fs_layout: str,
+    raid_chunk_bytes: int,
+    memory_bytes: int | None,
+    size_bytes: int,
+    unit_bytes: int,
+    stream_elements: int,
+    stream_ntimes: int,
+    himeno_grid: tuple[int, int, int],
+    himeno_iterations: int,
+    progress: Callable[[int, int], bool] | None = None,
+) -> dict[str, Any]:
+    """A memory workload (memcpy, stream, himeno) on a fresh drive or card behind a host:
+    seconds, bytes, flops, phase_seconds and counters over its timed part."""
+
+def run_fio_on_drive(
+    profile: str,
+    overrides: list[str],
+    host: str,
+    host_overrides: list[str],
+    args: list[str],
+    fs_layout: str,
+    raid_chunk_bytes: int,
+    memory_bytes: int | None,
+    seed: int,
+    log_dir: str,
+    progress: Callable[[int, int | None, int, int | None], bool] | None = None,
+) -> RunOutput:
+    """fio-style arguments on a fresh drive or card (its LUNs joined as fs_layout says)
+    behind a host, with the memory for pages set if given."""
 
 def max_namespace_bytes(profile: str, overrides: list[str] = ...) -> int:
     """The largest namespace the profile's geometry, GC reserve and SLC cache allow."""

@@ -132,7 +132,8 @@ def test_show_validates(run_main: RunMain) -> None:
         (
             ["show", "no-such-drive"],
             "ssdtwin: profile 'no-such-drive' is neither a shipped profile "
-            "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256, micron-9200max) nor a readable TOML file",
+            "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256, micron-9200max, iodrive2-1200, "
+            "intel-910-400) nor a readable TOML file",
         ),
         (
             ["show", "generic-tlc-1tb", "--set", "nand"],

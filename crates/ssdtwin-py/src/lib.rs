@@ -98,6 +98,7 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(host_names, m)?)?;
     m.add_function(wrap_pyfunction!(host_toml, m)?)?;
     m.add_function(wrap_pyfunction!(memory::run_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::run_fio_on_drive, m)?)?;
     m.add("DEFAULT_HOST", ssdtwin_core::os::DEFAULT_HOST)?;
     m.add_function(wrap_pyfunction!(pool::pool_names, m)?)?;
     m.add_function(wrap_pyfunction!(pool::pool_toml, m)?)?;

@@ -30,10 +30,15 @@ from . import progress
 from .common import parse_overrides
 
 
-def output_paths(name: str, out: Path, profiles: list[str]) -> list[Path]:
+def output_paths(name: str, out: Path, profiles: list[str], figure_keys: list[str] | None = None) -> list[Path]:
     """The files a study writes: the table as CSV and JSON records, then one figure, or one
-    per drive when there are several."""
-    figures = [f"{name}.png"] if len(profiles) == 1 else [f"{name}-{Path(p).stem}.png" for p in profiles]
+    per drive when there are several, or one per ``figure_keys`` value when given."""
+    if figure_keys is not None:
+        figures = [f"{name}-{k}.png" for k in figure_keys]
+    elif len(profiles) == 1:
+        figures = [f"{name}.png"]
+    else:
+        figures = [f"{name}-{Path(p).stem}.png" for p in profiles]
     return [out / f"{name}.csv", out / f"{name}.json", *(out / f for f in figures)]
 
 
@@ -78,7 +83,10 @@ def _make_command(study: Study) -> click.Command:
         settings = {k: RawToml(v) for k, v in parse_overrides(overrides).items()}
         out_dir = out or Path("out") / study.name
         _check_output_dir(out_dir)
-        paths = output_paths(study.name, out_dir, profiles)
+        keys = None
+        if study.figures_by is not None:
+            keys = list(dict.fromkeys(v.strip() for v in str(kwargs[study.figures_by]).split(",") if v.strip()))
+        paths = output_paths(study.name, out_dir, profiles, keys)
         # Refuse before simulating if the outputs exist.
         for path in paths:
             if path.exists() and not force:
@@ -105,7 +113,11 @@ def _make_command(study: Study) -> click.Command:
             tables.append(table)
             reports.append(f"== {p} ==\n{report.rstrip()}" if len(profiles) > 1 and report else report)
         table = pd.concat(tables, ignore_index=True)
-        figures = [study.plot(t) for t in tables]
+        if keys is not None:
+            column = study.figures_by
+            figures = [study.plot(table[table[column] == k]) for k in keys]
+        else:
+            figures = [study.plot(t) for t in tables]
         try:
             write_outputs(table, figures, paths)
         finally:
@@ -137,11 +149,17 @@ def _make_command(study: Study) -> click.Command:
             help="Change a profile field of every drive (repeatable).",
         ),
         *(o for o in study.options if o.name != "profile"),
-        click.Option(
-            ["--host"],
-            default=study.host,
-            show_default=True,
-            help="Host profile the study runs on (the measurement's by default; 'none' for the drive alone).",
+        *(
+            [
+                click.Option(
+                    ["--host"],
+                    default=study.host,
+                    show_default=True,
+                    help="Host profile the study runs on (the measurement's by default; 'none' for the drive alone).",
+                )
+            ]
+            if study.takes_host
+            else []
         ),
         click.Option(["--out"], type=click.Path(file_okay=False, path_type=Path), help="Output directory."),
         click.Option(["--json", "as_json"], is_flag=True, help="Print the table as JSON records."),

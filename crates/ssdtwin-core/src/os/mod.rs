@@ -180,10 +180,11 @@ impl<D: BlockDevice> Host<D> {
             (config.max_request_bytes / lba * lba).max(lba).min(geometry.max_transfer_bytes)
         };
         let queues = geometry.hardware_queues.clamp(1, config.cores);
-        let buffered = config
-            .page_cache
-            .clone()
-            .map(|pc| Box::new(buffered::BufferedState::new(pc, geometry.capacity_bytes(), request_bytes)));
+        // The drivers' own memory comes off the page cache's too.
+        let buffered = config.page_cache.clone().map(|mut pc| {
+            pc.memory_bytes = pc.memory_bytes.saturating_sub(driver_memory_bytes).max(pc.page_bytes);
+            Box::new(buffered::BufferedState::new(pc, geometry.capacity_bytes(), request_bytes))
+        });
         Host {
             buffered,
             cpu: Cpu::new(config.cores),

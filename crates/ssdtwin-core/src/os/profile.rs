@@ -98,6 +98,9 @@ pub struct VmSection {
     pub new_anon_active: bool,
     /// The backing device's `read_ahead_kb` (mmap's `ra_pages`).
     pub read_ahead_kb: u64,
+    /// A synchronous readahead window no larger than its request is all asynchronous
+    /// (`ra->async_size = ra->size`), not half of it.
+    pub whole_window_async: bool,
     /// `vm.dirty_background_ratio`, percent.
     pub dirty_background_ratio: u32,
     /// `vm.dirty_ratio`, percent.
@@ -533,12 +536,12 @@ impl HostConfig {
 /// Host profiles shipped with ssdtwin, embedded at build time from `profiles/hosts/`.
 pub const SHIPPED_HOSTS: &[(&str, &str)] = &[
     ("none", include_str!("../../../../profiles/hosts/none.toml")),
-    ("linux-3.6", include_str!("../../../../profiles/hosts/linux-3.6.toml")),
-    ("linux-3.6-fastswap", include_str!("../../../../profiles/hosts/linux-3.6-fastswap.toml")),
     ("linux-4.15", include_str!("../../../../profiles/hosts/linux-4.15.toml")),
     ("linux-6.1", include_str!("../../../../profiles/hosts/linux-6.1.toml")),
     ("freebsd-11", include_str!("../../../../profiles/hosts/freebsd-11.toml")),
     ("windows-10", include_str!("../../../../profiles/hosts/windows-10.toml")),
+    ("linux-3.6", include_str!("../../../../profiles/hosts/linux-3.6.toml")),
+    ("linux-3.6-fastswap", include_str!("../../../../profiles/hosts/linux-3.6-fastswap.toml")),
 ];
 
 /// Names of the shipped host profiles.
@@ -771,6 +774,7 @@ fn build_vm(
         random_ignores_references: v.random_ignores_references,
         new_anon_active: v.new_anon_active,
         read_ahead_bytes: c.range("vm.read_ahead_kb", v.read_ahead_kb, 0, 1 << 20)? * 1024,
+        whole_window_async: v.whole_window_async,
         dirty_background_ratio,
         dirty_ratio: c.range("vm.dirty_ratio", v.dirty_ratio, 1, 100)?,
         writeback_depth: c.range("vm.writeback_depth", v.writeback_depth, 1, 4096)?,

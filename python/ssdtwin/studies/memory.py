@@ -342,16 +342,25 @@ def plot_memory(table: pd.DataFrame) -> Any:
     return fig
 
 
-def _sweep(
-    advance: Advance,
-    profile: str,
-    overrides: Mapping[str, object],
-    **opts: Any,
-) -> tuple[pd.DataFrame, str]:
-    table = memory_sweep(profile, overrides=overrides, advance=advance, **_options(**opts))
+def _sweep(advance: Advance, profile: str, overrides: Mapping[str, object], **opts: Any) -> pd.DataFrame:
+    return memory_sweep(profile, overrides=overrides, advance=advance, **_options(**opts))
+
+
+def _report(table: pd.DataFrame, **_: Any) -> str:
     cols = ["bench", "kernel", "alloc", "madvise", "pattern", "threads", "mb_per_s"]
-    report = table[cols].round({"mb_per_s": 0}).to_string(index=False)
-    return table, report
+    return str(table[cols].round({"mb_per_s": 0}).to_string(index=False))
+
+
+def _parts(bench: str, kernel: str, alloc: str, **_: Any) -> list[dict[str, Any]]:
+    # Every point runs on machines and drives of its own; a part is one bench, kernel and
+    # allocation (madvise stays whole: fio's malloc points take only its first value).
+    kernels = [k.strip() for k in kernel.split(",") if k.strip()]
+    return [
+        {"bench": b, "kernel": k, "alloc": a}
+        for b in choice_list(bench, BENCHES, "--bench")
+        for k in kernels
+        for a in choice_list(alloc, ALLOCS, "--alloc")
+    ]
 
 
 def _options(
@@ -487,6 +496,8 @@ STUDY = Study(
     host="linux-3.6",
     count=_count,
     figure=plot_memory,
+    report=_report,
+    parts=_parts,
     takes_host=False,
     figures_by="bench",
 )

@@ -143,10 +143,12 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
     # --- link
     p.set("link", "pcie_gen", int(val("pcie_gen") or 3), _measured(e("link_bytes_per_s"), 1e-9, " GB/s"))
     p.set("link", "pcie_lanes", int(val("pcie_lanes") or 4), "with pcie_gen: the link nearest the measured ceiling")
-    p.set(
-        "link", "command_fetch_ns", COMMAND_FETCH_NS, _default("latency that holds no core; fixed beside firmware time")
-    )
-    p.set("link", "completion_post_ns", COMPLETION_POST_NS, _default("as command_fetch_ns"))
+    for name, default in (("command_fetch_ns", COMMAND_FETCH_NS), ("completion_post_ns", COMPLETION_POST_NS)):
+        est = e(name)
+        if est is not None and est.status == "inferred" and est.value is not None:
+            p.set("link", name, round(est.value), _measured(est))
+        else:
+            p.set("link", name, default, _default("latency that holds no core, apart from firmware time only at depth"))
 
     # --- controller
     p.set("controller", "cores", int(val("controller_cores") or 4), _measured(e("controller_cores")))

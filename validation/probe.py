@@ -5,6 +5,7 @@ fio jobs and compare the two drives' results point by point.
 
     python3 validation/probe.py                    # every profile `ssdtwin profiles` lists
     python3 validation/probe.py p32a80 crucial-p1  # some of them
+    python3 validation/probe.py --gc               # SNIA PTS steady state, on cuts of each profile
 
 Prints, per profile, the inferred-vs-true table and the reproduction summary, in the
 Markdown docs/validation.md shows, and exits 1 if a value falls outside its tolerance or a
@@ -32,6 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 import ssdtwin
+from ssdtwin import _ssdtwin
 from ssdtwin.probe import Settings, TwinRunner, compare, probe, summary, twin_facts
 
 #: Tolerances of the issue's acceptance: value -> relative tolerance.
@@ -154,11 +156,65 @@ def check(profile: str, settings: Settings, out: Path) -> bool:
     return ok
 
 
+def gc_cut(profile: str) -> dict[str, object]:
+    """The profile with 64 superblocks of 96 pages per block and its SLC cache scaled with
+    the array, at 90 % of the largest namespace that allows: GC's steady state in seconds."""
+    cfg: dict[str, Any] = tomllib.loads(ssdtwin.profile_toml(profile))
+    nand = cfg["nand"]
+    scale = 64 * 96 / (nand["blocks_per_plane"] * nand["pages_per_block"])
+    cut: dict[str, object] = {"nand.blocks_per_plane": 64, "nand.pages_per_block": 96}
+    for name in ("static_gib", "dynamic_max_gib"):
+        if name in cfg.get("slc_cache", {}):
+            cut[f"slc_cache.{name}"] = cfg["slc_cache"][name] * scale
+    cut["identity.capacity_bytes"] = 1 << 30
+    strings = [f"{k}={v}" for k, v in cut.items()]
+    most = _ssdtwin.max_namespace_bytes(profile, strings)
+    cut["identity.capacity_bytes"] = int(most * 0.9) // (1 << 20) * (1 << 20)
+    return cut
+
+
+def check_gc(profile: str, out: Path) -> bool:
+    """SNIA PTS steady state on a cut of the profile, and the inferred profile's."""
+    cut = gc_cut(profile)
+    settings = Settings.for_twin().only(("floor", "geometry", "slc", "gc"))
+    start = time.perf_counter()
+    runner = TwinRunner(profile, cut)
+    result = probe(runner, twin_facts(runner.device), settings)
+    runner.close()
+    wall = time.perf_counter() - start
+    path = out / f"{profile}.gc.probed.toml"
+    path.write_text(result.profile_toml())
+    again = TwinRunner(path)
+    replay = probe(again, twin_facts(again.device), settings)
+    again.close()
+    est, other = result.estimates, replay.estimates
+    iops, iops2 = est["steady_write_iops"].value, other["steady_write_iops"].value
+    strings = [f"{k}={v}" for k, v in cut.items()]
+    spare = _ssdtwin.max_namespace_bytes(profile, strings) / int(cut["identity.capacity_bytes"]) - 1  # type: ignore[call-overload]
+    inferred_spare = est["spare_share"].value if "spare_share" in est else None
+    error = (iops2 - iops) / iops if iops and iops2 else float("nan")
+    rounds = len(result.gc.table) if result.gc is not None else 0
+    shown = f"{inferred_spare:.1%}" if inferred_spare is not None else "none"
+    print(
+        f"| `{profile}` | {int(cut['identity.capacity_bytes']) / 2**30:.1f} GiB | {rounds} | {iops or 0:,.0f} | "  # type: ignore[call-overload]
+        f"{iops2 or 0:,.0f} | {error:+.1%} | {spare:.1%} | {shown} | {wall:.0f} s |"
+    )
+    return bool(iops and iops2 and abs(error) <= 0.25)
+
+
 def main() -> int:
-    names = sys.argv[1:] or ssdtwin.profiles()
+    args = sys.argv[1:]
+    gc = "--gc" in args
+    names = [a for a in args if a != "--gc"] or ssdtwin.profiles()
     out = Path("out/probe")
     out.mkdir(parents=True, exist_ok=True)
-    settings = Settings.for_twin().only(("floor", "geometry", "slc", "recovery", "fold-reads", "map", "qd"))
+    if gc:
+        head = ["profile", "cut to", "rounds", "steady IOPS", "inferred profile's", "error"]
+        head += ["spare beyond GC's reserve", "inferred spare", "probe"]
+        print("| " + " | ".join(head) + " |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        return 0 if all([check_gc(name, out) for name in names]) else 1
+    settings = Settings.for_twin().only(("floor", "geometry", "slc", "recovery", "fold-reads", "map", "qd", "lbaf"))
     ok = True
     for name in names:
         ok &= check(name, settings, out)

@@ -96,6 +96,13 @@ def _direct_io(path: Path) -> bool:
 @click.option("--skip", "skip", help="Leave these measurements out.")
 @click.option("--point-seconds", type=click.FloatRange(min=0.001), help="Seconds per throughput point.")
 @click.option("--qd1-ios", type=click.IntRange(min=10), help="I/Os per queue-depth-1 latency point.")
+@click.option(
+    "--purge-idle",
+    type=click.FloatRange(min=0),
+    default=10.0,
+    show_default=True,
+    help="Seconds a TARGET rests after the TRIM of every LBA that purges it.",
+)
 @click.option("--recovery-idle", "recovery_idle", help="Idle periods of the recovery test, seconds (e.g. 2,10,60).")
 def command(
     target: str | None,
@@ -116,6 +123,7 @@ def command(
     skip: str | None,
     point_seconds: float | None,
     qd1_ios: int | None,
+    purge_idle: float,
     recovery_idle: str | None,
 ) -> None:
     """Measure TARGET with fio and infer the drive's internals; --out writes the profile.
@@ -164,6 +172,8 @@ def command(
         if overrides:
             raise click.UsageError("--set changes a --twin profile; a real TARGET is what it is")
         runner, facts, claim = _real_target(target, destructive, serial, read_only, force, size, time_scale)
+        if isinstance(runner, FioRunner):
+            runner.purge_idle_s = purge_idle
         label = target
     try:
         say = None if as_json else (lambda step: click.echo(f"probe: {step}", err=True))

@@ -29,7 +29,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -425,11 +425,6 @@ class FioRunner(Runner):
     def close(self) -> None:
         """Removes the runner's scratch directory."""
         shutil.rmtree(self._logs, ignore_errors=True)
-
-
-def with_name(job: Job, name: str) -> Job:
-    """``job`` under another name (jobs of one sweep share everything else)."""
-    return replace(job, name=name)
 
 
 def outcome_record(outcome: Outcome) -> dict[str, Any]:

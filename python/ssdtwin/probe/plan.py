@@ -42,7 +42,7 @@ from .geometry import (
     write_region,
 )
 from .lbaf import Formats, measure_lbaf
-from .map_cache import Coverage, fill_rest, measure_coverage
+from .map_cache import SEGMENT_SPAN, Coverage, fill_rest, measure_coverage
 from .parallelism import QdSweep, measure_qd
 from .profile import Profile, build_profile, check_profile
 from .runner import Job, Runner
@@ -256,7 +256,8 @@ def probe(
             span = int(min(span, coverage / 2))
         span -= span % (1 << 20)
         tr = result.native_tr.value if result.native_tr is not None else None
-        warm = settings.span_ramp_max_s if coverage is not None else 0.0
+        # Enough reads to touch every translation page of the span six times, at QD1.
+        warm = 0.0 if coverage is None else min(settings.span_ramp_max_s, 6 * span / SEGMENT_SPAN * hint * 1e-9)
         result.qd = measure_qd(runner, settings, coverage_start, span, tr, warm)
         if coverage is not None:
             result.qd.estimates.extend(map_hit_cost(result, floor))

@@ -31,9 +31,9 @@ DEFAULT_SPARE = 0.07
 DEFAULT_PAGES = {"tlc": 1152, "qlc": 1536, "mlc": 768, "slc": 384}
 #: A cache up to this share of the namespace is taken as static; above it, 1 % is static and
 #: the rest dynamic (docs/profiles.md: static 0.5-1 %, dynamic up to a third of free space).
-STATIC_SHARE = 0.03
+STATIC_SHARE = 0.10
 #: Superblocks the array has at least (pages per block shrink on a small target to keep them).
-MIN_SUPERBLOCKS = 128
+MIN_SUPERBLOCKS = 64
 #: Native tPROG over SLC tPROG above which the cells are taken as QLC.
 QLC_PROGRAM_RATIO = 6.0
 

@@ -145,6 +145,10 @@ class Device:
         cap in MiB)."""
     def hmb(self) -> dict[str, Any]:
         """The current Host Memory Buffer grant."""
+    def set_apst(self, host: str, host_overrides: list[str] = ...) -> list[tuple[float, int] | None]:
+        """Programs APST as ``host``'s NVMe driver does; returns the table."""
+    def apst(self) -> list[tuple[float, int] | None]:
+        """The APST table in effect: (idle ms, target state) per power state, None where none."""
     def identity(self) -> dict[str, Any]:
         """Identity and namespace facts for identify and health output.
 

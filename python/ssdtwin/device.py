@@ -251,10 +251,11 @@ class Device:
         self._attach(host, host_overrides, hmb)
 
     def _attach(self, host: str | Path, host_overrides: Mapping[str, object] | None, hmb: str | int) -> None:
-        """Attaches the drive to ``host``, whose driver negotiates the HMB."""
+        """Attaches the drive to ``host``, whose driver negotiates the HMB and programs APST."""
         self._host = str(host)
         self._host_overrides = override_strings(host_overrides, {})
         self.set_hmb(hmb)
+        self._dev.set_apst(self._host, self._host_overrides)
 
     @classmethod
     def load(
@@ -444,6 +445,21 @@ class Device:
     def hmb(self) -> dict[str, Any]:
         """The Host Memory Buffer the host granted (``bytes`` 0 when none)."""
         return dict(self._dev.hmb())
+
+    def apst(self) -> list[tuple[float, int] | None]:
+        """The Autonomous Power State Transition table the host's driver programmed: for each
+        power state, ``(idle_ms, target_state)`` or None; empty when APST is off (the drive
+        has no non-operational state, or the host does not enable APST).
+
+        >>> dev = Device("generic-tlc-1tb", overrides={"identity.power_states": RawToml(
+        ...     "[{max_power_mw=6000}, {max_power_mw=50, non_operational=true, entry_latency_us=2000,"
+        ...     " exit_latency_us=3000}]")}, host="linux-4.15")
+        >>> dev.apst()
+        [(250.0, 1), None]
+        >>> Device("generic-tlc-1tb", host="linux-4.15").apst()
+        []
+        """
+        return list(self._dev.apst())
 
     def identity(self) -> dict[str, Any]:
         """Identify data: model, serial, firmware, IDs, HMB request, capacities, LBA formats."""

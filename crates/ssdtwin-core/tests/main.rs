@@ -31,3 +31,5 @@ mod job_control;
 mod crafted_state;
 // Wear: P/E cycles per block against programs and erases, levelling, bad blocks.
 mod wear;
+// Temperature, throttling at the thresholds, APST exit latency after idle.
+mod thermal;

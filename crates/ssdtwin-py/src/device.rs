@@ -9,7 +9,7 @@ use ssdtwin_core::block::BlockDevice;
 use ssdtwin_core::config::{LoadedProfile, ProfileError, apply_overrides, build, load_profile};
 use ssdtwin_core::engine::{SimDuration, SimTime};
 use ssdtwin_core::nvme::HmbGrant;
-use ssdtwin_core::os::{HmbSetting, Host, load_host, negotiate_hmb};
+use ssdtwin_core::os::{HmbSetting, Host, configure_apst, load_host, negotiate_hmb};
 use ssdtwin_core::ssd::{FillError, FillPattern, Ssd as CoreDevice};
 use ssdtwin_core::workload::fio::{WallClock, parse_command_line, parse_job_text};
 use ssdtwin_core::workload::{JobSet, RunOptions, run};
@@ -358,6 +358,29 @@ impl Device {
     /// The current Host Memory Buffer grant.
     fn hmb<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         hmb_dict(py, self.inner.hmb())
+    }
+
+    /// Programs Autonomous Power State Transitions as host `host`'s NVMe driver does
+    /// (`kernel.nvme_apst`); returns the table as (idle ms, target state) per power state,
+    /// `None` where a state goes nowhere (empty: APST off).
+    #[pyo3(signature = (host, host_overrides = Vec::new()))]
+    fn set_apst(
+        &mut self,
+        py: Python<'_>,
+        host: &str,
+        host_overrides: Vec<String>,
+    ) -> PyResult<Vec<Option<(f64, u8)>>> {
+        let host_config = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
+        let inner = &mut self.inner;
+        py.detach(|| inner.quiesce());
+        let table = configure_apst(inner.power_states(), &host_config);
+        inner.set_apst(table).map_err(|e| errors::device(py, e))?;
+        Ok(self.apst())
+    }
+
+    /// The APST table in effect, as (idle ms, target state) per power state.
+    fn apst(&self) -> Vec<Option<(f64, u8)>> {
+        self.inner.power_states().apst.iter().map(|e| e.map(|e| (e.idle.as_ns() as f64 / 1e6, e.target))).collect()
     }
 
     /// Identity and namespace facts for identify/health output: strings, IDs, HMB request,

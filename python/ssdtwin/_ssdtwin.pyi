@@ -155,9 +155,10 @@ class Device:
         Keys: ``model``, ``serial``, ``firmware``, ``pci_vendor_id``,
         ``pci_subsystem_vendor_id``, ``ieee_oui``, ``nvme_version`` (encoded as ``ver``),
         ``mdts``, ``hmpre``, ``hmmin``, ``hmminds``, ``hmmaxd``, ``wctemp_kelvin`` and
-        ``cctemp_kelvin`` (``None`` unless the profile sets them), ``power_states`` (dicts of
-        ``max_power_mw``, ``non_operational``, ``entry_latency_us``, ``exit_latency_us``;
-        empty unless the profile sets them), ``capacity_bytes``, ``raw_bytes``,
+        ``cctemp_kelvin`` (the thresholds the model throttles at), ``power_states`` (dicts of
+        ``max_power_mw``, ``non_operational``, ``entry_latency_us``, ``exit_latency_us``; at
+        least state 0), ``apst_supported``, ``hctm_range_kelvin`` (MNTMT, MXTMT or None),
+        ``hctm_tmt1_kelvin``, ``hctm_tmt2_kelvin`` (0: off), ``capacity_bytes``, ``raw_bytes``,
         ``lba_format``, ``lba_formats`` (dicts of ``data_bytes``, ``metadata_bytes``,
         ``relative_performance``), ``mapped_units`` (4 KiB), ``volatile_write_cache``,
         ``io_queues``, ``queue_depth``, ``pcie_gen``, ``pcie_lanes``."""
@@ -173,6 +174,10 @@ class Device:
         slc_erases, life_used)."""
     def counters(self) -> dict[str, Any]:
         """Every counter."""
+    def health(self) -> dict[str, Any]:
+        """The SMART / Health Information log now, every field from the drive's state."""
+    def power_cycle(self, unsafe_: bool = False) -> None:
+        """Cycles the power after finishing pending work (``unsafe_``: no shutdown notice)."""
     def info(self) -> dict[str, Any]:
         """Capacity, LBA size, geometry, link."""
     @property

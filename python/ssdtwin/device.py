@@ -477,6 +477,39 @@ class Device:
         """Every device counter now (host and NAND bytes, GC, wear, ...)."""
         return dict(self._dev.counters())
 
+    def health(self) -> dict[str, Any]:
+        """The SMART / Health Information log now, every field from the drive's state:
+        ``critical_warning``, ``temperature_kelvin``, ``available_spare_pct``,
+        ``available_spare_threshold_pct``, ``percentage_used``, ``data_units_read`` and
+        ``_written`` (thousands of 512 bytes, rounded up), ``host_read_commands`` and
+        ``_write_commands``, ``controller_busy_minutes``, ``power_cycles``,
+        ``power_on_hours``, ``unsafe_shutdowns``, ``media_errors``, ``error_log_entries``,
+        ``warning_temperature_minutes``, ``critical_temperature_minutes``,
+        ``tmt1_transitions``, ``tmt2_transitions``, ``tmt1_seconds``, ``tmt2_seconds``.
+        :func:`ssdtwin.nvme.smart_log` names them as nvme-cli does.
+
+        >>> dev = Device("generic-tlc-1tb")
+        >>> h = dev.health()
+        >>> h["temperature_kelvin"], h["power_cycles"], h["percentage_used"], h["available_spare_pct"]
+        (298, 1, 0, 100)
+        """
+        return dict(self._dev.health())
+
+    def power_cycle(self, *, unsafe: bool = False) -> None:
+        """Finishes pending work, then turns the drive off and on: it comes back at ambient
+        temperature, in power state 0, its map cache cold, and counts a Power Cycle; with
+        ``unsafe`` the power is lost without a shutdown notification, an Unsafe Shutdown
+        (the model loses no data: it finishes the work in flight first, as a drive with
+        power-loss protection does).
+
+        >>> dev = Device("generic-tlc-1tb")
+        >>> dev.power_cycle()
+        >>> dev.power_cycle(unsafe=True)
+        >>> dev.health()["power_cycles"], dev.health()["unsafe_shutdowns"]
+        (3, 1)
+        """
+        self._dev.power_cycle(unsafe)
+
     def blocks(self) -> pd.DataFrame:
         """Every physical NAND block, one row each: ``die``, ``plane``, ``block`` (its index
         in the plane: the superblock slots, then the spares), ``superblock`` it serves (-1:

@@ -33,3 +33,5 @@ mod crafted_state;
 mod wear;
 // Temperature, throttling at the thresholds, APST exit latency after idle.
 mod thermal;
+// The SMART / Health log against the counters; power cycles from saves, loads, power loss.
+mod health;

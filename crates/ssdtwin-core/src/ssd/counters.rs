@@ -45,6 +45,13 @@ pub struct HostCounters {
     pub apst_transitions: u64,
     /// Commands that had to wake the drive from a non-operational state.
     pub apst_wakeups: u64,
+    /// Times the drive was powered on (a new drive: once; every load of a saved state, and
+    /// every power cycle, once more).
+    pub power_cycles: u64,
+    /// Power losses without a shutdown notification.
+    pub unsafe_shutdowns: u64,
+    /// Powered-on time before the drive was last restored, ns (the clock counts the rest).
+    pub power_on_ns_before_restore: u64,
 }
 
 /// A flat, named view of every counter, for JSON output and time series.

@@ -26,6 +26,7 @@ mod background;
 mod counters;
 mod fill;
 mod gc_pace;
+mod health;
 mod map;
 mod power;
 mod read;
@@ -35,6 +36,7 @@ mod write;
 
 pub use counters::{CounterSnapshot, HostCounters, LEVEL_COUNTERS};
 pub use fill::{FillError, FillPattern};
+pub use health::{DATA_UNIT_BYTES, HealthLog, Shutdown};
 pub use snapshot::SnapshotError;
 pub use verify::Verifier;
 
@@ -211,7 +213,7 @@ impl Ssd {
             woken_scratch: Vec::new(),
             miss_scratch: Vec::new(),
             journal_die: 0,
-            counters: HostCounters::default(),
+            counters: HostCounters { power_cycles: 1, ..HostCounters::default() },
             verifier: verify.then(|| Verifier::new(config.logical_units)),
             power: config.power.clone(),
             thermal: Thermal::new(&config.thermal, SimTime::ZERO, [0; 3], 0),

@@ -1166,7 +1166,7 @@ mod tests {
 
     #[test]
     fn thermal_defaults_and_throttle_budgets_become_die_caps() {
-        let c = shipped_with(&[]).unwrap();
+        let c = shipped_with(&["power.die_program_w=0.1"]).unwrap();
         let t = &c.thermal;
         assert_eq!((t.warning_k, t.critical_k), (343.0, 358.0));
         assert!((t.ambient_k - 298.15).abs() < 1e-9 && (t.resistance_k_per_w - 12.0).abs() < 1e-12);

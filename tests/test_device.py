@@ -584,6 +584,7 @@ COUNTERS = {
     "retired_superblocks",
     "block_pe_cycles_max",
     "life_used_ppm",
+    "life_programmed_ppb",
     "wl_jobs",
     "wl_moved_bytes",
     "temperature_mk",

@@ -158,7 +158,9 @@ class Device:
         ``cctemp_kelvin`` (the thresholds the model throttles at), ``power_states`` (dicts of
         ``max_power_mw``, ``non_operational``, ``entry_latency_us``, ``exit_latency_us``; at
         least state 0), ``apst_supported``, ``hctm_range_kelvin`` (MNTMT, MXTMT or None),
-        ``hctm_tmt1_kelvin``, ``hctm_tmt2_kelvin`` (0: off), ``capacity_bytes``, ``raw_bytes``,
+        ``hctm_tmt1_kelvin``, ``hctm_tmt2_kelvin`` (0: off), ``rated_tb_written``,
+        ``rated_tb_written_sequential``, ``rated_dwpd``, ``warranty_years`` (None unless the
+        profile gives them), ``capacity_bytes``, ``raw_bytes``,
         ``lba_format``, ``lba_formats`` (dicts of ``data_bytes``, ``metadata_bytes``,
         ``relative_performance``), ``mapped_units`` (4 KiB), ``volatile_write_cache``,
         ``io_queues``, ``queue_depth``, ``pcie_gen``, ``pcie_lanes``."""

@@ -418,6 +418,10 @@ impl Device {
         d.set_item("hctm_range_kelvin", c.hctm_range_kelvin)?;
         d.set_item("hctm_tmt1_kelvin", c.thermal.tmt1_k.map_or(0, |k| k as u16))?;
         d.set_item("hctm_tmt2_kelvin", c.thermal.tmt2_k.map_or(0, |k| k as u16))?;
+        d.set_item("rated_tb_written", c.rated.tb_written)?;
+        d.set_item("rated_tb_written_sequential", c.rated.tb_written_sequential)?;
+        d.set_item("rated_dwpd", c.rated.dwpd)?;
+        d.set_item("warranty_years", c.rated.warranty_years)?;
         d.set_item("capacity_bytes", c.namespace.capacity_bytes)?;
         d.set_item("raw_bytes", c.geometry.raw_bytes())?;
         d.set_item("lba_format", c.namespace.current)?;

@@ -30,6 +30,8 @@ class Study:
     #: The host profile of the measurement the study reproduces (``--host`` overrides it).
     host: str = "linux-6.1"
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Positional click arguments, mapped to keyword arguments like the options.
+    arguments: list[click.Argument] = field(default_factory=list)
 
     def run(self, advance: Advance = None, **kwargs: Any) -> tuple[pd.DataFrame, str]:
         return self.sweep(advance=advance, **kwargs)

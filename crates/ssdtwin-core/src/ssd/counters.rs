@@ -156,6 +156,9 @@ pub struct CounterSnapshot {
     /// Mean life used over the superblocks, parts per million of the rated life, now
     /// (NVMe's Percentage Used is this / 10,000, rounded down).
     pub life_used_ppm: u64,
+    /// The rated life the units programmed so far will use once erased, parts per billion
+    /// (`life_used_ppm` follows it, erase by erase).
+    pub life_programmed_ppb: u64,
     /// Static wear-levelling jobs (part of `gc_jobs`).
     pub wl_jobs: u64,
     /// Bytes moved by static wear levelling (part of GC's moves).

@@ -441,6 +441,7 @@ impl Ssd {
             retired_superblocks: u64::from(self.ftl.sbs.len() - self.ftl.sbs.in_service()),
             block_pe_cycles_max: u64::from(self.ftl.wear.max_block_erases()),
             life_used_ppm: self.ftl.life_used_ppm(),
+            life_programmed_ppb: self.ftl.life_programmed_ppb(),
             wl_jobs: f.wl_jobs,
             wl_moved_bytes: f.wl_units_moved * unit,
             temperature_mk: (self.temperature_k() * 1000.0).round() as u64,

@@ -131,10 +131,10 @@ def endurance_projection(
     ``nand_write_mb_per_s`` in steady state (10⁶ B/s while the workload runs),
     ``host_tb_per_day`` and ``drive_writes_per_day`` at ``duty_cycle`` (the share of each
     day it runs), ``percentage_used_per_year``, ``years_to_100pct_used`` and the host writes
-    by then (``projected_tb_written``), the profile's ``rated_tb_written`` and
-    ``years_to_rated_tbw``, their ratio ``projected_over_rated``, and with ``start_date``
-    the dates both are reached. ``variants`` are named sets of profile overrides, applied
-    over ``overrides``.
+    by then (``projected_tb_written``), the profile's ``rated_tb_written`` (its sequential
+    rating for ``sequential-128k`` when it has one) and ``years_to_rated_tbw``, their ratio
+    ``projected_over_rated``, and with ``start_date`` the dates both are reached.
+    ``variants`` are named sets of profile overrides, applied over ``overrides``.
 
     >>> small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 12 << 30}
     >>> t = endurance_projection("generic-tlc-1tb", overrides=small, window_s=0.3)
@@ -181,7 +181,7 @@ def _row(
     host_per_day = m["host_bytes_per_s"] * DAY_S * duty_cycle
     life_per_day = m["life_per_s"] * DAY_S * duty_cycle
     days_to_end = 1.0 / life_per_day if life_per_day > 0 else float("inf")
-    rated = rated_tb_written(identity)
+    rated = rated_tb_written(identity, sequential=job == "sequential-128k")
     days_to_rated = rated * 1e12 / host_per_day if rated else float("nan")
     projected_tb = host_per_day * days_to_end / 1e12
     row: dict[str, Any] = {
@@ -209,16 +209,21 @@ def _row(
     return row
 
 
-def rated_tb_written(identity: Mapping[str, Any]) -> float | None:
+def rated_tb_written(identity: Mapping[str, Any], *, sequential: bool = False) -> float | None:
     """The profile's rated TBW: ``endurance.rated_tb_written``, or DWPD x capacity x 365 x
-    warranty years when only those are given.
+    warranty years when only those are given; for a ``sequential`` workload the sequential
+    rating (``rated_tb_written_sequential``) when the profile has one.
 
     >>> rated_tb_written({"rated_tb_written": 8800.0, "capacity_bytes": 1})
     8800.0
     >>> round(rated_tb_written({"rated_tb_written": None, "rated_dwpd": 3.0, "warranty_years": 5.0,
     ...                         "capacity_bytes": 1_600_000_000_000}))
     8760
+    >>> rated_tb_written({"rated_tb_written": 8800.0, "rated_tb_written_sequential": 17500.0}, sequential=True)
+    17500.0
     """
+    if sequential and identity.get("rated_tb_written_sequential"):
+        return float(identity["rated_tb_written_sequential"])
     if identity.get("rated_tb_written"):
         return float(identity["rated_tb_written"])
     dwpd, years = identity.get("rated_dwpd"), identity.get("warranty_years")

@@ -194,6 +194,11 @@ impl Die {
         self.running.is_none() && self.parked.is_none() && self.queues.iter().all(VecDeque::is_empty)
     }
 
+    /// True if an op is running on the array.
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
     /// True if an op is queued or parked.
     pub fn has_work(&self) -> bool {
         self.parked.is_some() || self.queues.iter().any(|q| !q.is_empty())

@@ -89,7 +89,7 @@ pub struct NandArray {
     pub timing: NandTiming,
     dies: Vec<Die>,
     channels: Vec<BusyResource>,
-    /// Dies running an operation.
+    /// Dies running an operation, counted only while a cap holds (from when it was set).
     active: u32,
     /// Most dies allowed to run an operation at once (`u32::MAX`: no cap).
     die_cap: u32,
@@ -138,6 +138,10 @@ impl NandArray {
         let Some(op) = self.dies[die as usize].finish(generation) else {
             return (None, [None, None]);
         };
+        if self.die_cap == u32::MAX {
+            // Uncapped (the normal state): nothing waits and nothing is counted.
+            return (Some(op), [None, self.start_next(die, now)]);
+        }
         self.active -= 1;
         let first = match self.pop_waiting() {
             Some(w) => self.start_gated(w, now),
@@ -150,6 +154,10 @@ impl NandArray {
     /// operations finish; waiting dies start, in order, while the new cap allows, their
     /// wake-ups pushed to `wakes`.
     pub fn set_die_cap(&mut self, cap: u32, now: SimTime, wakes: &mut Vec<DieWake>) {
+        if self.die_cap == u32::MAX {
+            // Dies are counted only while a cap holds: count the ones running now.
+            self.active = self.dies.iter().filter(|d| d.is_running()).count() as u32;
+        }
         self.die_cap = cap.max(1);
         while self.active < self.die_cap {
             let Some(w) = self.pop_waiting() else { break };
@@ -166,6 +174,9 @@ impl NandArray {
 
     /// Starts `die`'s next op if it has one and the cap allows; otherwise it waits its turn.
     fn start_gated(&mut self, die: u32, now: SimTime) -> Option<DieWake> {
+        if self.die_cap == u32::MAX {
+            return self.start_next(die, now);
+        }
         if !self.dies[die as usize].has_work() {
             return None;
         }

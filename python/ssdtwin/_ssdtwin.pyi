@@ -323,15 +323,22 @@ class Device:
         cap in MiB)."""
     def hmb(self) -> dict[str, Any]:
         """The current Host Memory Buffer grant."""
+    def set_apst(self, host: str, host_overrides: list[str] = ...) -> list[tuple[float, int] | None]:
+        """Programs APST as ``host``'s NVMe driver does; returns the table."""
+    def apst(self) -> list[tuple[float, int] | None]:
+        """The APST table in effect: (idle ms, target state) per power state, None where none."""
     def identity(self) -> dict[str, Any]:
         """Identity and namespace facts for identify and health output.
 
         Keys: ``model``, ``serial``, ``firmware``, ``pci_vendor_id``,
         ``pci_subsystem_vendor_id``, ``ieee_oui``, ``nvme_version`` (encoded as ``ver``),
         ``mdts``, ``hmpre``, ``hmmin``, ``hmminds``, ``hmmaxd``, ``wctemp_kelvin`` and
-        ``cctemp_kelvin`` (``None`` unless the profile sets them), ``power_states`` (dicts of
-        ``max_power_mw``, ``non_operational``, ``entry_latency_us``, ``exit_latency_us``;
-        empty unless the profile sets them), ``capacity_bytes``, ``raw_bytes``,
+        ``cctemp_kelvin`` (the thresholds the model throttles at), ``power_states`` (dicts of
+        ``max_power_mw``, ``non_operational``, ``entry_latency_us``, ``exit_latency_us``; at
+        least state 0), ``apst_supported``, ``hctm_range_kelvin`` (MNTMT, MXTMT or None),
+        ``hctm_tmt1_kelvin``, ``hctm_tmt2_kelvin`` (0: off), ``rated_tb_written``,
+        ``rated_tb_written_sequential``, ``rated_dwpd``, ``warranty_years`` (None unless the
+        profile gives them), ``capacity_bytes``, ``raw_bytes``,
         ``lba_format``, ``lba_formats`` (dicts of ``data_bytes``, ``metadata_bytes``,
         ``relative_performance``), ``mapped_units`` (4 KiB), ``volatile_write_cache``,
         ``io_queues``, ``queue_depth``, ``pcie_gen``, ``pcie_lanes``."""
@@ -347,6 +354,10 @@ class Device:
         slc_erases, life_used)."""
     def counters(self) -> dict[str, Any]:
         """Every counter."""
+    def health(self) -> dict[str, Any]:
+        """The SMART / Health Information log now, every field from the drive's state."""
+    def power_cycle(self, unsafe_: bool = False) -> None:
+        """Cycles the power after finishing pending work (``unsafe_``: no shutdown notice)."""
     def info(self) -> dict[str, Any]:
         """Capacity, LBA size, geometry, link."""
     @property

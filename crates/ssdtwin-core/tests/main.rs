@@ -37,3 +37,7 @@ mod zfs;
 mod vm;
 // Wear: P/E cycles per block against programs and erases, levelling, bad blocks.
 mod wear;
+// Temperature, throttling at the thresholds, APST exit latency after idle.
+mod thermal;
+// The SMART / Health log against the counters; power cycles from saves, loads, power loss.
+mod health;

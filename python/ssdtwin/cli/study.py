@@ -170,6 +170,7 @@ def _make_command(study: Study) -> click.Command:
             help="Run the study's independent parts on local[:N] processes, dask-local[:N] or dask://HOST:PORT.",
         ),
     ]
+    params += study.arguments
     callback: Callable[..., None] = run
     return click.Command(study.name, params=params, callback=callback, help=study.help)
 

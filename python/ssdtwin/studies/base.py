@@ -56,6 +56,8 @@ class Study:
     #: A column (and the option of the same name, a comma-separated list) to draw one figure
     #: per value of, over every drive's rows, instead of one figure per drive.
     figures_by: str | None = None
+    #: Positional click arguments, mapped to keyword arguments like the options.
+    arguments: list[click.Argument] = field(default_factory=list)
 
     def count_points(self, **kwargs: Any) -> int:
         """Progress steps of the whole study on one drive, over all its parts."""

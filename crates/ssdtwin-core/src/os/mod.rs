@@ -16,6 +16,7 @@
 //! Call protocol, as [`BlockDevice`]'s: [`Host::poll_at`] says when the host next needs
 //! [`Host::poll`]; every `now` passed in is at or after the last event processed.
 
+mod apst;
 mod buffered;
 mod cpu;
 mod hmb;
@@ -26,12 +27,13 @@ pub mod vm;
 
 pub use buffered::{BufferedIo, BufferedStart, PageCacheConfig};
 
+pub use apst::configure_apst;
 pub use cpu::{Booking, CoreId, CoreTime, Cpu};
 pub use hmb::{HmbSetting, negotiate_hmb};
 pub use md::{Md, MdLayout};
 pub use profile::{
-    DriverCosts, EngineCosts, EngineKind, FsCosts, HostConfig, HostProfile, MemoryConfig, SHIPPED_HOSTS, build_host,
-    load_host, shipped_host_names,
+    DriverCosts, EngineCosts, EngineKind, FsCosts, HostApst, HostConfig, HostProfile, MemoryConfig, SHIPPED_HOSTS,
+    build_host, load_host, shipped_host_names,
 };
 
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};

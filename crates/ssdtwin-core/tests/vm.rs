@@ -253,7 +253,7 @@ fn written_pages_leave_memory_only_after_their_write_back() {
     // Three arrays of 8 MiB pages' worth each: 1.5 times DRAM in all.
     let elements = (DRAM_MIB << 20) / 2 / 8;
     let bench = Bench::Stream { elements, ntimes: 1 };
-    let footprint = bench.footprint_bytes();
+    let footprint = bench.footprint_bytes(PAGE);
     let spec = |alloc| MemorySpec {
         bench,
         alloc,

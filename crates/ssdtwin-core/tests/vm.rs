@@ -144,7 +144,7 @@ fn mmap_miss_above_100_stops_read_around() {
     let windows = (r.counter("host.mmap_readahead_bytes") / PAGE) as f64 / 31.0;
     assert!((101.0..=115.0).contains(&windows), "{windows} read-around windows");
     let majors = r.counter("host.major_faults");
-    assert!(majors > (DRAM_MIB * 16 << 20) / PAGE * 9 / 10, "{majors}: almost every fault is major");
+    assert!(majors > ((DRAM_MIB * 16) << 20) / PAGE * 9 / 10, "{majors}: almost every fault is major");
 }
 
 /// `MADV_SEQUENTIAL` reads `ra_pages` forward from each miss (`page_cache_sync_ra` with a

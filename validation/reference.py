@@ -69,6 +69,12 @@ R4_FIO = [
     Point("4 KiB random read QD1, us", 1, 150, "<", note="datasheet 92 to 150 us"),
 ]
 
+#: R4's drive's rated endurance (Micron 9200 MAX 1.6 TB datasheet): 8.8 PB written under
+#: random writes (3 drive writes per day for 5 years).
+R4_ENDURANCE = Point(
+    "4 KiB random writes, TB written by the end of life", 0, 8800, note="Micron 9200 datasheet, random"
+)
+
 #: R5 (ZFS special allocation class): published speedups of a special vdev over the same
 #: disks without it (host-facts §5.5). Their setups (file counts and sizes, disks, SSDs,
 #: caches) are not published in full, so these are shown beside the study's figures, not

@@ -421,9 +421,9 @@ impl Device {
     /// Share of the mapped data in `length` bytes from `offset` that sits in SLC-mode blocks.
     fn slc_resident_fraction(&self, offset: u64, length: u64) -> f64 {
         let unit = ssdtwin_core::nand::UNIT_BYTES;
-        let logical = u64::from(self.inner.config().logical_units);
-        let first = (offset / unit).min(logical) as u32;
-        let end = (offset + length).div_ceil(unit).min(logical) as u32;
+        let logical = self.inner.config().logical_units;
+        let first = (offset / unit).min(logical);
+        let end = (offset + length).div_ceil(unit).min(logical);
         self.inner.ftl().slc_resident_fraction(first..end)
     }
 

@@ -195,7 +195,7 @@ pub struct DeviceConfig {
     /// Namespace formats and size.
     pub namespace: Namespace,
     /// Logical 4 KiB map units exposed.
-    pub logical_units: u32,
+    pub logical_units: u64,
 }
 
 /// Checks field values of one file and words errors the same way for every profile kind.
@@ -271,7 +271,7 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
     let slc = build_slc(&c, p.slc_cache.as_ref(), &geometry, &nand)?;
     let controller = build_controller(&c, &p.controller, &geometry)?;
     let namespace = build_namespace(&c, &p, &geometry, &gc, &slc)?;
-    let logical_units = (namespace.capacity_bytes / UNIT_BYTES) as u32;
+    let logical_units = namespace.capacity_bytes / UNIT_BYTES;
     let map_cache = build_map_cache(&c, &p.map_cache, &identity, &nand, geometry.native)?;
     Ok(DeviceConfig {
         source: loaded.source.clone(),
@@ -408,13 +408,17 @@ fn build_nand(c: &Checker, s: &NandSection) -> Result<(Geometry, NandTiming), Pr
         s.page_bytes,
         native,
     );
-    if geometry.total_units() >= u64::from(u32::MAX) {
+    // The map addresses 2^34 - 1 units of 4 KiB (64 TiB of raw NAND, ftl::PageMap); program
+    // units are numbered in 32 bits.
+    if geometry.total_units() > crate::ftl::MAX_PHYSICAL_UNITS || geometry.total_pus() > u64::from(u32::MAX) {
         return Err(c.bad(
             "nand.blocks_per_plane",
             &s.blocks_per_plane,
             &format!(
-                "the array must hold fewer than 2^32 map units (16 TiB); this geometry has {}",
-                geometry.total_units()
+                "the array must hold at most 2^34 - 1 map units of 4 KiB (64 TiB) and 2^32 - 1 program units; \
+                 this geometry has {} and {}",
+                geometry.total_units(),
+                geometry.total_pus()
             ),
         ));
     }
@@ -929,6 +933,21 @@ mod tests {
     fn capacity_beyond_the_nand_is_refused() {
         let e = shipped_with(&["identity.capacity_bytes=2000398934016"]).unwrap_err();
         assert!(e.to_string().contains("may hold at most"), "{e}");
+    }
+
+    #[test]
+    fn drives_beyond_two_to_the_32_units_build_up_to_64_tib_of_nand() {
+        // The generic drive with 32 times the blocks: 32 TiB of NAND behind 30.72 TB.
+        let c = shipped_with(&["nand.blocks_per_plane=29120", "identity.capacity_bytes=30720000000000"]).unwrap();
+        assert_eq!(c.logical_units, 30_720_000_000_000 / 4096);
+        assert!(c.geometry.total_units() > 1 << 32);
+        // 4 B per logical unit and its 2 high bits, 4 B per physical unit: ~62 GiB.
+        let l = c.logical_units;
+        let expected = 4 * l + l.div_ceil(4) + 4 * c.geometry.total_units();
+        let estimate = model_memory_bytes(&c, false);
+        assert!(estimate >= expected && estimate < expected + (8 << 20), "{estimate} vs {expected}");
+        let e = shipped_with(&["nand.blocks_per_plane=65536"]).unwrap_err();
+        assert!(e.to_string().contains("at most 2^34 - 1 map units of 4 KiB (64 TiB)"), "{e}");
     }
 
     #[test]

@@ -25,8 +25,11 @@ impl<T: Pod> BigArray<T> {
     pub fn filled(len: usize, value: T) -> Self {
         let bytes = len * std::mem::size_of::<T>();
         let map = (bytes > 0).then(|| {
+            // No swap reserved: the model's memory is estimated and refused up front
+            // (`config::model_memory_bytes`), and most of a large map may never be touched.
             let map = MmapOptions::new()
                 .len(bytes)
+                .no_reserve_swap()
                 .map_anon()
                 .unwrap_or_else(|e| panic!("cannot map {bytes} bytes of memory for the model: {e}"));
             // Advice only: where huge pages are unavailable the kernel ignores it.

@@ -3,7 +3,10 @@
 //! A sequential fill of a fresh device places units in the same order a timed run of
 //! sequential writes does (writes are admitted in submission order), programs them, and
 //! pads the last program unit as the final quiesce would, so without an SLC cache it leaves
-//! exactly the state the timed path leaves (a test compares the two). A random fill adds
+//! exactly the state the timed path leaves (a test compares the two). Without an SLC cache
+//! it writes a superblock's worth of units at a time: the L2P in one sequential pass, the
+//! reverse map left implicit (`ftl::PageMap`), so a fill runs at about the speed of writing
+//! the L2P once and touches no other memory. A random fill adds
 //! random 4 KiB overwrites with GC run untimed; its GC choices can differ from a timed
 //! run's, since those depend on when erases finish, but the process is the same. With an
 //! SLC cache, writes fill the cache, then fold it (or collect garbage) when a unit has no
@@ -13,6 +16,7 @@
 
 use super::Ssd;
 use crate::engine::SimRng;
+use crate::ftl::Stream;
 use crate::nand::UNIT_BYTES;
 
 /// What to write.
@@ -93,43 +97,59 @@ impl Ssd {
                 "overwrite passes {overwrite_passes}: allowed 0 to {MAX_OVERWRITE_PASSES} (times the filled span)"
             )));
         }
-        let span = (f64::from(self.ftl.logical_units()) * percent / 100.0).round() as u32;
+        let span = (self.ftl.logical_units() as f64 * percent / 100.0).round() as u64;
         let overwrites = match pattern {
-            FillPattern::Random { overwrite_passes, .. } => (f64::from(span) * overwrite_passes).round() as u64,
+            FillPattern::Random { overwrite_passes, .. } => (span as f64 * overwrite_passes).round() as u64,
             FillPattern::Sequential { .. } => 0,
         };
-        let total = u64::from(span) + overwrites;
+        let total = span + overwrites;
         let mut report = |done: u64| {
             if done % REPORT_UNITS == 0 && !observe(done, total) { Err(FillError::Cancelled) } else { Ok(()) }
         };
         let unit_bytes = UNIT_BYTES;
         let mut scratch = Vec::new();
         let mut job = crate::ftl::RelocationJob::default();
-        let no_room = |lpn: u32| {
+        let no_room = |lpn: u64| {
             FillError::Refused(format!(
                 "fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect"
             ))
         };
-        for lpn in 0..span {
-            report(u64::from(lpn))?;
+        // Without an SLC cache every unit goes to the host frontier in order: a superblock's
+        // worth at a time, as one run (`Ftl::write_seq_untimed`). GC can only be wanted once
+        // a superblock opens, so runs start there, one unit long, and GC follows, exactly
+        // as after each unit of the unit-by-unit loop (which an SLC cache still needs).
+        let in_runs = !self.ftl.slc.enabled();
+        let mut lpn = 0;
+        while lpn < span {
+            report(lpn)?;
             if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
                 return Err(no_room(lpn));
             }
-            let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
-            self.ftl.write_untimed(lpn, version, &mut scratch);
+            if in_runs {
+                let room = u64::from(self.ftl.frontier(Stream::Host).room());
+                let next_report = (lpn / REPORT_UNITS + 1) * REPORT_UNITS;
+                let count = if room == 0 || self.ftl.wants_gc() { 1 } else { room.min(span.min(next_report) - lpn) };
+                let verifier = &mut self.verifier;
+                self.ftl.write_seq_untimed(lpn, count as u32, |l| verifier.as_mut().map_or(0, |v| v.on_write(l)));
+                lpn += count;
+            } else {
+                let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
+                self.ftl.write_untimed(lpn, version, &mut scratch);
+                lpn += 1;
+            }
             self.ftl.gc_untimed(&mut job, &mut scratch);
         }
-        let bytes = u64::from(span) * unit_bytes;
+        let bytes = span * unit_bytes;
         self.counters.write_cmds += bytes.div_ceil(command_bytes.max(unit_bytes));
         self.counters.bytes_written += bytes;
-        self.counters.units_programmed += u64::from(span);
-        self.host_units_admitted += u64::from(span);
+        self.counters.units_programmed += span;
+        self.host_units_admitted += span;
         if let FillPattern::Random { seed, .. } = pattern {
             let writes = overwrites;
             let mut rng = SimRng::stream(seed, 0x46_49_4c_4c);
             for i in 0..writes {
-                report(u64::from(span) + i)?;
-                let lpn = rng.below(u64::from(span)) as u32;
+                report(span + i)?;
+                let lpn = rng.below(span);
                 if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
                     return Err(no_room(lpn));
                 }
@@ -146,7 +166,7 @@ impl Ssd {
         // Fold every full SLC superblock: more than an idle session would, which stops at
         // the low watermark.
         self.ftl.fold_untimed(&mut job, &mut scratch);
-        self.map_cache.mark_mapped(0..span);
+        self.map_cache.mark_range_mapped(0..span);
         observe(total, total);
         Ok(())
     }

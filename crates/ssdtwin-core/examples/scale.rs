@@ -72,7 +72,9 @@ fn main() {
     out.insert("build_s".into(), t.elapsed().as_secs_f64().into());
     let fill = match phase.as_str() {
         "fill-seq" | "read" => FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 },
-        "fill-steady" => FillPattern::Random { percent: 100.0, overwrite_passes: 2.0, seed: 1 },
+        "fill-steady" => {
+            FillPattern::Random { percent: 100.0, sequential_passes: 1, overwrite_passes: 2.0, seed: 1, exact: false }
+        }
         _ => panic!("{usage}"),
     };
     let t = Instant::now();

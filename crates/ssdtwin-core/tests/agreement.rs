@@ -93,7 +93,8 @@ fn snapshot_round_trip_restores_everything() {
     let cfg = small_config(48, 25.0, &["nand.pages_per_block=3"]);
     let logical = cfg.logical_units;
     let mut dev = Ssd::with_verify(cfg, true);
-    dev.fill(FillPattern::Random { percent: 100.0, overwrite_passes: 1.5, seed: 9 }).unwrap();
+    dev.fill(FillPattern::Random { percent: 100.0, sequential_passes: 1, overwrite_passes: 1.5, seed: 9, exact: true })
+        .unwrap();
     let mut w = job("w", RwPattern::RandWrite, 4096, 16);
     w.io_size = Some(ssdtwin_core::workload::SizeSpec::Bytes(logical / 2 * 4096));
     run_one(&mut dev, w, None, None);

@@ -29,3 +29,5 @@ mod steadystate;
 mod job_control;
 // Saved states with valid checksums and inconsistent content.
 mod crafted_state;
+// The sampled steady-state fill against timed GC, and the state it leaves.
+mod steady;

@@ -44,6 +44,16 @@ impl<T: Pod> BigArray<T> {
         array
     }
 
+    /// Backs the whole array with memory now, in one step (`MADV_POPULATE_WRITE`), before
+    /// it is written all over in random order: the kernel zeroes it in bulk instead of page
+    /// fault by page fault, and stores and prefetches then find their pages. Where the
+    /// kernel lacks the advice, nothing happens and pages come on first touch as before.
+    pub fn populate(&self) {
+        if let Some(map) = &self.map {
+            let _ = map.advise(Advice::PopulateWrite);
+        }
+    }
+
     /// Copies `values` into a new array.
     pub fn from_slice(values: &[T]) -> Self {
         let mut array = Self::filled(values.len(), T::zeroed());

@@ -280,6 +280,15 @@ impl L2p {
         Ok(())
     }
 
+    /// Backs the arrays with memory now, before they are written all over in random order
+    /// ([`BigArray::populate`]).
+    pub(crate) fn populate(&self) {
+        self.low.populate();
+        if let Some(h) = &self.high {
+            h.populate();
+        }
+    }
+
     /// Everything unmapped, in fresh arrays (untouched pages cost neither time nor memory).
     pub(crate) fn clear(&mut self) {
         self.low = BigArray::filled(self.low.len(), 0);

@@ -171,6 +171,23 @@ impl PageMap {
         old
     }
 
+    /// Unmaps everything, with the arrays backed by memory at once: for a map about to be
+    /// laid out whole, in random order.
+    pub(crate) fn clear_for_layout(&mut self) {
+        self.clear();
+        self.l2p.populate();
+        self.p2l.populate();
+    }
+
+    /// Points `lpn`, which is unmapped, at `ppa`, which is invalid (a map being laid out
+    /// from nothing): no lookup of what was there.
+    #[inline]
+    pub(crate) fn map_fresh(&mut self, lpn: u64, ppa: u64) {
+        debug_assert!(!self.is_mapped(lpn) && self.p2l[ppa as usize] == 0);
+        self.l2p.set(lpn, ppa + 1);
+        self.p2l[ppa as usize] = (lpn % P2L_MODULUS) as u32 + 1;
+    }
+
     /// Unmaps `lpn`; returns the location it had.
     #[inline]
     pub(crate) fn unmap(&mut self, lpn: u64) -> u64 {

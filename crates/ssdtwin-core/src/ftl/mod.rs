@@ -22,6 +22,7 @@ mod l2p;
 mod map;
 mod relocation;
 pub mod slc;
+mod steady;
 
 pub use blocks::{SbState, Superblocks};
 pub use frontier::{Frontier, Stream};
@@ -29,6 +30,7 @@ pub use gc::{GcConfig, VictimPolicy};
 pub use map::{MAX_PHYSICAL_UNITS, PageMap, UNMAPPED};
 pub use relocation::RelocRead;
 pub use slc::{SlcCacheConfig, WhenFull};
+pub use steady::SteadyRefusal;
 
 use crate::engine::BigArray;
 use crate::nand::{CellMode, Geometry, Ppa};

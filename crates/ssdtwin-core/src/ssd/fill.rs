@@ -16,7 +16,7 @@
 
 use super::Ssd;
 use crate::engine::SimRng;
-use crate::ftl::Stream;
+use crate::ftl::{SteadyRefusal, Stream};
 use crate::nand::UNIT_BYTES;
 
 /// What to write.
@@ -29,15 +29,23 @@ pub enum FillPattern {
         /// Bytes per simulated write command (for the command counters).
         command_bytes: u64,
     },
-    /// A sequential fill of the first `percent`, then random 4 KiB overwrites of it,
-    /// `overwrite_passes` times its size.
+    /// `sequential_passes` sequential fills of the first `percent`, then uniform random
+    /// 4 KiB overwrites of it, `overwrite_passes` times its size, to GC's steady state.
+    /// Unless `exact`, the overwrites are sampled superblock by superblock
+    /// (`Ftl::steady_fill`) where the drive allows (no SLC cache, nothing mapped beyond
+    /// the span); else every one is placed, and collected after, unit by unit.
     Random {
         /// Share of the namespace, 0–100.
         percent: f64,
+        /// Sequential passes over the span first (at least 1; SNIA's workload-independent
+        /// preconditioning writes it twice).
+        sequential_passes: u32,
         /// Overwrites as a multiple of the span.
         overwrite_passes: f64,
         /// Random stream seed.
         seed: u64,
+        /// Place every overwrite unit by unit (the slow path) instead of sampling.
+        exact: bool,
     },
 }
 
@@ -98,69 +106,67 @@ impl Ssd {
             )));
         }
         let span = (self.ftl.logical_units() as f64 * percent / 100.0).round() as u64;
-        let overwrites = match pattern {
-            FillPattern::Random { overwrite_passes, .. } => (span as f64 * overwrite_passes).round() as u64,
-            FillPattern::Sequential { .. } => 0,
+        let (passes, overwrites) = match pattern {
+            FillPattern::Random { sequential_passes, overwrite_passes, .. } => {
+                (u64::from(sequential_passes.max(1)), (span as f64 * overwrite_passes).round() as u64)
+            }
+            FillPattern::Sequential { .. } => (1, 0),
         };
-        let total = span + overwrites;
-        let mut report = |done: u64| {
-            if done % REPORT_UNITS == 0 && !observe(done, total) { Err(FillError::Cancelled) } else { Ok(()) }
-        };
-        let unit_bytes = UNIT_BYTES;
+        let total = passes * span + overwrites;
         let mut scratch = Vec::new();
         let mut job = crate::ftl::RelocationJob::default();
-        let no_room = |lpn: u64| {
-            FillError::Refused(format!(
-                "fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect"
-            ))
-        };
-        // Without an SLC cache every unit goes to the host frontier in order: a superblock's
-        // worth at a time, as one run (`Ftl::write_seq_untimed`). GC can only be wanted once
-        // a superblock opens, so runs start there, one unit long, and GC follows, exactly
-        // as after each unit of the unit-by-unit loop (which an SLC cache still needs).
-        let in_runs = !self.ftl.slc.enabled();
-        let mut lpn = 0;
-        while lpn < span {
-            report(lpn)?;
-            if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
-                return Err(no_room(lpn));
-            }
-            if in_runs {
-                let room = u64::from(self.ftl.frontier(Stream::Host).room());
-                let next_report = (lpn / REPORT_UNITS + 1) * REPORT_UNITS;
-                let count = if room == 0 || self.ftl.wants_gc() { 1 } else { room.min(span.min(next_report) - lpn) };
-                let verifier = &mut self.verifier;
-                self.ftl.write_seq_untimed(lpn, count as u32, |l| verifier.as_mut().map_or(0, |v| v.on_write(l)));
-                lpn += count;
-            } else {
-                let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
-                self.ftl.write_untimed(lpn, version, &mut scratch);
-                lpn += 1;
-            }
-            self.ftl.gc_untimed(&mut job, &mut scratch);
+        for pass in 0..passes {
+            self.sequential_pass(span, pass * span, total, &mut job, &mut scratch, observe)?;
+            let bytes = span * UNIT_BYTES;
+            self.counters.write_cmds += bytes.div_ceil(command_bytes.max(UNIT_BYTES));
+            self.counters.bytes_written += bytes;
+            self.counters.units_programmed += span;
+            self.host_units_admitted += span;
         }
-        let bytes = span * unit_bytes;
-        self.counters.write_cmds += bytes.div_ceil(command_bytes.max(unit_bytes));
-        self.counters.bytes_written += bytes;
-        self.counters.units_programmed += span;
-        self.host_units_admitted += span;
-        if let FillPattern::Random { seed, .. } = pattern {
-            let writes = overwrites;
-            let mut rng = SimRng::stream(seed, 0x46_49_4c_4c);
-            for i in 0..writes {
-                report(span + i)?;
-                let lpn = rng.below(span);
-                if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
-                    return Err(no_room(lpn));
+        if let FillPattern::Random { seed, exact, .. } = pattern {
+            let done = passes * span;
+            let sampled = !exact && self.ftl.can_sample_steady(span);
+            if sampled {
+                let verifier = &mut self.verifier;
+                let version = |lpn| verifier.as_mut().map_or(0, |v| v.on_write(lpn));
+                let mut each = |written: u64| observe(done + written, total);
+                match self.ftl.steady_fill(span, overwrites, seed, version, &mut each) {
+                    Ok(()) => {}
+                    Err(SteadyRefusal::Cancelled) => {
+                        if let Some(v) = self.verifier.as_mut() {
+                            v.clear();
+                        }
+                        self.map_cache.format();
+                        return Err(FillError::Cancelled);
+                    }
+                    Err(SteadyRefusal::NoRoom) => {
+                        return Err(FillError::Refused(
+                            "steady-state fill: no free space and nothing to collect".into(),
+                        ));
+                    }
+                    Err(SteadyRefusal::SlcCache | SteadyRefusal::NotTheSpan) => {
+                        unreachable!("wants_steady_fill checked")
+                    }
                 }
-                let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
-                self.ftl.write_untimed(lpn, version, &mut scratch);
-                self.ftl.gc_untimed(&mut job, &mut scratch);
+            } else {
+                let mut rng = SimRng::stream(seed, 0x46_49_4c_4c);
+                for i in 0..overwrites {
+                    if (done + i) % REPORT_UNITS == 0 && !observe(done + i, total) {
+                        return Err(FillError::Cancelled);
+                    }
+                    let lpn = rng.below(span);
+                    if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
+                        return Err(no_room(lpn));
+                    }
+                    let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
+                    self.ftl.write_untimed(lpn, version, &mut scratch);
+                    self.ftl.gc_untimed(&mut job, &mut scratch);
+                }
             }
-            self.counters.write_cmds += writes;
-            self.counters.bytes_written += writes * unit_bytes;
-            self.counters.units_programmed += writes;
-            self.host_units_admitted += writes;
+            self.counters.write_cmds += overwrites;
+            self.counters.bytes_written += overwrites * UNIT_BYTES;
+            self.counters.units_programmed += overwrites;
+            self.host_units_admitted += overwrites;
         }
         self.ftl.pad_untimed(&mut scratch);
         // Fold every full SLC superblock: more than an idle session would, which stops at
@@ -170,4 +176,50 @@ impl Ssd {
         observe(total, total);
         Ok(())
     }
+
+    /// Writes logical units `0..span` in order with no timing, making room and collecting
+    /// as a drive does (`observe` hears of every 1 GiB, counted from `done` of `total`).
+    fn sequential_pass(
+        &mut self,
+        span: u64,
+        done: u64,
+        total: u64,
+        job: &mut crate::ftl::RelocationJob,
+        scratch: &mut Vec<u32>,
+        observe: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Result<(), FillError> {
+        // Without an SLC cache every unit goes to the host frontier in order: a superblock's
+        // worth at a time, as one run (`Ftl::write_seq_untimed`). GC can only be wanted once
+        // a superblock opens, so runs start there, one unit long, and GC follows, exactly
+        // as after each unit of the unit-by-unit loop (which an SLC cache still needs).
+        let in_runs = !self.ftl.slc.enabled();
+        let mut lpn = 0;
+        while lpn < span {
+            if (done + lpn) % REPORT_UNITS == 0 && !observe(done + lpn, total) {
+                return Err(FillError::Cancelled);
+            }
+            if !self.ftl.make_room_untimed(job, scratch) {
+                return Err(no_room(lpn));
+            }
+            if in_runs {
+                let room = u64::from(self.ftl.frontier(Stream::Host).room());
+                let next_report = ((done + lpn) / REPORT_UNITS + 1) * REPORT_UNITS - done;
+                let count = if room == 0 || self.ftl.wants_gc() { 1 } else { room.min(span.min(next_report) - lpn) };
+                let verifier = &mut self.verifier;
+                self.ftl.write_seq_untimed(lpn, count as u32, |l| verifier.as_mut().map_or(0, |v| v.on_write(l)));
+                lpn += count;
+            } else {
+                let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
+                self.ftl.write_untimed(lpn, version, scratch);
+                lpn += 1;
+            }
+            self.ftl.gc_untimed(job, scratch);
+        }
+        Ok(())
+    }
+}
+
+/// The error of a fill that found no room for unit `lpn`.
+fn no_room(lpn: u64) -> FillError {
+    FillError::Refused(format!("fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect"))
 }

@@ -147,9 +147,10 @@ impl Device {
         });
     }
 
-    /// Fills without simulating time: `pattern` "seq" or "random"; `progress(done, total)`
-    /// (4 KiB units) is called every GiB, and Ctrl-C stops the fill.
-    #[pyo3(signature = (pattern, percent = 100.0, command_bytes = 131_072, overwrite_passes = 2.0, seed = 1, progress = None))]
+    /// Fills without simulating time: `pattern` "seq", "random" or "steady" (two sequential
+    /// passes before the random ones); random overwrites are sampled unless `exact`;
+    /// `progress(done, total)` (4 KiB units) is called every GiB, and Ctrl-C stops the fill.
+    #[pyo3(signature = (pattern, percent = 100.0, command_bytes = 131_072, overwrite_passes = 2.0, seed = 1, progress = None, exact = false))]
     #[allow(clippy::too_many_arguments)]
     fn fill(
         &mut self,
@@ -160,11 +161,14 @@ impl Device {
         overwrite_passes: f64,
         seed: u64,
         progress: Option<Py<PyAny>>,
+        exact: bool,
     ) -> PyResult<()> {
+        let random = |sequential_passes| FillPattern::Random { percent, sequential_passes, overwrite_passes, seed, exact };
         let pattern = match pattern {
             "seq" => FillPattern::Sequential { percent, command_bytes },
-            "random" => FillPattern::Random { percent, overwrite_passes, seed },
-            other => return Err(errors::device(py, format!("fill pattern '{other}': allowed seq, random"))),
+            "random" => random(1),
+            "steady" => random(2),
+            other => return Err(errors::device(py, format!("fill pattern '{other}': allowed seq, random, steady"))),
         };
         let inner = &mut self.inner;
         let result = py.detach(|| {

@@ -129,7 +129,15 @@ impl Ssd {
             if sampled {
                 let verifier = &mut self.verifier;
                 let version = |lpn| verifier.as_mut().map_or(0, |v| v.on_write(lpn));
-                let mut each = |written: u64| observe(done + written, total);
+                // The observer hears of every 1 GiB crossed, as in the other paths.
+                let mut reported = done / REPORT_UNITS;
+                let mut each = |written: u64| {
+                    let at = done + written;
+                    at / REPORT_UNITS == reported || {
+                        reported = at / REPORT_UNITS;
+                        observe(at, total)
+                    }
+                };
                 match self.ftl.steady_fill(span, overwrites, seed, version, &mut each) {
                     Ok(()) => {}
                     Err(SteadyRefusal::Cancelled) => {

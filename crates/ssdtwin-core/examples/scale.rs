@@ -15,7 +15,9 @@
 //!   random twice over with GC (`fill_s`, `fill_s_per_tib`, and the fill's write
 //!   amplification);
 //! * `read`: the sequential fill, then 4 KiB random reads at QD128 for SECONDS of
-//!   simulated time (default 4): `randread_ios_per_s`.
+//!   simulated time (default 4): `randread_ios_per_s`;
+//! * `read-steady`: the same reads after the steady-state fill, whose map is written out
+//!   in full (a sequential fill's is held in sequential chunks).
 //!
 //! Every phase reports the peak resident memory (`peak_rss_bytes`, `bytes_per_4k` over the
 //! namespace's 4 KiB units).
@@ -59,7 +61,7 @@ fn randread(seconds: u64) -> JobSet {
 #[allow(clippy::print_stdout)]
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: scale fill-seq|fill-steady|read CAPACITY_GIB [SECONDS]";
+    let usage = "usage: scale fill-seq|fill-steady|read|read-steady CAPACITY_GIB [SECONDS]";
     let phase = args.get(1).expect(usage).clone();
     let capacity_gib: u64 = args.get(2).and_then(|s| s.parse().ok()).expect(usage);
     let seconds: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(4);
@@ -72,7 +74,7 @@ fn main() {
     out.insert("build_s".into(), t.elapsed().as_secs_f64().into());
     let fill = match phase.as_str() {
         "fill-seq" | "read" => FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 },
-        "fill-steady" => {
+        "fill-steady" | "read-steady" => {
             FillPattern::Random { percent: 100.0, sequential_passes: 1, overwrite_passes: 2.0, seed: 1, exact: false }
         }
         _ => panic!("{usage}"),
@@ -84,7 +86,7 @@ fn main() {
     out.insert("fill_s_per_tib".into(), (fill_s / tib).into());
     let c = dev.counters();
     out.insert("fill_write_amplification".into(), (c.nand_write_bytes as f64 / c.host_write_bytes as f64).into());
-    if phase == "read" {
+    if phase.starts_with("read") {
         let t = Instant::now();
         let r = run(&mut Host::new(&mut dev, bare_host()), &randread(seconds), &RunOptions::default(), &mut |_| true)
             .unwrap();

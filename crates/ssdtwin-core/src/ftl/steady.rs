@@ -171,8 +171,11 @@ impl Ftl {
         // Every other superblock's valid units, which the other writes draw from.
         let mut pool = span - h;
         let mut hits = 0;
+        // `below(span) < h` without a division per write: a uniform 64-bit value under
+        // `h` times the 64-bit share of one unit (the same to one part in 2^64 / span).
+        let share = u64::MAX / span;
         for _ in 0..r {
-            if rng.below(span) < h {
+            if rng.next_u64() < h * share {
                 hits += 1;
             } else {
                 h += 1;

@@ -13,6 +13,11 @@ use ssdtwin_core::workload::{JobSet, RunOptions, RwPattern, SizeSpec, run};
 /// per block), 28 % over-provisioning: WA about 2 at steady state, a few hundred GC
 /// victims per pass, so counts are well mixed after two passes.
 fn config(policy: &str) -> DeviceConfig {
+    config_with(policy, 12)
+}
+
+/// [`config`] with `pages` pages per block.
+fn config_with(policy: &str, pages: u32) -> DeviceConfig {
     let mut p = load_profile("generic-tlc-1tb").unwrap();
     p.table["identity"].as_table_mut().unwrap().remove("capacity_bytes");
     p.table["namespace"].as_table_mut().unwrap().remove("lba_formats");
@@ -21,7 +26,7 @@ fn config(policy: &str) -> DeviceConfig {
         "nand.dies_per_channel=2",
         "nand.planes=2",
         "nand.blocks_per_plane=300",
-        "nand.pages_per_block=12",
+        &format!("nand.pages_per_block={pages}"),
         "controller.write_buffer_mib=1",
         "identity.mdts=0",
         "ftl.overprovisioning_pct=28",
@@ -214,7 +219,8 @@ fn where_sampling_does_not_apply_the_fill_places_every_write() {
 
 #[test]
 fn a_cancelled_sampled_fill_leaves_an_empty_consistent_drive() {
-    let cfg = config("greedy");
+    // 3.4 GiB: the fill reports progress every GiB, so the observer is asked mid-way.
+    let cfg = config_with("greedy", 96);
     let mut dev = Ssd::with_verify(cfg.clone(), true);
     let fill =
         FillPattern::Random { percent: 100.0, sequential_passes: 1, overwrite_passes: 2.0, seed: 1, exact: false };

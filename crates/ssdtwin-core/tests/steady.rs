@@ -111,9 +111,6 @@ fn compare(policy: &str) {
     let (t_wa, s_wa) = (mean(&t, |o| o.first_wa), mean(&s, |o| o.first_wa));
     let pooled = |v: &[Outcome]| v.iter().flat_map(|o| o.shares.iter().copied()).collect::<Vec<_>>();
     let (th, sh) = (histogram(&pooled(&t)), histogram(&pooled(&s)));
-    println!(
-        "{policy}: IOPS {t_iops:.0} vs {s_iops:.0}, WA {t_wa:.3} vs {s_wa:.3}\n  timed   {th:.3?}\n  sampled {sh:.3?}"
-    );
     assert!(t_wa > 1.5, "GC must be busy for the comparison to mean anything: WA {t_wa}");
     assert!((s_iops / t_iops - 1.0).abs() < 0.03, "{policy}: first-window IOPS {s_iops:.0} vs timed {t_iops:.0}");
     assert!((s_wa / t_wa - 1.0).abs() < 0.03, "{policy}: first-window WA {s_wa:.3} vs timed {t_wa:.3}");
@@ -142,26 +139,26 @@ fn the_sampled_state_is_consistent_reads_back_and_survives_a_round_trip() {
         FillPattern::Random { percent: 90.0, sequential_passes: 2, overwrite_passes: 2.0, seed: 5, exact: false };
     dev.fill(fill).unwrap();
     dev.ftl().check_invariants().unwrap();
-    let (f, c) = (dev.ftl(), dev.counters());
-    assert_eq!(f.mapped_units(), span);
-    assert!((0..cfg.logical_units).all(|l| f.map.is_mapped(l) == (l < span)));
+    let (ftl, c) = (dev.ftl(), dev.counters());
+    assert_eq!(ftl.mapped_units(), span);
+    assert!((0..cfg.logical_units).all(|l| ftl.map.is_mapped(l) == (l < span)));
     // Four passes of host writes, GC's moves, every superblock erase counted and dated.
     assert_eq!(c.host_write_bytes, 4 * span * 4096);
     assert_eq!(c.gc_units_moved * 4096, c.nand_gc_read_bytes);
-    let erased: u64 = (0..f.sbs.len()).map(|sb| u64::from(f.sbs.erase_count(sb))).sum();
+    let erased: u64 = (0..ftl.sbs.len()).map(|sb| u64::from(ftl.sbs.erase_count(sb))).sum();
     assert_eq!((erased, c.erases), (c.erases, c.gc_jobs));
     assert!(c.free_superblocks >= u64::from(cfg.gc.bg_threshold_sb), "GC leaves free space as a quiet drive has it");
     assert_eq!(c.nand_write_bytes, c.host_write_bytes + c.gc_units_moved * 4096 + c.nand_padding_bytes);
     // The span's units spread over the drive: the first tenth lies in nearly every full
     // superblock, and consecutive units seldom share a program unit.
-    let g = f.geometry();
-    let mut seen = vec![false; f.sbs.len() as usize];
+    let geometry = ftl.geometry();
+    let mut seen = vec![false; ftl.sbs.len() as usize];
     for l in 0..span / 10 {
-        seen[g.sb_of(ssdtwin_core::nand::Ppa(f.map.lookup(l))) as usize] = true;
+        seen[geometry.sb_of(ssdtwin_core::nand::Ppa(ftl.map.lookup(l))) as usize] = true;
     }
-    let full = (0..f.sbs.len()).filter(|&sb| f.sbs.state(sb) == SbState::Full).count();
-    assert!(seen.iter().filter(|&&s| s).count() as f64 >= 0.9 * full as f64);
-    let pu = |l: u64| g.pu_of(ssdtwin_core::nand::Ppa(f.map.lookup(l)));
+    let full_superblocks = (0..ftl.sbs.len()).filter(|&sb| ftl.sbs.state(sb) == SbState::Full).count();
+    assert!(seen.iter().filter(|&&s| s).count() as f64 >= 0.9 * full_superblocks as f64);
+    let pu = |l: u64| geometry.pu_of(ssdtwin_core::nand::Ppa(ftl.map.lookup(l)));
     let same = (1..span).filter(|&l| pu(l) == pu(l - 1)).count();
     assert!((same as f64) < 0.05 * span as f64, "{same} of {span} consecutive units share a program unit");
     // Every unit reads back the version the fill gave it; a saved and restored copy is the
@@ -174,9 +171,9 @@ fn the_sampled_state_is_consistent_reads_back_and_survives_a_round_trip() {
     std::fs::remove_file(&path).unwrap();
     assert!(back.ftl().map == dev.ftl().map);
     assert_eq!(back.ftl().export_state(), dev.ftl().export_state());
-    let a = random_writes(&mut dev, span / 8, 77);
-    let b = random_writes(&mut back, span / 8, 77);
-    assert_eq!(a, b);
+    let original = random_writes(&mut dev, span / 8, 77);
+    let restored = random_writes(&mut back, span / 8, 77);
+    assert_eq!(original, restored);
     assert_eq!((dev.counters().verify_errors, back.counters().verify_errors), (0, 0));
     dev.quiesce();
     dev.ftl().check_invariants().unwrap();

@@ -163,7 +163,8 @@ impl Device {
         progress: Option<Py<PyAny>>,
         exact: bool,
     ) -> PyResult<()> {
-        let random = |sequential_passes| FillPattern::Random { percent, sequential_passes, overwrite_passes, seed, exact };
+        let random =
+            |sequential_passes| FillPattern::Random { percent, sequential_passes, overwrite_passes, seed, exact };
         let pattern = match pattern {
             "seq" => FillPattern::Sequential { percent, command_bytes },
             "random" => random(1),

@@ -143,7 +143,9 @@ impl Ftl {
         }
     }
 
-    /// GC of `victim` on the counts: its valid units go to the GC frontier, it is erased.
+    /// GC of `victim` on the counts: its valid units go to the GC frontier, then it is
+    /// erased through the same steps as any untimed erase (so erase counts, and whatever
+    /// else an erase updates, are those of the process).
     fn relocate_counts(&mut self, victim: u32) {
         let moved = self.sbs.valid[victim as usize];
         self.sbs.state[victim as usize] = SbState::Victim;
@@ -154,11 +156,7 @@ impl Ftl {
         c.gc_units_moved += u64::from(moved);
         c.reloc_units_read += u64::from(moved);
         c.gc_jobs += 1;
-        c.superblock_erases += 1;
-        for f in &mut self.frontiers {
-            f.forget_prev(victim);
-        }
-        self.sbs.release(victim, self.geometry.native);
+        self.erase_untimed(victim);
     }
 
     /// `r` host writes into the open host superblock, each invalidating a uniformly chosen

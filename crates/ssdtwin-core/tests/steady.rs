@@ -212,6 +212,13 @@ fn where_sampling_does_not_apply_the_fill_places_every_write() {
     b.fill(fill(true)).unwrap();
     assert!(a.ftl().map == b.ftl().map);
     assert_eq!(a.ftl().export_state(), b.ftl().export_state());
+    // Nor with no overwrites at all: a random fill of no passes is the sequential fill.
+    let (mut a, mut b) = (Ssd::new(cfg.clone()), Ssd::new(cfg.clone()));
+    a.fill(FillPattern::Random { percent: 50.0, sequential_passes: 1, overwrite_passes: 0.0, seed: 2, exact: false })
+        .unwrap();
+    b.fill(FillPattern::Sequential { percent: 50.0, command_bytes: 128 << 10 }).unwrap();
+    assert!(a.ftl().map == b.ftl().map);
+    assert_eq!(a.ftl().export_state(), b.ftl().export_state());
 }
 
 #[test]

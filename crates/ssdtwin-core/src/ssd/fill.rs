@@ -125,7 +125,8 @@ impl Ssd {
         }
         if let FillPattern::Random { seed, exact, .. } = pattern {
             let done = passes * span;
-            let sampled = !exact && self.ftl.can_sample_steady(span);
+            // No overwrites: nothing to sample, and the layout stays the sequential one.
+            let sampled = !exact && overwrites > 0 && self.ftl.can_sample_steady(span);
             if sampled {
                 let verifier = &mut self.verifier;
                 let version = |lpn| verifier.as_mut().map_or(0, |v| v.on_write(lpn));

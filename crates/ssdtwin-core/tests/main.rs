@@ -37,3 +37,5 @@ mod zfs;
 mod vm;
 // Wear: P/E cycles per block against programs and erases, levelling, bad blocks.
 mod wear;
+// The sampled steady-state fill against timed GC, and the state it leaves.
+mod steady;

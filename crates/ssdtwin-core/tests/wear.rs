@@ -187,7 +187,7 @@ fn worn_blocks_fail_into_spares_then_retire_their_superblocks() {
     let mut dev = Ssd::with_verify(cfg, true);
     let mut bad = 0;
     for round in 0..12 {
-        dev.fill(FillPattern::Random { percent: 60.0, overwrite_passes: 2.0, seed: round }).unwrap();
+        dev.fill(FillPattern::Random { percent: 60.0, sequential_passes: 1, overwrite_passes: 2.0, seed: round, exact: true }).unwrap();
         let c = dev.counters();
         assert!(c.bad_blocks >= bad, "blocks do not heal");
         bad = c.bad_blocks;
@@ -235,7 +235,7 @@ fn wear_survives_a_save_and_load() {
     );
     let mut dev = Ssd::new(cfg);
     for seed in 0..10 {
-        dev.fill(FillPattern::Random { percent: 60.0, overwrite_passes: 2.0, seed }).unwrap();
+        dev.fill(FillPattern::Random { percent: 60.0, sequential_passes: 1, overwrite_passes: 2.0, seed, exact: true }).unwrap();
     }
     assert!(dev.counters().bad_blocks > 0);
     let path = std::env::temp_dir().join(format!("ssdtwin-wear-{}.state", std::process::id()));

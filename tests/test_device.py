@@ -228,7 +228,15 @@ def test_a_profile_file_builds_the_same_device(tmp_path: Path) -> None:
 
 
 def test_profiles_and_profile_toml() -> None:
-    assert ssdtwin.profiles() == ["generic-tlc-1tb", "p32a80", "crucial-p1", "wd-black-256", "micron-9200max"]
+    assert ssdtwin.profiles() == [
+        "generic-tlc-1tb",
+        "p32a80",
+        "crucial-p1",
+        "wd-black-256",
+        "micron-9200max",
+        "iodrive2-1200",
+        "intel-910-400",
+    ]
     changes = {"nand.channels": 16, "nand.scheduler": "fifo", "nand.suspend": "none"}
     text = ssdtwin.profile_toml("generic-tlc-1tb", changes)
     parsed = tomllib.loads(text)
@@ -482,7 +490,11 @@ def test_a_saved_state_keeps_every_counter(small_device: Device, tmp_path: Path)
     before = small_device.counters()
     assert before["suspensions"] > 0
     after = Device.load(tmp_path / "s").counters()
-    assert {k: v for k, v in after.items() if k != "time_ns"} == {k: v for k, v in before.items() if k != "time_ns"}
+    # The clock restarts, and the drive comes back at ambient temperature, unthrottled, in
+    # power state 0, drawing idle power: those levels describe the moment, not the history.
+    now = {"time_ns", "temperature_mk", "power_mw", "throttle_level", "power_state"}
+    assert after["temperature_mk"] == 298_150 and after["throttle_level"] == 0
+    assert {k: v for k, v in after.items() if k not in now} == {k: v for k, v in before.items() if k not in now}
 
 
 # ---- format, idle, counters -----------------------------------------------------------------------
@@ -581,8 +593,24 @@ COUNTERS = {
     "retired_superblocks",
     "block_pe_cycles_max",
     "life_used_ppm",
+    "life_programmed_ppb",
     "wl_jobs",
     "wl_moved_bytes",
+    "temperature_mk",
+    "power_mw",
+    "energy_mj",
+    "throttle_level",
+    "throttled_ns",
+    "warning_temp_ns",
+    "critical_temp_ns",
+    "tmt1_ns",
+    "tmt2_ns",
+    "tmt1_transitions",
+    "tmt2_transitions",
+    "power_state",
+    "apst_transitions",
+    "apst_wakeups",
+    "controller_busy_ns",
 }
 
 
@@ -591,7 +619,10 @@ def test_counters_account_for_host_io(small_device: Device) -> None:
     assert set(c0) == COUNTERS
     assert all(isinstance(v, int) for v in c0.values())
     assert c0["free_superblocks"] == 64
-    assert all(v == 0 for k, v in c0.items() if k != "free_superblocks")
+    # A new drive sits at ambient temperature (25 °C) drawing its idle power (1.5 W).
+    assert (c0["temperature_mk"], c0["power_mw"]) == (298_150, 1_500)
+    levels = {"free_superblocks", "temperature_mk", "power_mw"}
+    assert all(v == 0 for k, v in c0.items() if k not in levels)
     r = small_device.run({"rw": "write", "bs": "128k", "size": "8m", "iodepth": 8, "ioengine": "libaio"})
     small_device.quiesce()
     c1 = small_device.counters()

@@ -68,3 +68,69 @@ R4_FIO = [
     Point("4 KiB random read QD1, us", 0, 92, ">", note="datasheet 92 to 150 us"),
     Point("4 KiB random read QD1, us", 1, 150, "<", note="datasheet 92 to 150 us"),
 ]
+
+#: R5 (ZFS special allocation class): published speedups of a special vdev over the same
+#: disks without it (host-facts §5.5). Their setups (file counts and sizes, disks, SSDs,
+#: caches) are not published in full, so these are shown beside the study's figures, not
+#: checked against a tolerance.
+R5_PUBLISHED = [
+    Point("find, speedup", 0, 8.0, note="PR #4365 (inkdot7): many small files, SSD mirror + HDD raidz"),
+    Point("scrub, speedup", 0, 3.0, note="PR #4365 (inkdot7)"),
+    Point(
+        "disk I/Os to find and read a file, special / disks only",
+        0,
+        0.5,
+        note="TrueNAS Fusion Pools docs: 'cuts ... by up to half'",
+    ),
+    Point(
+        "sync-write latency, special / disks only",
+        0,
+        2 / 3,
+        note="PR #5182 (alek-p): fio 20 % reads, 80 % sync writes (128K 80 %, 8K 10 %, 1M 10 %): ~1/3 lower",
+    ),
+    Point(
+        "lstat of every file, speedup with metadata written before the special vdev",
+        0,
+        1.0,
+        note="issue #8130: no benefit; reads served by the normal vdev",
+    ),
+#: R6 (Fusion-io ioDrive2 1.2 TB and Intel SSD 910 400 GB as extended memory, Linux 3.6.0,
+#: Xeon E5-2650 with 32 GiB): its published statements, as ratios of bandwidths. x is the
+#: drive: 0 the ioDrive2, 1 the Intel 910.
+R6_DRIVES = ("iodrive2-1200", "intel-910-400")
+R6_STATEMENTS = [
+    *[
+        Point("memcpy sweep, mmap / malloc", x, 1.0, ">", note="beyond physical memory, mmap beats malloc+swap")
+        for x in (0, 1)
+    ],
+    *[
+        Point(
+            "malloc, 75 % in DRAM / all in DRAM",
+            x,
+            0.25,
+            "<",
+            note="malloc+swap collapses as soon as the problem exceeds DRAM (a quarter is our bound)",
+        )
+        for x in (0, 1)
+    ],
+    *[
+        Point(
+            "fio 1 MiB, mmap / lseek+read-write",
+            x,
+            0.5,
+            tolerance=0.3,
+            note="without madvise and msync, about half the bandwidth of lseek+read/write",
+        )
+        for x in (0, 1)
+    ],
+    *[
+        Point(
+            "fio 1 MiB writes, mmap + madvise + msync / lseek+write",
+            x,
+            0.25,
+            "<",
+            note="extremely slow with madvise on the whole region and msync(MS_SYNC) after each operation",
+        )
+        for x in (0, 1)
+    ],
+]

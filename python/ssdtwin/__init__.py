@@ -24,8 +24,20 @@ from .device import (
     profile_toml,
     profiles,
 )
-from .errors import DeviceError, JobError, ProbeError, ProfileError, SsdtwinError, StateError, TraceError
+from .errors import (
+    DeviceError,
+    JobError,
+    PoolError,
+    PoolFullError,
+    PoolUnavailableError,
+    ProbeError,
+    ProfileError,
+    SsdtwinError,
+    StateError,
+    TraceError,
+)
 from .traces import convert_trace
+from .zfs import Pool, disks, pools
 
 __all__ = [
     "DEFAULT_HOST",
@@ -33,6 +45,10 @@ __all__ = [
     "Device",
     "DeviceError",
     "JobError",
+    "Pool",
+    "PoolError",
+    "PoolFullError",
+    "PoolUnavailableError",
     "ProbeError",
     "ProfileError",
     "RunResult",
@@ -41,8 +57,10 @@ __all__ = [
     "TraceError",
     "__version__",
     "convert_trace",
+    "disks",
     "host_toml",
     "hosts",
+    "pools",
     "profile_derived",
     "profile_toml",
     "profiles",

@@ -6,17 +6,25 @@ from typing import Any, final
 __all__ = [
     "DEFAULT_HOST",
     "Device",
+    "Pool",
     "RunOutput",
     "__version__",
     "check_fio_args",
     "derived",
     "fio_option_names",
     "fio_showcmd",
+    "hdd_names",
+    "hdd_toml",
     "host_names",
     "host_toml",
     "max_namespace_bytes",
+    "pool_names",
+    "pool_toml",
     "profile_names",
     "profile_toml",
+    "run_fio_on_drive",
+    "run_memory",
+    "zdb_plan",
 ]
 
 __version__: str
@@ -49,8 +57,178 @@ def fio_showcmd(args: list[str]) -> str:
 def derived(profile: str, overrides: list[str] = ...) -> dict[str, float]:
     """What the profile implies: capacities, superblocks, map size, bandwidths (unit-named)."""
 
+def run_memory(
+    profile: str,
+    overrides: list[str],
+    host: str,
+    host_overrides: list[str],
+    bench: str,
+    alloc: str,
+    madvise: str,
+    pattern: str,
+    threads: int,
+    seed: int,
+    fs_layout: str,
+    raid_chunk_bytes: int,
+    memory_bytes: int | None,
+    size_bytes: int,
+    unit_bytes: int,
+    stream_elements: int,
+    stream_ntimes: int,
+    himeno_grid: tuple[int, int, int],
+    himeno_iterations: int,
+    progress: Callable[[int, int], bool] | None = None,
+) -> dict[str, Any]:
+    """A memory workload (memcpy, stream, himeno) on a fresh drive or card behind a host:
+    seconds, bytes, flops, phase_seconds and counters over its timed part."""
+
+def run_fio_on_drive(
+    profile: str,
+    overrides: list[str],
+    host: str,
+    host_overrides: list[str],
+    args: list[str],
+    fs_layout: str,
+    raid_chunk_bytes: int,
+    memory_bytes: int | None,
+    seed: int,
+    log_dir: str,
+    progress: Callable[[int, int | None, int, int | None], bool] | None = None,
+) -> RunOutput:
+    """fio-style arguments on a fresh drive or card (its LUNs joined as fs_layout says)
+    behind a host, with the memory for pages set if given."""
+
 def max_namespace_bytes(profile: str, overrides: list[str] = ...) -> int:
     """The largest namespace the profile's geometry, GC reserve and SLC cache allow."""
+
+def pool_names() -> list[str]:
+    """Names of the shipped pools."""
+
+def pool_toml(pool: str, overrides: list[str] = ...) -> str:
+    """Resolved TOML of a pool file after overrides, validated; raises PoolError."""
+
+def hdd_names() -> list[str]:
+    """Names of the shipped disk profiles."""
+
+def hdd_toml(disk: str, overrides: list[str] = ...) -> str:
+    """Resolved TOML of a disk profile after overrides, validated; raises ProfileError."""
+
+def zdb_plan(
+    text: str,
+    source: str,
+    special_ashift: int,
+    thresholds: list[int],
+    special_size_bytes: int | None = None,
+    reserve_pct: int = 25,
+) -> dict[str, Any]:
+    """The special-vdev planner's rows from zdb -bb/-bbb output; raises PoolError."""
+
+@final
+class Pool:
+    """A simulated ZFS pool on a host."""
+
+    def __new__(
+        cls, pool: str, overrides: list[str] = ..., host: str = ..., host_overrides: list[str] = ...
+    ) -> Pool: ...
+    def copy(self) -> Pool:
+        """An independent pool in the same state."""
+
+    def add_tree(
+        self,
+        dataset: str,
+        files: int,
+        size_dist: str,
+        files_per_dir: int = 1000,
+        dirs_per_dir: int = 10,
+        name_bytes: int = 20,
+        classes: list[str] | None = None,
+        seed: int = 1,
+    ) -> None:
+        """Generates a file tree for a dataset."""
+
+    def add_scan(self, dataset: str, text: str, source: str, classes: list[str] | None = None) -> None:
+        """Reads a directory scan as a dataset's tree."""
+
+    def run_op(
+        self,
+        dataset: str,
+        op: str,
+        max_bytes: int = 65536,
+        min_bytes: int = 1048576,
+        total_bytes: int = 1073741824,
+        count: int = 1000,
+        io_bytes: int = 4096,
+        seed: int = 1,
+        progress: Callable[[int, int], bool] | None = None,
+    ) -> dict[str, Any]:
+        """Runs a tree operation; returns what it did."""
+
+    def run_fio(
+        self,
+        host: str,
+        host_overrides: list[str],
+        args: list[str],
+        job_text: str | None = None,
+        source: str = "job",
+        base_dir: str = ".",
+        seed: int = ...,
+        log_dir: str = ".",
+        wall_unix_ms: int = 0,
+        wall_ctime: str = "",
+        series_window_ms: float = 100.0,
+        progress: Callable[..., bool] | None = None,
+    ) -> RunOutput:
+        """Runs fio jobs on a dataset named by its mount point."""
+
+    def drop_caches(self) -> None:
+        """Empties the ARC."""
+
+    def sync(self) -> None:
+        """Runs until every dirty block is on the vdevs."""
+
+    def fail(self, name: str) -> None:
+        """Marks a device failed."""
+
+    def check(self) -> None:
+        """Raises PoolUnavailableError if the pool is lost."""
+
+    def usage(self) -> dict[str, Any]:
+        """Space by class, and what spilled."""
+
+    def list_rows(self) -> list[dict[str, Any]]:
+        """zpool list -v's rows."""
+
+    def block_stats(self) -> dict[str, Any]:
+        """zdb -bbb's numbers."""
+
+    def txg_log(self) -> list[dict[str, Any]]:
+        """Every txg synced."""
+
+    def plan(
+        self,
+        special_ashift: int,
+        thresholds: list[int],
+        special_size_bytes: int | None = None,
+        reserve_pct: int = 25,
+    ) -> dict[str, Any]:
+        """The planner's rows for what the pool's trees hold."""
+
+    def info(self) -> dict[str, Any]:
+        """Name, datasets, vdevs, dirty-data limit and ARC size."""
+
+    def counters(self) -> dict[str, int]:
+        """Every counter of the pool and its devices."""
+
+    def memory_bytes(self) -> int:
+        """Memory the model's tables hold for the pool's contents."""
+
+    @property
+    def pool_toml(self) -> str:
+        """The resolved pool file."""
+
+    @property
+    def now_ns(self) -> int:
+        """Simulated time now, ns."""
 
 @final
 class RunOutput:
@@ -147,15 +325,22 @@ class Device:
         cap in MiB)."""
     def hmb(self) -> dict[str, Any]:
         """The current Host Memory Buffer grant."""
+    def set_apst(self, host: str, host_overrides: list[str] = ...) -> list[tuple[float, int] | None]:
+        """Programs APST as ``host``'s NVMe driver does; returns the table."""
+    def apst(self) -> list[tuple[float, int] | None]:
+        """The APST table in effect: (idle ms, target state) per power state, None where none."""
     def identity(self) -> dict[str, Any]:
         """Identity and namespace facts for identify and health output.
 
         Keys: ``model``, ``serial``, ``firmware``, ``pci_vendor_id``,
         ``pci_subsystem_vendor_id``, ``ieee_oui``, ``nvme_version`` (encoded as ``ver``),
         ``mdts``, ``hmpre``, ``hmmin``, ``hmminds``, ``hmmaxd``, ``wctemp_kelvin`` and
-        ``cctemp_kelvin`` (``None`` unless the profile sets them), ``power_states`` (dicts of
-        ``max_power_mw``, ``non_operational``, ``entry_latency_us``, ``exit_latency_us``;
-        empty unless the profile sets them), ``capacity_bytes``, ``raw_bytes``,
+        ``cctemp_kelvin`` (the thresholds the model throttles at), ``power_states`` (dicts of
+        ``max_power_mw``, ``non_operational``, ``entry_latency_us``, ``exit_latency_us``; at
+        least state 0), ``apst_supported``, ``hctm_range_kelvin`` (MNTMT, MXTMT or None),
+        ``hctm_tmt1_kelvin``, ``hctm_tmt2_kelvin`` (0: off), ``rated_tb_written``,
+        ``rated_tb_written_sequential``, ``rated_dwpd``, ``warranty_years`` (None unless the
+        profile gives them), ``capacity_bytes``, ``raw_bytes``,
         ``lba_format``, ``lba_formats`` (dicts of ``data_bytes``, ``metadata_bytes``,
         ``relative_performance``), ``mapped_units`` (4 KiB), ``volatile_write_cache``,
         ``io_queues``, ``queue_depth``, ``pcie_gen``, ``pcie_lanes``."""
@@ -171,6 +356,10 @@ class Device:
         slc_erases, life_used)."""
     def counters(self) -> dict[str, Any]:
         """Every counter."""
+    def health(self) -> dict[str, Any]:
+        """The SMART / Health Information log now, every field from the drive's state."""
+    def power_cycle(self, unsafe_: bool = False) -> None:
+        """Cycles the power after finishing pending work (``unsafe_``: no shutdown notice)."""
     def info(self) -> dict[str, Any]:
         """Capacity, LBA size, geometry, link."""
     @property

@@ -259,10 +259,11 @@ class Device:
         self._attach(host, host_overrides, hmb)
 
     def _attach(self, host: str | Path, host_overrides: Mapping[str, object] | None, hmb: str | int) -> None:
-        """Attaches the drive to ``host``, whose driver negotiates the HMB."""
+        """Attaches the drive to ``host``, whose driver negotiates the HMB and programs APST."""
         self._host = str(host)
         self._host_overrides = override_strings(host_overrides, {})
         self.set_hmb(hmb)
+        self._dev.set_apst(self._host, self._host_overrides)
 
     @classmethod
     def load(
@@ -460,6 +461,21 @@ class Device:
         """The Host Memory Buffer the host granted (``bytes`` 0 when none)."""
         return dict(self._dev.hmb())
 
+    def apst(self) -> list[tuple[float, int] | None]:
+        """The Autonomous Power State Transition table the host's driver programmed: for each
+        power state, ``(idle_ms, target_state)`` or None; empty when APST is off (the drive
+        has no non-operational state, or the host does not enable APST).
+
+        >>> dev = Device("generic-tlc-1tb", overrides={"identity.power_states": RawToml(
+        ...     "[{max_power_mw=6000}, {max_power_mw=50, non_operational=true, entry_latency_us=2000,"
+        ...     " exit_latency_us=3000}]")}, host="linux-4.15")
+        >>> dev.apst()
+        [(250.0, 1), None]
+        >>> Device("generic-tlc-1tb", host="linux-4.15").apst()
+        []
+        """
+        return list(self._dev.apst())
+
     def identity(self) -> dict[str, Any]:
         """Identify data: model, serial, firmware, IDs, HMB request, capacities, LBA formats."""
         return dict(self._dev.identity())
@@ -475,6 +491,39 @@ class Device:
     def counters(self) -> dict[str, Any]:
         """Every device counter now (host and NAND bytes, GC, wear, ...)."""
         return dict(self._dev.counters())
+
+    def health(self) -> dict[str, Any]:
+        """The SMART / Health Information log now, every field from the drive's state:
+        ``critical_warning``, ``temperature_kelvin``, ``available_spare_pct``,
+        ``available_spare_threshold_pct``, ``percentage_used``, ``data_units_read`` and
+        ``_written`` (thousands of 512 bytes, rounded up), ``host_read_commands`` and
+        ``_write_commands``, ``controller_busy_minutes``, ``power_cycles``,
+        ``power_on_hours``, ``unsafe_shutdowns``, ``media_errors``, ``error_log_entries``,
+        ``warning_temperature_minutes``, ``critical_temperature_minutes``,
+        ``tmt1_transitions``, ``tmt2_transitions``, ``tmt1_seconds``, ``tmt2_seconds``.
+        :func:`ssdtwin.nvme.smart_log` names them as nvme-cli does.
+
+        >>> dev = Device("generic-tlc-1tb")
+        >>> h = dev.health()
+        >>> h["temperature_kelvin"], h["power_cycles"], h["percentage_used"], h["available_spare_pct"]
+        (298, 1, 0, 100)
+        """
+        return dict(self._dev.health())
+
+    def power_cycle(self, *, unsafe: bool = False) -> None:
+        """Finishes pending work, then turns the drive off and on: it comes back at ambient
+        temperature, in power state 0, its map cache cold, and counts a Power Cycle; with
+        ``unsafe`` the power is lost without a shutdown notification, an Unsafe Shutdown
+        (the model loses no data: it finishes the work in flight first, as a drive with
+        power-loss protection does).
+
+        >>> dev = Device("generic-tlc-1tb")
+        >>> dev.power_cycle()
+        >>> dev.power_cycle(unsafe=True)
+        >>> dev.health()["power_cycles"], dev.health()["unsafe_shutdowns"]
+        (3, 1)
+        """
+        self._dev.power_cycle(unsafe)
 
     def blocks(self) -> pd.DataFrame:
         """Every physical NAND block, one row each: ``die``, ``plane``, ``block`` (its index

@@ -38,4 +38,28 @@ class ProbeError(SsdtwinError, ValueError):
     that allow writing it are missing), or a measurement failed (fio reported an error)."""
 
 
-__all__ = ["DeviceError", "JobError", "ProbeError", "ProfileError", "SsdtwinError", "StateError", "TraceError"]
+class PoolError(SsdtwinError, ValueError):
+    """A pool file, file tree, directory scan or zdb output is malformed or out of range, or
+    names a dataset or device the pool does not have."""
+
+
+class PoolUnavailableError(SsdtwinError):
+    """The pool has lost a top-level vdev (a special vdev included): nothing on it can be read."""
+
+
+class PoolFullError(SsdtwinError):
+    """The pool's normal class has no room left for a block."""
+
+
+__all__ = [
+    "DeviceError",
+    "JobError",
+    "PoolError",
+    "PoolFullError",
+    "PoolUnavailableError",
+    "ProbeError",
+    "ProfileError",
+    "SsdtwinError",
+    "StateError",
+    "TraceError",
+]

@@ -234,9 +234,11 @@ def test_smart_log_counts_what_a_run_did(run_main: RunMain, small_profile_file: 
     assert fields["Data Units Read"].startswith(f"{units_read:,} (")
     assert fields["host_read_commands"] == f"{c['host_read_cmds']:,}"
     assert fields["host_write_commands"] == f"{c['host_write_cmds']:,}"
-    assert fields["temperature"] == "40°C (313 Kelvin)"
+    # The saved drive was shut down and comes back powered on a second time, cooled to 25 °C.
+    assert fields["temperature"] == "25°C (298 Kelvin)"
+    assert fields["power_cycles"] == "2"
     j = json.loads(ok(run_main, "smart-log", "--state", "ran.state", "-o", "json").out)
-    assert j["host_write_commands"] == f"{c['host_write_cmds']:,}" and j["temperature"] == 313
+    assert j["host_write_commands"] == f"{c['host_write_cmds']:,}" and j["temperature"] == 298
     human = json.loads(ok(run_main, "smart-log", "--state", "ran.state", "-o", "json", "-H").out)
     assert human["critical_warning"] == {
         "value": 0,
@@ -297,6 +299,59 @@ def test_get_feature_lists_every_feature_and_what_changed(run_main: RunMain) -> 
         caps
         == "get-feature:0x06 (Volatile Write Cache), Supported capabilities value:0x00000004\n  Feature is changeable\n"
     )
+
+
+SLEEPY = (
+    "identity.power_states=[{max_power_mw=6000}, "
+    "{max_power_mw=50, non_operational=true, entry_latency_us=2000, exit_latency_us=3000}]"
+)
+
+
+def test_get_feature_shows_the_apst_table_the_host_programmed(run_main: RunMain) -> None:
+    # Linux 4.15's heuristic: the non-operational PS1 after 50 x (2 ms + 3 ms) = 250 ms.
+    args = ("get-feature", "--profile", "generic-tlc-1tb", "--set", SLEEPY, "--host", "linux-4.15", "-f", "0x0c")
+    lines = ok(run_main, *args, "-H").out.splitlines()
+    assert lines[:8] == [
+        "get-feature:0x0c (Autonomous Power State Transition), Current value:0x00000001",
+        "\tAutonomous Power State Transition Enable (APSTE): Enabled",
+        "\tAuto PST Entries\t.................",
+        "\tEntry[ 0]   ",
+        "\t.................",
+        "\tIdle Time Prior to Transition (ITPT): 250 ms",
+        "\tIdle Transition Power State   (ITPS): 1",
+        "\t.................",
+    ]
+    assert lines[10:12] == ["\tIdle Time Prior to Transition (ITPT): 0 ms", "\tIdle Transition Power State   (ITPS): 0"]
+    assert len(lines) == 3 + 32 * 5
+    # FreeBSD programs no APST: the feature is there, disabled.
+    off = ok(run_main, *args[:-4], "--host", "freebsd-11", "-f", "0x0c", "-H").out.splitlines()
+    assert off[:2] == [
+        "get-feature:0x0c (Autonomous Power State Transition), Current value:00000000",
+        "\tAutonomous Power State Transition Enable (APSTE): Disabled",
+    ]
+
+
+def test_get_feature_shows_the_hosts_thermal_management_temperatures(run_main: RunMain) -> None:
+    text = ok(
+        run_main,
+        "get-feature",
+        "--set",
+        "thermal.hctm_min_kelvin=273",
+        "--set",
+        "thermal.hctm_max_kelvin=358",
+        "--set",
+        "thermal.hctm_tmt1_kelvin=349",
+        "--set",
+        "thermal.hctm_tmt2_kelvin=352",
+        "-f",
+        "0x10",
+        "-H",
+    ).out
+    assert text.splitlines() == [
+        "get-feature:0x10 (Host Controlled Thermal Management), Current value:0x015d0160",
+        "\t\tThermal Management Temperature 1 (TMT1) : 349 K (76 °C)",
+        "\t\tThermal Management Temperature 2 (TMT2) : 352 K (79 °C)",
+    ]
 
 
 def test_get_feature_refuses_what_the_drive_does_not_implement(run_main: RunMain) -> None:

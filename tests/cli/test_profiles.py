@@ -38,13 +38,26 @@ def test_profiles_lists_the_shipped_drives() -> None:
 
 def test_profiles_lists_the_shipped_hosts_after_the_drives() -> None:
     lines = CliRunner().invoke(cli, ["profiles"], catch_exceptions=False).stdout.splitlines()
-    hosts = lines[lines.index("") + 1 :]
+    start = lines.index("") + 1
+    hosts = lines[start : lines.index("", start)]
     assert hosts[0].split() == ["host", "os", "cores", "x", "speed", "engines"]
     assert [h.split()[0] for h in hosts[1:]] == ssdtwin.hosts()
     assert hosts[1].split() == ["none", "none"]
     linux = next(h for h in hosts if h.startswith("linux-6.1 "))
     assert "16 x 1" in linux and "io_uring" in linux
     assert "io_uring" not in next(h for h in hosts if h.startswith("linux-4.15 "))
+
+
+def test_profiles_lists_the_shipped_disks_and_pools_after_the_hosts() -> None:
+    lines = CliRunner().invoke(cli, ["profiles"], catch_exceptions=False).stdout.splitlines()
+    disks = lines[lines.index("disk              model            capacity  mechanics") + 1 :]
+    assert disks[0].split()[:3] == ["exos-x18-16tb", "ST16000NM000J", "16.0"]
+    assert "7200 rpm, 270-135 MB/s, seek 7.4 ms" in disks[0]
+    pools = lines[lines.index(next(x for x in lines if x.startswith("pool "))) + 1 :]
+    assert [p.split()[0] for p in pools] == ssdtwin.pools()
+    assert pools[1].endswith("normal mirror of 2x exos-x18-16tb + special mirror of 2x generic-tlc-1tb")
+    shown = CliRunner().invoke(cli, ["profiles", "show", "exos-x18-16tb", "--set", "mechanics.rpm=5400"])
+    assert "rpm = 5400" in shown.stdout
 
 
 def test_show_prints_a_host_profile_with_overrides(tmp_path: Path) -> None:
@@ -119,7 +132,8 @@ def test_show_validates(run_main: RunMain) -> None:
         (
             ["show", "no-such-drive"],
             "ssdtwin: profile 'no-such-drive' is neither a shipped profile "
-            "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256, micron-9200max) nor a readable TOML file",
+            "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256, micron-9200max, iodrive2-1200, "
+            "intel-910-400) nor a readable TOML file",
         ),
         (
             ["show", "generic-tlc-1tb", "--set", "nand"],

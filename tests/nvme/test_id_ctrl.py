@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import ssdtwin
-from ssdtwin.nvme import constants, dumps, id_ctrl_json, id_ctrl_text, identify_controller
+from ssdtwin.nvme import dumps, id_ctrl_json, id_ctrl_text, identify_controller
 
 #: nvme_show_id_ctrl's fields, in print order.
 TEXT_FIELDS = [
@@ -249,11 +249,20 @@ def test_controller_type_and_subsystem_nqn_follow_the_nvme_version() -> None:
     assert ctrl_of("wd-black-256")["subnqn"] == "", "NVMe 1.2 predates the mandatory NQN"
 
 
-def test_unset_thresholds_and_power_states_report_the_documented_constants() -> None:
-    c = ctrl_of("p32a80")
-    assert (c["wctemp"], c["cctemp"]) == (constants.WCTEMP_KELVIN, constants.CCTEMP_KELVIN) == (343, 358)
+def test_unset_thresholds_and_power_states_report_the_models_defaults() -> None:
+    c = ctrl_of("generic-tlc-1tb", identity__power_states=[])
+    assert (c["wctemp"], c["cctemp"]) == (343, 358)
     assert c["npss"] == 0
     assert c["psd"][0]["mp"] == 600 and c["psd"][0]["flags"] == 0
+    # No non-operational state: no APST; no HCTM range: no HCTM.
+    assert (c["apsta"], c["hctma"], c["mntmt"], c["mxtmt"]) == (0, 0, 0, 0)
+
+
+def test_apst_and_hctm_support_follow_the_profile() -> None:
+    states = [{"max_power_mw": 8000}, {"max_power_mw": 5, "non_operational": True, "exit_latency_us": 8000}]
+    hctm = {"thermal__hctm_min_kelvin": 273, "thermal__hctm_max_kelvin": 358}
+    c = ctrl_of("generic-tlc-1tb", identity__power_states=states, **hctm)
+    assert (c["apsta"], c["hctma"], c["mntmt"], c["mxtmt"]) == (1, 1, 273, 358)
 
 
 def test_profile_thresholds_and_power_states_are_reported() -> None:
@@ -434,5 +443,7 @@ def test_json_text_is_json_c_pretty_and_parses_back() -> None:
 @pytest.mark.parametrize("profile", ssdtwin.profiles())
 def test_every_shipped_profile_renders(profile: str) -> None:
     c = ctrl_of(profile)
-    assert len(id_ctrl_text(c, human=True).splitlines()) > len(id_ctrl_text(c).splitlines()) == 1 + len(TEXT_FIELDS) + 3
+    # Three lines per power state.
+    lines = 1 + len(TEXT_FIELDS) + 3 * (c["npss"] + 1)
+    assert len(id_ctrl_text(c, human=True).splitlines()) > len(id_ctrl_text(c).splitlines()) == lines
     assert json.loads(dumps(id_ctrl_json(c)))["mn"].rstrip() == ssdtwin.Device(profile).identity()["model"]

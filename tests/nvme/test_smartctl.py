@@ -12,9 +12,9 @@ from ssdtwin.nvme import Sections, identify_controller, identify_namespace, smar
 LOCAL_TIME = "Thu Jan  1 00:00:00 2026 UTC"
 
 
-def report(dev: ssdtwin.Device, counters: dict[str, Any] | None = None) -> list[str]:
+def report(dev: ssdtwin.Device, health: dict[str, Any] | None = None) -> list[str]:
     identity = dev.identity()
-    log = smart_log(counters if counters is not None else dev.counters())
+    log = smart_log(health if health is not None else dev.health())
     text = smartctl_text(
         identify_controller(identity), identify_namespace(identity), log, Sections.all(), local_time=LOCAL_TIME
     )
@@ -101,14 +101,16 @@ def test_profile_power_states_in_the_table() -> None:
 
 
 def test_smart_health_section() -> None:
-    counters = ssdtwin.Device("p32a80").counters() | {
-        "host_read_bytes": 869_901_824_000,
-        "host_write_bytes": 17_586_666 * 512_000,
-        "host_read_cmds": 16_394_111,
-        "host_write_cmds": 136_342_875,
-        "time_ns": 145 * 3_600 * 10**9 + 1,
+    health = ssdtwin.Device("p32a80").health() | {
+        "data_units_read": 1_699_027,
+        "data_units_written": 17_586_666,
+        "host_read_commands": 16_394_111,
+        "host_write_commands": 136_342_875,
+        "power_on_hours": 145,
+        "controller_busy_minutes": 921,
+        "warning_temperature_minutes": 3,
     }
-    lines = report(ssdtwin.Device("p32a80"), counters)
+    lines = report(ssdtwin.Device("p32a80"), health)
     assert section(lines, "=== START OF SMART DATA SECTION ===", "SMART/Health Information (NVMe Log 0x02)") == [
         "=== START OF SMART DATA SECTION ===",
         "SMART overall-health self-assessment test result: PASSED",
@@ -117,7 +119,7 @@ def test_smart_health_section() -> None:
     assert section(lines, "SMART/Health Information (NVMe Log 0x02)") == [
         "SMART/Health Information (NVMe Log 0x02)",
         "Critical Warning:                   0x00",
-        "Temperature:                        40 Celsius",
+        "Temperature:                        25 Celsius",
         "Available Spare:                    100%",
         "Available Spare Threshold:          10%",
         "Percentage Used:                    0%",
@@ -125,13 +127,13 @@ def test_smart_health_section() -> None:
         "Data Units Written:                 17,586,666 [9.00 TB]",
         "Host Read Commands:                 16,394,111",
         "Host Write Commands:                136,342,875",
-        "Controller Busy Time:               0",
+        "Controller Busy Time:               921",
         "Power Cycles:                       1",
         "Power On Hours:                     145",
         "Unsafe Shutdowns:                   0",
         "Media and Data Integrity Errors:    0",
         "Error Information Log Entries:      0",
-        "Warning  Comp. Temperature Time:    0",
+        "Warning  Comp. Temperature Time:    3",
         "Critical Comp. Temperature Time:    0",
     ]
     assert lines[-3:] == ["Error Information (NVMe Log 0x01, 16 of 64 entries)", "No Errors Logged", ""]

@@ -112,7 +112,7 @@ fn check(dev: &Ssd, reference: &Reference) -> Result<(), TestCaseError> {
 
 fn device(extra: &[&str]) -> Ssd {
     // 4 KiB LBAs, so each LBA is one unit, and a namespace of exactly UNITS units.
-    let capacity = format!("identity.capacity_bytes={}", u64::from(UNITS) * 4096);
+    let capacity = format!("identity.capacity_bytes={}", UNITS * 4096);
     let mut o = vec![
         "nand.pages_per_block=3",
         "controller.write_buffer_mib=0.125",

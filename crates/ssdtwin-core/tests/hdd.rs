@@ -170,3 +170,31 @@ fn the_disk_refuses_commands_beyond_its_end_and_completes_everything_it_accepts(
     }
     assert_eq!(seen, 100);
 }
+
+#[test]
+fn a_flush_covers_the_writes_before_it_not_those_after() {
+    // Writes keep arriving behind a flush (a txg's data behind an intent-log commit): the
+    // flush waits for the 4 writes before it, not for the 100 behind it. SPTF may destage a
+    // few of the later ones first, so it ends well before a flush issued after all of them.
+    let flush_time = |before: u64, after: u64| {
+        let mut disk = exos(&[]);
+        let mut rng = SimRng::stream(3, 3);
+        let mut write = || Command { opcode: Opcode::Write, slba: rng.below(1 << 34) / 8 * 8, blocks: 256 };
+        for i in 0..before {
+            disk.submit(SimTime::ZERO, write(), i).unwrap();
+        }
+        disk.submit(SimTime::ZERO, Command { opcode: Opcode::Flush, slba: 0, blocks: 0 }, 999).unwrap();
+        for i in 0..after {
+            disk.submit(SimTime::ZERO, write(), 1000 + i).unwrap();
+        }
+        let mut flushed = None;
+        while disk.in_flight() > 0 {
+            if let Some(c) = disk.poll().filter(|c| c.user == 999) {
+                flushed = Some(c.completed.as_ns());
+            }
+        }
+        flushed.expect("the flush completed")
+    };
+    let (early, all) = (flush_time(4, 100), flush_time(104, 0));
+    assert!(early * 4 < all, "a flush after 4 writes took {early} ns, after all 104 {all} ns");
+}

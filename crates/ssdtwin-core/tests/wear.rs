@@ -95,6 +95,23 @@ fn assert_wear_accounts(dev: &Ssd) {
         / f64::from(n);
     assert!((c.life_used_ppm as f64 - life * 1e6).abs() <= 1.0, "{} ppm vs {life}", c.life_used_ppm);
     assert_eq!(c.block_pe_cycles_max, (0..n).map(|sb| u64::from(f.sbs.erase_count(sb))).max().unwrap());
+    // The life the programs will use leads the life used by exactly what is programmed and
+    // not erased yet.
+    let held: f64 = [CellMode::Slc, g.native]
+        .iter()
+        .map(|&m| {
+            let capacity = f64::from(g.sb_units_in(m));
+            let erased: f64 = (0..n)
+                .map(|sb| {
+                    let slc = f64::from(f.sbs.slc_erase_count(sb));
+                    if m == CellMode::Slc { slc } else { f64::from(f.sbs.erase_count(sb)) - slc }
+                })
+                .sum();
+            (f.counters.units_programmed[m.index()] as f64 - erased * capacity) / (capacity * f64::from(n) * rated(m))
+        })
+        .sum();
+    let expected_ppb = (life + held) * 1e9;
+    assert!((c.life_programmed_ppb as f64 - expected_ppb).abs() <= 2.0, "{} vs {expected_ppb}", c.life_programmed_ppb);
 }
 
 #[test]
@@ -187,7 +204,14 @@ fn worn_blocks_fail_into_spares_then_retire_their_superblocks() {
     let mut dev = Ssd::with_verify(cfg, true);
     let mut bad = 0;
     for round in 0..12 {
-        dev.fill(FillPattern::Random { percent: 60.0, sequential_passes: 1, overwrite_passes: 2.0, seed: round, exact: true }).unwrap();
+        dev.fill(FillPattern::Random {
+            percent: 60.0,
+            sequential_passes: 1,
+            overwrite_passes: 2.0,
+            seed: round,
+            exact: true,
+        })
+        .unwrap();
         let c = dev.counters();
         assert!(c.bad_blocks >= bad, "blocks do not heal");
         bad = c.bad_blocks;
@@ -235,7 +259,8 @@ fn wear_survives_a_save_and_load() {
     );
     let mut dev = Ssd::new(cfg);
     for seed in 0..10 {
-        dev.fill(FillPattern::Random { percent: 60.0, sequential_passes: 1, overwrite_passes: 2.0, seed, exact: true }).unwrap();
+        dev.fill(FillPattern::Random { percent: 60.0, sequential_passes: 1, overwrite_passes: 2.0, seed, exact: true })
+            .unwrap();
     }
     assert!(dev.counters().bad_blocks > 0);
     let path = std::env::temp_dir().join(format!("ssdtwin-wear-{}.state", std::process::id()));

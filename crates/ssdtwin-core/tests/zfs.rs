@@ -228,14 +228,40 @@ fn a_log_vdev_can_be_lost_without_the_pool() {
 fn sync_write_latency(p: &mut Pool) -> f64 {
     let job =
         "[w]\ndirectory=/tank/data\nrw=randwrite\nbs=4k\nsize=64m\nfsync=1\nioengine=psync\nruntime=2\ntime_based\n";
-    let set = parse_job_text(job, "job", std::path::Path::new(".")).unwrap();
-    p.set_fio_dataset("/tank/data").unwrap();
-    let h = p.host_for_fio(&host());
-    let opts = RunOptions { log_dir: std::env::temp_dir(), ..RunOptions::default() };
-    let r = run(&mut Host::new(p, h), &set, &opts, &mut |_| true).unwrap();
-    let j = &r.jobs[0];
+    let j = &run_fio(p, job).jobs[0];
     assert!(j.sync_lat.n > 10, "fsyncs ran: {}", j.sync_lat.n);
     j.sync_lat.mean()
+}
+
+fn run_fio(p: &mut Pool, job: &str) -> ssdtwin_core::workload::RunResult {
+    let mut set = parse_job_text(job, "job", std::path::Path::new(".")).unwrap();
+    p.set_fio_dataset("/tank/data").unwrap();
+    let h = p.host_for_fio(&host());
+    let mut opts = RunOptions { log_dir: std::env::temp_dir(), ..RunOptions::default() };
+    p.prepare_fio(&mut set, &mut opts);
+    run(&mut Host::new(p, h), &set, &opts, &mut |_| true).unwrap()
+}
+
+#[test]
+fn o_sync_writes_return_after_the_intent_log_commit_and_buffered_jobs_run_through_the_arc() {
+    // zfs_write commits the intent log before an O_SYNC write returns: its latency is a
+    // write plus an fsync's, where without sync=1 it is a copy into the ARC.
+    let job = |extra: &str| {
+        format!(
+            "[w]\ndirectory=/tank/data\nrw=randwrite\nbs=4k\nsize=64m\nioengine=psync\nruntime=1\ntime_based\n{extra}"
+        )
+    };
+    let mut p = pool("hdd-mirror-special", &[]);
+    let fsync = sync_write_latency(&mut p);
+    let mut p = pool("hdd-mirror-special", &[]);
+    let r = run_fio(&mut p, &job("sync=1\ndirect=0\n"));
+    let osync = r.jobs[0].dirs[1].latency.lat.mean();
+    let mut p = pool("hdd-mirror-special", &[]);
+    let r = run_fio(&mut p, &job("direct=0\n"));
+    let buffered = r.jobs[0].dirs[1].latency.lat.mean();
+    assert!(p.log_bytes_written() == 0, "no commit without sync");
+    assert!(osync > 0.5 * fsync && osync < 3.0 * fsync, "O_SYNC write {osync} ns, fsync {fsync} ns");
+    assert!(buffered * 5.0 < osync, "a write into the ARC {buffered} ns, O_SYNC {osync} ns");
 }
 
 #[test]

@@ -9,8 +9,8 @@ use ssdtwin_core::block::BlockDevice;
 use ssdtwin_core::config::{LoadedProfile, ProfileError, apply_overrides, build, load_profile};
 use ssdtwin_core::engine::{SimDuration, SimTime};
 use ssdtwin_core::nvme::HmbGrant;
-use ssdtwin_core::os::{HmbSetting, Host, load_host, negotiate_hmb};
-use ssdtwin_core::ssd::{FillError, FillPattern, Ssd as CoreDevice};
+use ssdtwin_core::os::{HmbSetting, Host, configure_apst, load_host, negotiate_hmb};
+use ssdtwin_core::ssd::{FillError, FillPattern, Shutdown, Ssd as CoreDevice};
 use ssdtwin_core::workload::fio::{WallClock, parse_command_line, parse_job_text};
 use ssdtwin_core::workload::{JobSet, RunOptions, run};
 use std::path::PathBuf;
@@ -44,11 +44,11 @@ pub(crate) struct Device {
 
 /// Runs `f` on the device with the GIL released; the progress callback (if any) is called
 /// with the GIL held, and Ctrl-C stops the run.
-fn simulate<T: Send>(
+pub(crate) fn simulate<D: Send, T: Send>(
     py: Python<'_>,
-    device: &mut CoreDevice,
+    device: &mut D,
     progress: Option<&Py<PyAny>>,
-    f: impl FnOnce(&mut CoreDevice, &mut dyn FnMut(&ssdtwin_core::workload::Progress) -> bool) -> T + Send,
+    f: impl FnOnce(&mut D, &mut dyn FnMut(&ssdtwin_core::workload::Progress) -> bool) -> T + Send,
 ) -> T {
     let progress = progress.map(|p| p.clone_ref(py));
     py.detach(move || {
@@ -172,7 +172,10 @@ impl Device {
             "steady" => random(2),
             "overwrite" => FillPattern::Overwrite { percent, overwrite_passes, seed, exact },
             other => {
-                return Err(errors::device(py, format!("fill pattern '{other}': allowed seq, random, steady, overwrite")));
+                return Err(errors::device(
+                    py,
+                    format!("fill pattern '{other}': allowed seq, random, steady, overwrite"),
+                ));
             }
         };
         let inner = &mut self.inner;
@@ -369,8 +372,31 @@ impl Device {
         hmb_dict(py, self.inner.hmb())
     }
 
+    /// Programs Autonomous Power State Transitions as host `host`'s NVMe driver does
+    /// (`kernel.nvme_apst`); returns the table as (idle ms, target state) per power state,
+    /// `None` where a state goes nowhere (empty: APST off).
+    #[pyo3(signature = (host, host_overrides = Vec::new()))]
+    fn set_apst(
+        &mut self,
+        py: Python<'_>,
+        host: &str,
+        host_overrides: Vec<String>,
+    ) -> PyResult<Vec<Option<(f64, u8)>>> {
+        let host_config = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
+        let inner = &mut self.inner;
+        py.detach(|| inner.quiesce());
+        let table = configure_apst(inner.power_states(), &host_config);
+        inner.set_apst(table).map_err(|e| errors::device(py, e))?;
+        Ok(self.apst())
+    }
+
+    /// The APST table in effect, as (idle ms, target state) per power state.
+    fn apst(&self) -> Vec<Option<(f64, u8)>> {
+        self.inner.power_states().apst.iter().map(|e| e.map(|e| (e.idle.as_ns() as f64 / 1e6, e.target))).collect()
+    }
+
     /// Identity and namespace facts for identify/health output: strings, IDs, HMB request,
-    /// temperature thresholds and power states (None / empty when the profile gives none),
+    /// temperature thresholds, power states, APST and HCTM support (the model's values),
     /// capacities, LBA formats, units in use.
     fn identity<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let c = self.inner.config();
@@ -388,18 +414,26 @@ impl Device {
         d.set_item("hmmin", id.hmb.hmmin)?;
         d.set_item("hmminds", id.hmb.hmminds)?;
         d.set_item("hmmaxd", id.hmb.hmmaxd)?;
-        d.set_item("wctemp_kelvin", id.wctemp_kelvin)?;
-        d.set_item("cctemp_kelvin", id.cctemp_kelvin)?;
+        d.set_item("wctemp_kelvin", c.thermal.warning_k as u16)?;
+        d.set_item("cctemp_kelvin", c.thermal.critical_k as u16)?;
         let power_states = pyo3::types::PyList::empty(py);
-        for ps in &id.power_states {
+        for ps in &c.power.states {
             let pd = PyDict::new(py);
-            pd.set_item("max_power_mw", ps.max_power_mw)?;
+            pd.set_item("max_power_mw", (ps.max_power_w * 1000.0).round() as u32)?;
             pd.set_item("non_operational", ps.non_operational)?;
-            pd.set_item("entry_latency_us", ps.entry_latency_us)?;
-            pd.set_item("exit_latency_us", ps.exit_latency_us)?;
+            pd.set_item("entry_latency_us", ps.entry.as_ns() / 1000)?;
+            pd.set_item("exit_latency_us", ps.exit.as_ns() / 1000)?;
             power_states.append(pd)?;
         }
         d.set_item("power_states", power_states)?;
+        d.set_item("apst_supported", c.power.apst_supported())?;
+        d.set_item("hctm_range_kelvin", c.hctm_range_kelvin)?;
+        d.set_item("hctm_tmt1_kelvin", c.thermal.tmt1_k.map_or(0, |k| k as u16))?;
+        d.set_item("hctm_tmt2_kelvin", c.thermal.tmt2_k.map_or(0, |k| k as u16))?;
+        d.set_item("rated_tb_written", c.rated.tb_written)?;
+        d.set_item("rated_tb_written_sequential", c.rated.tb_written_sequential)?;
+        d.set_item("rated_dwpd", c.rated.dwpd)?;
+        d.set_item("warranty_years", c.rated.warranty_years)?;
         d.set_item("capacity_bytes", c.namespace.capacity_bytes)?;
         d.set_item("raw_bytes", c.geometry.raw_bytes())?;
         d.set_item("lba_format", c.namespace.current)?;
@@ -482,6 +516,19 @@ impl Device {
         d.set_item("slc_erases", sbs.iter().map(|&sb| f.sbs.slc_erase_count(sb)).collect::<Vec<_>>())?;
         d.set_item("life_used", sbs.iter().map(|&sb| f.superblock_life_used(sb)).collect::<Vec<_>>())?;
         Ok(d)
+    }
+
+    /// The SMART / Health Information log now, every field from the drive's state.
+    fn health<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::output::json_to_py(py, &serde_json::to_value(self.inner.health()).expect("the health log serialises"))
+    }
+
+    /// Cycles the drive's power after finishing pending work; `unsafe_` loses power without
+    /// a shutdown notification (an Unsafe Shutdown).
+    #[pyo3(signature = (unsafe_ = false))]
+    fn power_cycle(&mut self, py: Python<'_>, unsafe_: bool) {
+        let inner = &mut self.inner;
+        py.detach(|| inner.power_cycle(if unsafe_ { Shutdown::Abrupt } else { Shutdown::Normal }));
     }
 
     /// Every counter, as a dict.

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use ssdtwin_core::config::ProfileError;
 use ssdtwin_core::ssd::SnapshotError;
 use ssdtwin_core::workload::{JobError, RunError};
+use ssdtwin_core::zfs::{OpError, PoolError};
 
 /// An instance of `ssdtwin.errors.<class>` carrying `message`.
 fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
@@ -61,4 +62,20 @@ pub(crate) fn named(py: Python<'_>, class: &str, message: String) -> PyErr {
 /// A device operation refused (busy device, bad argument).
 pub(crate) fn device(py: Python<'_>, message: String) -> PyErr {
     raise(py, "DeviceError", message)
+}
+
+pub(crate) fn pool(py: Python<'_>, e: &PoolError) -> PyErr {
+    match e {
+        PoolError::Unreadable { .. } => PyPermissionError::new_err(e.to_string()),
+        _ => raise(py, "PoolError", e.to_string()),
+    }
+}
+
+pub(crate) fn op(py: Python<'_>, e: &OpError) -> PyErr {
+    match e {
+        OpError::Lost { .. } => raise(py, "PoolUnavailableError", e.to_string()),
+        OpError::Full { .. } => raise(py, "PoolFullError", e.to_string()),
+        OpError::Stalled { .. } => raise(py, "SsdtwinError", e.to_string()),
+        _ => raise(py, "PoolError", e.to_string()),
+    }
 }

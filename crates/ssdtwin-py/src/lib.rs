@@ -10,6 +10,7 @@ mod device;
 mod errors;
 mod memory;
 mod output;
+mod pool;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -97,8 +98,15 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(host_names, m)?)?;
     m.add_function(wrap_pyfunction!(host_toml, m)?)?;
     m.add_function(wrap_pyfunction!(memory::run_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::run_fio_on_drive, m)?)?;
     m.add("DEFAULT_HOST", ssdtwin_core::os::DEFAULT_HOST)?;
+    m.add_function(wrap_pyfunction!(pool::pool_names, m)?)?;
+    m.add_function(wrap_pyfunction!(pool::pool_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(pool::hdd_names, m)?)?;
+    m.add_function(wrap_pyfunction!(pool::hdd_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(pool::zdb_plan, m)?)?;
     m.add_class::<device::Device>()?;
+    m.add_class::<pool::Pool>()?;
     m.add_class::<output::RunOutput>()?;
     Ok(())
 }

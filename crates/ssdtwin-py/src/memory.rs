@@ -116,3 +116,58 @@ pub(crate) fn run_memory<'py>(
     d.set_item("counters", counters)?;
     Ok(d)
 }
+
+/// Runs fio-style `args` on a fresh `profile` (every LUN of a card, joined as `fs_layout`
+/// says) behind `host`, with `memory_bytes` for pages if given (the page cache's size is
+/// the host profile's); returns the run as `Device.run` does.
+#[pyfunction]
+#[pyo3(signature = (profile, overrides, host, host_overrides, args, fs_layout, raid_chunk_bytes, memory_bytes, seed, log_dir, progress = None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_fio_on_drive(
+    py: Python<'_>,
+    profile: &str,
+    overrides: Vec<String>,
+    host: &str,
+    host_overrides: Vec<String>,
+    args: Vec<String>,
+    fs_layout: &str,
+    raid_chunk_bytes: u64,
+    memory_bytes: Option<u64>,
+    seed: u64,
+    log_dir: &str,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<crate::output::RunOutput> {
+    use ssdtwin_core::workload::fio::{WallClock, parse_command_line};
+    use ssdtwin_core::workload::{RunOptions, run};
+    let loaded = crate::device::load(profile, &overrides).map_err(|e| errors::profile(py, &e))?;
+    let config = build(&loaded).map_err(|e| errors::profile(py, &e))?;
+    let host_config = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
+    let set = parse_command_line(&args).map_err(|e| errors::job(py, &e))?;
+    let layout = choice(
+        py,
+        "fs layout",
+        fs_layout,
+        &[("raid0", FsLayout::Raid0 { chunk_bytes: raid_chunk_bytes }), ("single", FsLayout::Single)],
+    )?;
+    let opts = RunOptions { seed, log_dir: std::path::PathBuf::from(log_dir), ..RunOptions::default() };
+    let set_for_run = set.clone();
+    let result = py
+        .detach(move || {
+            let (mut host, _, _) =
+                ssdtwin_core::workload::memory::card_host(&config, host_config, layout, memory_bytes);
+            let mut observe = |p: &ssdtwin_core::workload::Progress| -> bool {
+                Python::attach(|py| {
+                    if py.check_signals().is_err() {
+                        return false;
+                    }
+                    progress.as_ref().is_none_or(|cb| {
+                        cb.call1(py, (p.elapsed_ns, p.expected_ns, p.bytes_done, p.bytes_expected))
+                            .is_ok_and(|r| r.extract::<bool>(py).unwrap_or(true))
+                    })
+                })
+            };
+            run(&mut host, &set_for_run, &opts, &mut observe)
+        })
+        .map_err(|e| errors::run(py, &e))?;
+    Ok(crate::output::RunOutput::new(set, result, WallClock { unix_ms: 0, ctime: String::new() }, "md0".to_string()))
+}

@@ -30,6 +30,9 @@ SUBCOMMANDS = {
     "study": "study",
     "sweep": "sweep",
     "trace": "trace",
+    "zdb": "zdb",
+    "zfs": "zfs",
+    "zpool": "zpool",
 }
 
 
@@ -55,7 +58,7 @@ class LazyGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """A digital twin of flash SSDs: run fio jobs on simulated drives, and read them with nvme-cli
-    and smartctl."""
+    and smartctl; and of ZFS pools of disks and SSDs (zpool, zdb, zfs plan)."""
     ctx.obj = {"debug": debug}
 
 

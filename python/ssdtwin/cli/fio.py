@@ -10,9 +10,11 @@ import click
 from .. import _ssdtwin
 from ..device import Device, RunResult
 from ..terse import VERSIONS, terse_lines
+from ..zfs import Pool, is_pool_state
 from . import progress
 from .common import OutputFile, host_options, load_device, profile_options, write_atomically
 from .precondition import parse_fill
+from .zfs import load_pool
 
 FORMATS = ("normal", "json", "json+", "terse")
 #: fio's ``bwavgtime`` default: the aggregate bandwidth log's period.
@@ -37,6 +39,11 @@ def _formats(value: str) -> list[str]:
 )
 @profile_options
 @host_options()
+@click.option(
+    "--pool",
+    help="Run on a ZFS pool (shipped name or pool file) instead of a drive; jobs name their dataset's mount "
+    "point (directory=/tank/data). --set then changes pool-file fields.",
+)
 @click.option("--output-format", "output_format", default="normal", help="normal, json or json+ (comma-separated).")
 @click.option("--output", type=OutputFile(), help="Write the report to FILE (replaced if it exists, as fio does).")
 @click.option(
@@ -81,6 +88,7 @@ def _formats(value: str) -> list[str]:
 def command(
     profile: str | None,
     state: Path | None,
+    pool: str | None,
     overrides: tuple[str, ...],
     host: str,
     host_overrides: tuple[str, ...],
@@ -126,20 +134,29 @@ def command(
         return
     if save_state is not None and save_state.exists() and not force:
         raise click.UsageError(f"--save-state {save_state} exists; add --force to replace it")
-    device: Device = load_device(profile, state, overrides, host, host_overrides, hmb)
-    grant = device.hmb()
-    if grant["message"]:
-        # What the Linux driver logs when it sets up the HMB (dmesg), kept off stdout.
-        click.echo(grant["message"], err=True)
+    on_pool = pool is not None or (state is not None and is_pool_state(state))
+    target: Device | Pool
+    if on_pool:
+        if profile is not None:
+            raise click.UsageError("give --profile (a drive) or --pool (a ZFS pool), not both")
+        if fill is not None:
+            raise click.UsageError("--fill preconditions a drive; on a pool, write the files with a job first")
+        target = load_pool(pool, state, overrides, host, host_overrides)
+    else:
+        target = device = load_device(profile, state, overrides, host, host_overrides, hmb)
+        grant = device.hmb()
+        if grant["message"]:
+            # What the Linux driver logs when it sets up the HMB (dmesg), kept off stdout.
+            click.echo(grant["message"], err=True)
     machine_output = output is None and any(f != "normal" for f in formats)
     show = eta == "auto" and progress.wanted(machine_output)
-    if fill is not None:
+    if fill is not None and not on_pool:
         kind, percent = parse_fill(fill)
         with progress.fill_bar(f"{kind} fill", show, forced=eta == "always") as fill_progress:
             device.fill(kind, percent, seed=seed, progress=fill_progress)
     window_ms = AGG_BW_WINDOW_MS if bandwidth_log else 100.0
     with progress.simulation_bar("simulating", show, forced=eta == "always") as bar:
-        result = device.run(args, seed=seed, progress=bar, series_window_ms=window_ms)
+        result = target.run(args, seed=seed, progress=bar, series_window_ms=window_ms)
     for warning in result.warnings:
         click.echo(f"ssdtwin: warning: {warning}", err=True)
     for line in result.errors:
@@ -152,7 +169,7 @@ def command(
     if bandwidth_log:
         _write_agg_bw_logs(result, Path("."))
     if save_state is not None:
-        device.save(save_state, overwrite=True)
+        target.save(save_state, overwrite=True)
     if result.errors:
         # As fio: a job that ended with an error makes the run exit 1, reports printed.
         raise click.exceptions.Exit(1)

@@ -154,11 +154,13 @@ def smart_log_(
 ) -> None:
     """SMART / Health log, as 'nvme smart-log /dev/nvme0'.
 
-    Data Units and commands read and written and power-on hours of simulated time come from
-    the drive; the other values are documented constants (ssdtwin.nvme.constants). The drive
-    keeps one log for its one namespace, so -n 1 and the default (all) print the same values.
+    Every field comes from the drive's state: wear (Percentage Used, Available Spare), the
+    thermal model (temperature, time above the thresholds, HCTM transitions), commands and
+    data units, busy time, power-on hours of simulated time and power cycles (a saved state
+    loads as a drive powered on again). The drive keeps one log for its one namespace, so
+    -n 1 and the default (all) print the same values.
     """
-    log = smart_log(load_device(profile, state, overrides).counters())
+    log = smart_log(load_device(profile, state, overrides).health())
     if output_format == "json":
         click.echo(dumps(smart_log_json(log, human=human)))
     else:
@@ -215,13 +217,16 @@ def get_feature(
 
     Values come from the drive and its host: Temperature Threshold is the warning threshold,
     Volatile Write Cache the profile's cache, Number of Queues the I/O queues, Host Memory
-    Buffer what the host's driver allocated (its default is disabled, so -s 8 lists it).
-    Features the twin does not implement are refused with the list of those it does.
+    Buffer what the host's driver allocated (its default is disabled, so -s 8 lists it),
+    Autonomous Power State Transition the table the host's driver programmed (drives with a
+    non-operational power state), Host Controlled Thermal Management the TMT1 and TMT2 set
+    (drives with an HCTM range). Features the twin does not implement are refused with the
+    list of those it does.
     """
     del device, nsid  # one drive, one namespace: the name and namespace select nothing
     dev = load_device(profile, state, overrides, host, host_overrides, hmb)
     identity = dev.identity()
-    table = features(identity, identify_controller(identity), dev.hmb())
+    table = features(identity, identify_controller(identity), dev.hmb(), dev.apst())
     if fid and fid not in table:
         listed = ", ".join(f"{f:#04x}" for f in table)
         raise click.BadParameter(

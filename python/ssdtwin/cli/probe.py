@@ -95,6 +95,14 @@ def _direct_io(path: Path) -> bool:
 @click.option("--only", "only", help=f"Run only these measurements ({', '.join(MEASUREMENTS)}).")
 @click.option("--skip", "skip", help="Leave these measurements out.")
 @click.option("--point-seconds", type=click.FloatRange(min=0.001), help="Seconds per throughput point.")
+@click.option("--qd1-ios", type=click.IntRange(min=10), help="I/Os per queue-depth-1 latency point.")
+@click.option(
+    "--purge-idle",
+    type=click.FloatRange(min=0),
+    default=10.0,
+    show_default=True,
+    help="Seconds a TARGET rests after the TRIM of every LBA that purges it.",
+)
 @click.option("--recovery-idle", "recovery_idle", help="Idle periods of the recovery test, seconds (e.g. 2,10,60).")
 def command(
     target: str | None,
@@ -114,6 +122,8 @@ def command(
     only: str | None,
     skip: str | None,
     point_seconds: float | None,
+    qd1_ios: int | None,
+    purge_idle: float,
     recovery_idle: str | None,
 ) -> None:
     """Measure TARGET with fio and infer the drive's internals; --out writes the profile.
@@ -136,6 +146,8 @@ def command(
     settings = settings.only(names)
     if point_seconds is not None:
         settings = replace(settings, point_s=point_seconds)
+    if qd1_ios is not None:
+        settings = replace(settings, qd1_ios=qd1_ios)
     if recovery_idle is not None:
         try:
             periods = tuple(float(v) for v in recovery_idle.split(",") if v.strip())
@@ -160,6 +172,8 @@ def command(
         if overrides:
             raise click.UsageError("--set changes a --twin profile; a real TARGET is what it is")
         runner, facts, claim = _real_target(target, destructive, serial, read_only, force, size, time_scale)
+        if isinstance(runner, FioRunner):
+            runner.purge_idle_s = purge_idle
         label = target
     try:
         say = None if as_json else (lambda step: click.echo(f"probe: {step}", err=True))
@@ -194,9 +208,9 @@ def _real_target(
 ) -> tuple[Runner, Facts, Claim | None]:
     """The runner and facts of a real TARGET, after the checks writing it needs."""
     if target.startswith(("nbd:", "nbd+unix:")):
-        facts = nbd_facts(target)
         if not read_only and not destructive:
             raise ProbeError(f"probing {target} writes over the whole export; add --destructive to allow that")
+        facts = nbd_facts(target)
         return FioRunner(FioTarget(uri=target), time_scale=time_scale, read_only=read_only), facts, None
     if time_scale != 1.0:
         raise click.UsageError("--time-scale applies to an NBD TARGET served by ssdtwin serve")

@@ -10,6 +10,7 @@ import click
 
 from .. import _ssdtwin
 from ..device import host_toml, hosts, profile_toml, profiles, resolved_toml
+from ..zfs import disk_toml, disks, pool_toml, pools
 from .common import parse_overrides
 
 
@@ -22,7 +23,7 @@ def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
 @click.group("profiles", invoke_without_command=True)
 @click.pass_context
 def command(ctx: click.Context) -> None:
-    """List shipped drive and host profiles (or 'profiles show NAME')."""
+    """List shipped drive, host and disk profiles and pools (or 'profiles show NAME')."""
     if ctx.invoked_subcommand is not None:
         return
     rows = []
@@ -48,16 +49,47 @@ def command(ctx: click.Context) -> None:
         cores = "" if h["host"]["os"] == "none" else f"{cpu['cores']} x {cpu['speed_factor']:g}"
         host_rows.append((name, h["host"]["os"], cores, ", ".join(sorted(h.get("engines", {})))))
     _table(("host", "os", "cores x speed", "engines"), host_rows)
+    click.echo()
+    disk_rows = []
+    for name in disks():
+        d = tomllib.loads(disk_toml(name))
+        mech = d["mechanics"]
+        disk_rows.append(
+            (
+                name,
+                d["identity"]["model"],
+                f"{d['identity']['capacity_bytes'] / 1e12:,.1f} TB",
+                f"{mech['rpm']} rpm, {mech['outer_sustained_mbps']:g}-{mech['inner_sustained_mbps']:g} MB/s, "
+                f"seek {mech['seek_average_ms']:g} ms",
+            )
+        )
+    _table(("disk", "model", "capacity", "mechanics"), disk_rows)
+    click.echo()
+    pool_rows = []
+    for name in pools():
+        t = tomllib.loads(pool_toml(name))
+        layout = " + ".join(
+            f"{v['class']} {v['layout']} of {len(v['drives'])}x {v['drives'][0]}" for v in t.get("vdevs", [])
+        )
+        pool_rows.append((name, t["pool"]["name"], layout))
+    _table(("pool", "name", "vdevs"), pool_rows)
 
 
 @command.command("show")
 @click.argument("name")
 @click.option("--set", "overrides", multiple=True, metavar="SECTION.FIELD=VALUE", help="Apply overrides first.")
 def show(name: str, overrides: tuple[str, ...]) -> None:
-    """Print the resolved, validated TOML of a drive or host profile (shipped name or file);
+    """Print the resolved, validated TOML of a drive, host or disk profile or of a pool file;
     for a drive, the values it implies follow as TOML comments (capacities, superblocks, SLC
     cache, map size, bandwidths)."""
     raw = [f"{k}={v}" for k, v in parse_overrides(overrides).items()]
+    kind = _kind(name)
+    if kind == "disk":
+        click.echo(_ssdtwin.hdd_toml(name, raw), nl=False)
+        return
+    if kind == "pool":
+        click.echo(_ssdtwin.pool_toml(name, raw), nl=False)
+        return
     if _is_host(name):
         click.echo(_ssdtwin.host_toml(name, raw), nl=False)
     else:
@@ -114,6 +146,25 @@ def derived_lines(d: dict[str, float]) -> list[str]:
         f"array ceilings: read {mbps(d['nand_read_bytes_per_sec'])}, program {mbps(d['nand_program_bytes_per_sec'])}"
         f"{array_slc}; host link {mbps(d['link_bytes_per_sec'])}",
     ]
+
+
+def _kind(name: str) -> str:
+    """``disk`` for a disk profile (shipped, or a file with ``[mechanics]``), ``pool`` for a
+    pool file (``[pool]`` and ``[[vdevs]]``), else ``other``."""
+    if name in disks():
+        return "disk"
+    if name in pools():
+        return "pool"
+    path = Path(name)
+    if not path.is_file():
+        return "other"
+    try:
+        table = tomllib.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return "other"
+    if "mechanics" in table:
+        return "disk"
+    return "pool" if "pool" in table and "vdevs" in table else "other"
 
 
 def _is_host(name: str) -> bool:

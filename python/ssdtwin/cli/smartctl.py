@@ -47,9 +47,10 @@ def command(
     """smartctl on a simulated NVMe drive, as smartmontools 7.3 prints it: -i, -c, -H, -A,
     -l error, or all of them with -x (or -a); -j for its JSON.
 
-    Identity, capacities, LBA formats and the SMART/Health counters that move (data units
-    and commands read and written, power-on hours of simulated time) come from the drive;
-    the other health values are documented constants (ssdtwin.nvme.constants). The device
+    Identity, capacities, LBA formats, power states and the whole SMART/Health log (wear,
+    spare, temperature and its times, commands, data units, busy time, power-on hours and
+    power cycles) come from the drive; the identify fields it does not model are documented
+    constants (ssdtwin.nvme.constants). The device
     name may be given as smartctl takes it (/dev/nvme0 or /dev/nvme0n1: the simulated
     drive, which comes from --profile, default generic-tlc-1tb, or --state). The exit
     status is smartctl's: bit 3 when -H finds a critical warning.
@@ -74,7 +75,7 @@ def command(
     )
     device = load_device(profile, state, overrides)
     identity = device.identity()
-    ctrl, ns, log = identify_controller(identity), identify_namespace(identity), smart_log(device.counters())
+    ctrl, ns, log = identify_controller(identity), identify_namespace(identity), smart_log(device.health())
     now = time.time()
     local_time = time.strftime("%a %b %e %H:%M:%S %Y %Z", time.localtime(now))
     if as_json:

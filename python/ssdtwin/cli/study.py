@@ -21,15 +21,24 @@ import pandas as pd
 
 from ..device import RawToml
 from ..studies import REGISTRY, Study, run_study, study_parts
+from ..studies.base import choice_list
+from ..studies.zfs_special import plot_zfs_special, size_list, zfs_special_sweep
+from ..studies.zfs_special import report as zfs_special_report
 from ..sweep import open_executor
+from ..zfs import DEFAULT_POOL, OPERATIONS
 from . import progress
 from .common import parse_overrides
 
 
-def output_paths(name: str, out: Path, profiles: list[str]) -> list[Path]:
+def output_paths(name: str, out: Path, profiles: list[str], figure_keys: list[str] | None = None) -> list[Path]:
     """The files a study writes: the table as CSV and JSON records, then one figure, or one
-    per drive when there are several."""
-    figures = [f"{name}.png"] if len(profiles) == 1 else [f"{name}-{Path(p).stem}.png" for p in profiles]
+    per drive when there are several, or one per ``figure_keys`` value when given."""
+    if figure_keys is not None:
+        figures = [f"{name}-{k}.png" for k in figure_keys]
+    elif len(profiles) == 1:
+        figures = [f"{name}.png"]
+    else:
+        figures = [f"{name}-{Path(p).stem}.png" for p in profiles]
     return [out / f"{name}.csv", out / f"{name}.json", *(out / f for f in figures)]
 
 
@@ -74,7 +83,10 @@ def _make_command(study: Study) -> click.Command:
         settings = {k: RawToml(v) for k, v in parse_overrides(overrides).items()}
         out_dir = out or Path("out") / study.name
         _check_output_dir(out_dir)
-        paths = output_paths(study.name, out_dir, profiles)
+        keys = None
+        if study.figures_by is not None:
+            keys = list(dict.fromkeys(v.strip() for v in str(kwargs[study.figures_by]).split(",") if v.strip()))
+        paths = output_paths(study.name, out_dir, profiles, keys)
         # Refuse before simulating if the outputs exist.
         for path in paths:
             if path.exists() and not force:
@@ -101,7 +113,11 @@ def _make_command(study: Study) -> click.Command:
             tables.append(table)
             reports.append(f"== {p} ==\n{report.rstrip()}" if len(profiles) > 1 and report else report)
         table = pd.concat(tables, ignore_index=True)
-        figures = [study.plot(t) for t in tables]
+        if keys is not None:
+            column = study.figures_by
+            figures = [study.plot(table[table[column] == k]) for k in keys]
+        else:
+            figures = [study.plot(t) for t in tables]
         try:
             write_outputs(table, figures, paths)
         finally:
@@ -133,11 +149,17 @@ def _make_command(study: Study) -> click.Command:
             help="Change a profile field of every drive (repeatable).",
         ),
         *(o for o in study.options if o.name != "profile"),
-        click.Option(
-            ["--host"],
-            default=study.host,
-            show_default=True,
-            help="Host profile the study runs on (the measurement's by default; 'none' for the drive alone).",
+        *(
+            [
+                click.Option(
+                    ["--host"],
+                    default=study.host,
+                    show_default=True,
+                    help="Host profile the study runs on (the measurement's by default; 'none' for the drive alone).",
+                )
+            ]
+            if study.takes_host
+            else []
         ),
         click.Option(["--out"], type=click.Path(file_okay=False, path_type=Path), help="Output directory."),
         click.Option(["--json", "as_json"], is_flag=True, help="Print the table as JSON records."),
@@ -148,6 +170,7 @@ def _make_command(study: Study) -> click.Command:
             help="Run the study's independent parts on local[:N] processes, dask-local[:N] or dask://HOST:PORT.",
         ),
     ]
+    params += study.arguments
     callback: Callable[..., None] = run
     return click.Command(study.name, params=params, callback=callback, help=study.help)
 
@@ -159,3 +182,92 @@ def command() -> None:
 
 for _study in REGISTRY:
     command.add_command(_make_command(_study))
+
+
+@command.command("zfs-special")
+@click.option("--pool", default=DEFAULT_POOL, show_default=True, help="Pool name or file; it must have a special vdev.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="Change a pool-file field (repeatable).")
+@click.option("--files", type=click.IntRange(min=1), default=100_000, show_default=True, help="Files in the tree.")
+@click.option(
+    "--size-dist", default="lognormal:16K:2.0", show_default=True, help="File sizes (fixed:, lognormal:, hist:)."
+)
+@click.option("--files-per-dir", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option(
+    "--special-small-blocks",
+    default="0,32K",
+    show_default=True,
+    help="special_small_blocks values to run with the special vdev, comma-separated (0: metadata only).",
+)
+@click.option(
+    "--workloads", default=",".join(OPERATIONS), show_default=True, help="Operations, create first, comma-separated."
+)
+@click.option(
+    "--fill-files",
+    type=click.IntRange(min=0),
+    default=300_000,
+    show_default=True,
+    help="Files of the fill-to-spill run (0: none).",
+)
+@click.option(
+    "--fill-special-size", default="1G", show_default=True, help="Special partition of the fill-to-spill run."
+)
+@click.option("--host", default="linux-6.1", show_default=True, help="Host profile.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")
+@click.option("--force", is_flag=True, help="Replace existing outputs.")
+def zfs_special(
+    pool: str,
+    overrides: tuple[str, ...],
+    files: int,
+    size_dist: str,
+    files_per_dir: int,
+    special_small_blocks: str,
+    workloads: str,
+    fill_files: int,
+    fill_special_size: str,
+    host: str,
+    seed: int,
+    out: Path | None,
+    as_json: bool,
+    force: bool,
+) -> None:
+    """The same file tree and operations on a pool with and without its special vdev, and a
+    special vdev filled until metadata spills (reference R5)."""
+    settings = {k: RawToml(v) for k, v in parse_overrides(overrides).items()}
+    thresholds = size_list(special_small_blocks, "--special-small-blocks")
+    fill_bytes = size_list(fill_special_size, "--fill-special-size")[0]
+    out_dir = out or Path("out") / "zfs-special"
+    _check_output_dir(out_dir)
+    paths = output_paths("zfs-special", out_dir, [pool])
+    for path in paths:
+        if path.exists() and not force:
+            raise click.UsageError(f"{path} exists; add --force to replace the study's outputs")
+    steps = (1 + len(thresholds)) * len(choice_list(workloads, OPERATIONS, "--workloads")) + (1 if fill_files else 0)
+    with progress.steps_bar("zfs-special", steps, progress.wanted(as_json)) as advance:
+        table = zfs_special_sweep(
+            pool,
+            files=files,
+            size_dist=size_dist,
+            files_per_dir=files_per_dir,
+            special_small_blocks=thresholds,
+            workloads=choice_list(workloads, OPERATIONS, "--workloads"),
+            fill_files=fill_files,
+            fill_special_bytes=fill_bytes,
+            overrides=settings,
+            host=host,
+            seed=seed,
+            advance=advance,
+        )
+    figure = plot_zfs_special(table)
+    try:
+        write_outputs(table, [figure], paths)
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(figure)
+    if as_json:
+        click.echo(json.dumps(json.loads(table.to_json(orient="records")), indent=1))
+    else:
+        click.echo(zfs_special_report(table))
+        click.echo("wrote " + ", ".join(str(p) for p in paths))

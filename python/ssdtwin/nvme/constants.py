@@ -1,24 +1,25 @@
-"""What ssdtwin reports for identify and health fields the model does not know.
+"""What ssdtwin reports for identify fields the model does not know.
 
 Every field nvme-cli and smartctl print needs a value. Those the twin knows come from the
 device: the profile's ``[identity]`` and ``[namespace]`` sections, the map (units in use),
-the counters (bytes and commands) and the simulated clock. Everything else is set here, in
-one place, with the reason for each value. The rules behind the choices:
+the power states, thermal thresholds and APST support, and the whole SMART / Health log
+(:meth:`ssdtwin.Device.health`: wear, spare, temperature, counters, clock). Everything else
+is set here, in one place, with the reason for each value. The rules behind the choices:
 
 * A field that describes a feature the twin implements says so: Format NVM (``ssdtwin nvme
   format``) in ``oacs``, Dataset Management (fio's trims) in ``oncs``.
-* A field that describes something the twin does not simulate (thermals, power states,
-  firmware slots, error and telemetry logs, self-test, security, multipath, NVMe-MI, ...)
-  reports the absence of that feature, usually 0.
-* Where the specification leaves no "absent" value (a temperature, a power state, a
-  0's-based count), the value is a typical one for a consumer M.2 drive, and says so.
+* A field that describes something the twin does not simulate (firmware slots, error and
+  telemetry logs, self-test, security, multipath, NVMe-MI, ...) reports the absence of that
+  feature, usually 0.
+* Where the specification leaves no "absent" value (a 0's-based count), the value is a
+  typical one for a consumer M.2 drive, and says so.
 
 Identify fields not named in this module are 0 (in ``id_ctrl.py``/``id_ns.py``), because the
 features they describe (reservations, ANA, NVM sets, endurance groups, protection
 information, namespace management, SGLs, fabrics) are absent from the twin.
 
->>> kelvin_to_celsius(WCTEMP_KELVIN), kelvin_to_celsius(CCTEMP_KELVIN), kelvin_to_celsius(TEMPERATURE_KELVIN)
-(70, 85, 40)
+>>> kelvin_to_celsius(343)
+70
 """
 
 from __future__ import annotations
@@ -67,13 +68,6 @@ ELPE: Final = 63
 AVSCC: Final = 0x1
 #: NVM Vendor Specific Command Configuration: the same, for NVM commands.
 ICSVSCC: Final = 1
-#: Autonomous Power State Transitions: not supported (no power model).
-APSTA: Final = 0
-#: Warning / critical composite temperature thresholds, kelvin (70 °C / 85 °C), reported when
-#: the profile sets no ``identity.wctemp_kelvin`` / ``cctemp_kelvin``. Typical consumer-drive
-#: thresholds; nothing in the twin heats up, so they are never crossed.
-WCTEMP_KELVIN: Final = 343
-CCTEMP_KELVIN: Final = 358
 #: Submission / Completion Queue Entry Size: 64 B and 16 B (min = max), the only sizes NVMe over
 #: PCIe uses.
 SQES: Final = 0x66
@@ -86,15 +80,6 @@ NN: Final = 1
 ONCS: Final = 0x0004
 #: Format NVM Attributes: a format applies to the one namespace; no cryptographic erase.
 FNA: Final = 0
-#: The power state reported when the profile sets no ``identity.power_states``: one operational
-#: state of 6.00 W, between the 3.5 W of DRAM-less PCIe 3.0 x2 drives and the 8-9 W of PCIe 4.0
-#: x4 ones. Latencies 0: the state is never left.
-DEFAULT_POWER_STATE: Final = {
-    "max_power_mw": 6000,
-    "non_operational": False,
-    "entry_latency_us": 0,
-    "exit_latency_us": 0,
-}
 #: The NQN a controller without an assigned one reports (NVMe 1.3, 7.9): this prefix, then the
 #: PCI vendor and subsystem vendor IDs (4 hex digits each), the serial number (20 characters)
 #: and the model number (40), space-padded. Controllers of NVMe 1.2.1 and later must report a
@@ -115,32 +100,3 @@ NSFEAT: Final = 0
 #: prints no EUI-64 line. A made-up identifier would look like a real drive's.
 NGUID_HEX: Final = "0" * 32
 EUI64_HEX: Final = "0" * 16
-
-# ---- SMART / Health Information log (NVMe log page 0x02) --------------------------------
-
-#: Critical Warning: none (spare, temperature, reliability, read-only, backup all fine).
-CRITICAL_WARNING: Final = 0
-#: Composite Temperature, kelvin (40 °C): a typical idle-to-light-load reading. The twin has no
-#: thermal model; the temperature sensors 1-8 are not reported (0), so smartctl skips them.
-TEMPERATURE_KELVIN: Final = 313
-#: Available Spare, percent: 100. The twin models no bad blocks, so no spare is ever used.
-AVAILABLE_SPARE_PCT: Final = 100
-#: Available Spare Threshold, percent: 10, a common consumer value (others use 5).
-AVAILABLE_SPARE_THRESHOLD_PCT: Final = 10
-#: Percentage Used: 0. Profiles carry no rated endurance (P/E cycles or TBW), so erases are not
-#: turned into a life estimate.
-PERCENTAGE_USED: Final = 0
-#: Controller Busy Time, minutes: 0. The counters do not record how long commands were
-#: outstanding, and reporting the simulated time instead would overstate it.
-CONTROLLER_BUSY_MINUTES: Final = 0
-#: Power Cycles: 1. A simulated drive is powered once; saving and loading its state is not a
-#: power cycle (the state is restored exactly, nothing is lost).
-POWER_CYCLES: Final = 1
-#: Unsafe Shutdowns, Media and Data Integrity Errors, Error Information Log Entries: 0 (no power
-#: loss, no media errors, no command errors are simulated).
-UNSAFE_SHUTDOWNS: Final = 0
-MEDIA_ERRORS: Final = 0
-ERROR_LOG_ENTRIES: Final = 0
-#: Minutes above the warning / critical temperature: 0 (the temperature is constant, below both).
-WARNING_TEMP_MINUTES: Final = 0
-CRITICAL_TEMP_MINUTES: Final = 0

@@ -8,7 +8,10 @@ start-up (the HMB, which the host's driver enables). Renderer: :func:`get_featur
 from ``nvme-print.c`` (v2.3): ``get-feature:%#0*x (%s), %s value:%#0*x``, then with ``-H``
 the decoded fields, without it a hex dump of the data structure (if any).
 
-Features the twin does not implement (LBA Range Type, Autonomous Power State Transition,
+Autonomous Power State Transition (0Ch) is there when the drive has a non-operational power
+state: enabled with the table the host's driver programmed (:meth:`ssdtwin.Device.apst`), if
+any; Host Controlled Thermal Management (10h) when the profile gives the drive an HCTM range,
+with the TMT1 and TMT2 the host set. Features the twin does not implement (LBA Range Type,
 Timestamp, Keep Alive and the rest) answer Invalid Field, as a drive without them would:
 nvme-cli skips them when it lists every feature and reports the status when one is asked for.
 """
@@ -16,7 +19,7 @@ nvme-cli skips them when it lists every feature and reports the status when one 
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +38,8 @@ HMB_DESCRIPTOR_LIST_ADDRESS = 0xFFFE_0000
 HMB_ATTRS_BYTES = 4096
 #: The memory page size the host's driver sets (CC.MPS): HSIZE counts these.
 MEMORY_PAGE_BYTES = 4096
+#: Entries in the APST data structure (``struct nvme_feat_auto_pst``), 8 bytes each.
+APST_ENTRIES = 32
 
 NAMES = {
     0x01: "Arbitration",
@@ -94,9 +99,15 @@ class Feature:
         return self.current, self.data
 
 
-def features(identity: Mapping[str, Any], ctrl: Mapping[str, Any], hmb: Mapping[str, Any]) -> dict[int, Feature]:
+def features(
+    identity: Mapping[str, Any],
+    ctrl: Mapping[str, Any],
+    hmb: Mapping[str, Any],
+    apst: Sequence[tuple[float, int] | None] = (),
+) -> dict[int, Feature]:
     """The features a drive supports, by identifier, from :meth:`ssdtwin.Device.identity`,
-    Identify Controller (:func:`.identify_controller`) and :meth:`ssdtwin.Device.hmb`.
+    Identify Controller (:func:`.identify_controller`), :meth:`ssdtwin.Device.hmb` and
+    :meth:`ssdtwin.Device.apst`.
 
     >>> from ssdtwin import Device
     >>> from ssdtwin.nvme import identify_controller
@@ -131,6 +142,17 @@ def features(identity: Mapping[str, Any], ctrl: Mapping[str, Any], hmb: Mapping[
             int(hmb["segments"]) if enabled else 0,
         ).ljust(HMB_ATTRS_BYTES, b"\0")
         found[0x0D] = Feature(0x0D, int(enabled), 0, data, bytes(HMB_ATTRS_BYTES))
+    if ctrl["apsta"]:
+        entries = [0] * APST_ENTRIES
+        for i, entry in enumerate(apst[:APST_ENTRIES]):
+            if entry is not None:
+                itpt_ms, itps = entry
+                entries[i] = (round(itpt_ms) << 8) | (int(itps) << 3)
+        table = struct.pack(f"<{APST_ENTRIES}Q", *entries)
+        found[0x0C] = Feature(0x0C, int(any(entries)), 0, table, bytes(8 * APST_ENTRIES))
+    if ctrl["hctma"]:
+        tmt = (int(identity["hctm_tmt1_kelvin"]) << 16) | int(identity["hctm_tmt2_kelvin"])
+        found[0x10] = Feature(0x10, tmt, 0)
     return found
 
 
@@ -221,6 +243,25 @@ def show_fields(fid: int, result: int, data: bytes | None) -> list[str]:
         return [
             f"\t{label:<58}: {'Send async event' if result & mask else 'Do not send async event'}"
             for label, mask in _AEN
+        ]
+    if fid == 0x0C:
+        out = [f"\tAutonomous Power State Transition Enable (APSTE): {'Enabled' if result & 1 else 'Disabled'}"]
+        if data is not None:
+            out.append("\tAuto PST Entries\t.................")
+            for i, value in enumerate(struct.unpack_from(f"<{APST_ENTRIES}Q", data)):
+                out += [
+                    f"\tEntry[{i:2d}]   ",
+                    "\t.................",
+                    f"\tIdle Time Prior to Transition (ITPT): {(value >> 8) & 0xFFFFFF} ms",
+                    f"\tIdle Transition Power State   (ITPS): {(value >> 3) & 0x1F}",
+                    "\t.................",
+                ]
+        return out
+    if fid == 0x10:
+        t1, t2 = result >> 16, result & 0xFFFF
+        return [
+            f"\t\tThermal Management Temperature 1 (TMT1) : {t1} K ({kelvin_to_celsius(t1)} °C)",
+            f"\t\tThermal Management Temperature 2 (TMT2) : {t2} K ({kelvin_to_celsius(t2)} °C)",
         ]
     if fid == 0x0D:
         out = [f"\tEnable Host Memory (EHM): {'Enabled' if result & 1 else 'Disabled'}"]

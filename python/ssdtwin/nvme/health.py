@@ -1,17 +1,29 @@
 """The SMART / Health Information log (NVMe log page 02h) of a simulated drive.
 
-A plain dict named after the log's fields (libnvme ``struct nvme_smart_log``). The twin
-fills what it counts:
+A plain dict named after the log's fields (libnvme ``struct nvme_smart_log``), filled from
+:meth:`ssdtwin.Device.health`, where the model derives every field from the drive's state
+(``docs/model.md`` § "SMART health"):
 
+* ``critical_warning``: bit 0 when Available Spare is below its threshold, bit 1 when the
+  Composite Temperature is at or above the over-temperature threshold (WCTEMP), bit 2 when
+  worn-out blocks had to stay in service (reliability degraded).
+* ``temperature``: the thermal model's Composite Temperature, kelvin.
+* ``avail_spare`` / ``spare_thresh``: the share of the blocks the drive can lose (spares,
+  and superblocks beyond the namespace's need) that it has not lost; the profile's threshold.
+* ``percent_used``: mean P/E cycles over the rated ones (SLC-mode cycles at the SLC rating).
 * ``data_units_read`` / ``data_units_written``: host bytes in units of 1000 x 512 bytes,
-  rounded up, whatever the LBA size ("reported in thousands of 512-byte units ... rounded
-  up", NVMe Base 1.4, 5.14.1.2). Host bytes only: the NAND's extra writes (write
-  amplification) do not show in this log, as on a real drive.
-* ``host_reads`` / ``host_writes``: read and write commands the controller completed (after
-  the host split I/Os at MDTS); trims are neither.
-* ``power_on_hours``: whole hours of simulated time the device has lived (its clock).
-
-Everything else is a constant from :mod:`.constants`, with its reason there.
+  rounded up (NVMe Base 1.4, 5.14.1.2); host bytes only, as on a real drive.
+* ``host_reads`` / ``host_writes``: read and write commands (after the host split I/Os at
+  MDTS); trims are neither.
+* ``ctrl_busy_time``: minutes with a command outstanding.
+* ``power_cycles``, ``power_on_hours``, ``unsafe_shutdowns``: a new drive was powered once;
+  loading a saved state and :meth:`ssdtwin.Device.power_cycle` power it on again; hours of
+  simulated time powered, across saves.
+* ``media_errors``, ``num_err_log_entries``: 0 (the model's ECC never fails, no command
+  fails).
+* ``warning_temp_time`` / ``critical_comp_time``: minutes at or above WCTEMP / CCTEMP;
+  ``thm_temp1_*`` / ``thm_temp2_*``: Host Controlled Thermal Management transitions and
+  seconds.
 """
 
 from __future__ import annotations
@@ -19,11 +31,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import constants as k
-
 #: Bytes in one Data Unit: a thousand 512-byte units.
 DATA_UNIT_BYTES = 1000 * 512
-NS_PER_HOUR = 3_600 * 10**9
 
 
 def data_units(byte_count: int) -> int:
@@ -35,36 +44,41 @@ def data_units(byte_count: int) -> int:
     return -(-byte_count // DATA_UNIT_BYTES)
 
 
-def smart_log(counters: Mapping[str, Any]) -> dict[str, Any]:
-    """The SMART / Health log of a drive with these counters (:meth:`ssdtwin.Device.counters`).
+def smart_log(health: Mapping[str, Any]) -> dict[str, Any]:
+    """The SMART / Health log in libnvme's field names, from :meth:`ssdtwin.Device.health`.
 
-    >>> log = smart_log({"host_read_bytes": 869_901_824_000, "host_write_bytes": 0,
-    ...                  "host_read_cmds": 16_394_111, "host_write_cmds": 0, "time_ns": 7_300 * 10**9})
-    >>> log["data_units_read"], log["host_reads"], log["power_on_hours"], log["temperature"]
-    (1699027, 16394111, 2, 313)
+    >>> from ssdtwin import Device
+    >>> dev = Device("generic-tlc-1tb", **{"nand.blocks_per_plane": 24, "identity.capacity_bytes": 14 << 30})
+    >>> dev.fill("seq", 10)
+    >>> _ = dev.run({"rw": "randread", "bs": "4k", "size": "1g", "runtime": "10ms"})
+    >>> log = smart_log(dev.health())
+    >>> log["temperature"], log["power_cycles"], log["percent_used"], log["avail_spare"]
+    (298, 1, 0, 100)
+    >>> log["data_units_read"] == data_units(dev.counters()["host_read_bytes"])
+    True
     """
     return {
-        "critical_warning": k.CRITICAL_WARNING,
-        "temperature": k.TEMPERATURE_KELVIN,
-        "avail_spare": k.AVAILABLE_SPARE_PCT,
-        "spare_thresh": k.AVAILABLE_SPARE_THRESHOLD_PCT,
-        "percent_used": k.PERCENTAGE_USED,
+        "critical_warning": int(health["critical_warning"]),
+        "temperature": int(health["temperature_kelvin"]),
+        "avail_spare": int(health["available_spare_pct"]),
+        "spare_thresh": int(health["available_spare_threshold_pct"]),
+        "percent_used": int(health["percentage_used"]),
         "endu_grp_crit_warn_sumry": 0,
-        "data_units_read": data_units(int(counters["host_read_bytes"])),
-        "data_units_written": data_units(int(counters["host_write_bytes"])),
-        "host_reads": int(counters["host_read_cmds"]),
-        "host_writes": int(counters["host_write_cmds"]),
-        "ctrl_busy_time": k.CONTROLLER_BUSY_MINUTES,
-        "power_cycles": k.POWER_CYCLES,
-        "power_on_hours": int(counters["time_ns"]) // NS_PER_HOUR,
-        "unsafe_shutdowns": k.UNSAFE_SHUTDOWNS,
-        "media_errors": k.MEDIA_ERRORS,
-        "num_err_log_entries": k.ERROR_LOG_ENTRIES,
-        "warning_temp_time": k.WARNING_TEMP_MINUTES,
-        "critical_comp_time": k.CRITICAL_TEMP_MINUTES,
+        "data_units_read": int(health["data_units_read"]),
+        "data_units_written": int(health["data_units_written"]),
+        "host_reads": int(health["host_read_commands"]),
+        "host_writes": int(health["host_write_commands"]),
+        "ctrl_busy_time": int(health["controller_busy_minutes"]),
+        "power_cycles": int(health["power_cycles"]),
+        "power_on_hours": int(health["power_on_hours"]),
+        "unsafe_shutdowns": int(health["unsafe_shutdowns"]),
+        "media_errors": int(health["media_errors"]),
+        "num_err_log_entries": int(health["error_log_entries"]),
+        "warning_temp_time": int(health["warning_temperature_minutes"]),
+        "critical_comp_time": int(health["critical_temperature_minutes"]),
         "temp_sensor": [0] * 8,
-        "thm_temp1_trans_count": 0,
-        "thm_temp2_trans_count": 0,
-        "thm_temp1_total_time": 0,
-        "thm_temp2_total_time": 0,
+        "thm_temp1_trans_count": int(health["tmt1_transitions"]),
+        "thm_temp2_trans_count": int(health["tmt2_transitions"]),
+        "thm_temp1_total_time": int(health["tmt1_seconds"]),
+        "thm_temp2_total_time": int(health["tmt2_seconds"]),
     }

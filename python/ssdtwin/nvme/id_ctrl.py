@@ -9,8 +9,10 @@ descriptors. Renderers (:mod:`.show_id_ctrl`, :mod:`.smartctl`) print it.
 Values come from :meth:`ssdtwin.Device.identity`: the IDs, strings, version, MDTS, the
 HMB request (``hmpre``, ``hmmin``, ``hmminds``, ``hmmaxd`` exactly as the profile gives
 them), the capacity (``tnvmcap``), the volatile write cache (a drive without power-loss
-protection has one) and, when the profile sets them, temperature thresholds and power
-states. Every other value is in :mod:`.constants`, with the reason for it.
+protection has one), the temperature thresholds the model throttles at (``wctemp``,
+``cctemp``), its power states (``psd``), APST support (``apsta``: a non-operational state to
+go to) and Host Controlled Thermal Management (``hctma``, ``mntmt``, ``mxtmt``). Every other
+value is in :mod:`.constants`, with the reason for it.
 """
 
 from __future__ import annotations
@@ -41,9 +43,8 @@ def identify_controller(identity: Mapping[str, Any]) -> dict[str, Any]:
     ver = int(identity["nvme_version"])
     vid, ssvid = int(identity["pci_vendor_id"]), int(identity["pci_subsystem_vendor_id"])
     sn, mn, fr = (_ascii(identity[key], width) for key, width in (("serial", 20), ("model", 40), ("firmware", 8)))
-    states = list(identity.get("power_states") or [k.DEFAULT_POWER_STATE])
-    wctemp = identity.get("wctemp_kelvin")
-    cctemp = identity.get("cctemp_kelvin")
+    states = list(identity["power_states"])
+    hctm = identity.get("hctm_range_kelvin")
     subnqn = f"{k.SUBNQN_PREFIX}{vid:04x}{ssvid:04x}{sn}{mn}" if ver >= k.SUBNQN_FROM_VERSION else ""
     return {
         "vid": vid,
@@ -78,9 +79,9 @@ def identify_controller(identity: Mapping[str, Any]) -> dict[str, Any]:
         "elpe": k.ELPE,
         "npss": len(states) - 1,
         "avscc": k.AVSCC,
-        "apsta": k.APSTA,
-        "wctemp": k.WCTEMP_KELVIN if wctemp is None else int(wctemp),
-        "cctemp": k.CCTEMP_KELVIN if cctemp is None else int(cctemp),
+        "apsta": 1 if identity.get("apst_supported") else 0,
+        "wctemp": int(identity["wctemp_kelvin"]),
+        "cctemp": int(identity["cctemp_kelvin"]),
         "mtfa": 0,
         "hmpre": int(identity["hmpre"]),
         "hmmin": int(identity["hmmin"]),
@@ -91,9 +92,9 @@ def identify_controller(identity: Mapping[str, Any]) -> dict[str, Any]:
         "dsto": 0,
         "fwug": 0,
         "kas": 0,
-        "hctma": 0,
-        "mntmt": 0,
-        "mxtmt": 0,
+        "hctma": 1 if hctm else 0,
+        "mntmt": int(hctm[0]) if hctm else 0,
+        "mxtmt": int(hctm[1]) if hctm else 0,
         "sanicap": 0,
         "hmminds": int(identity["hmminds"]),
         "hmmaxd": int(identity["hmmaxd"]),

@@ -46,12 +46,12 @@ def smart_log_text(log: Mapping[str, Any], device: str, nsid: int = NSID_ALL, *,
     """``nvme smart-log DEVICE`` (``-H`` decodes the Critical Warning bits); ``device`` is the
     name nvme-cli prints (the device path's last component).
 
+    >>> from ssdtwin import Device
     >>> from ssdtwin.nvme import smart_log
-    >>> log = smart_log({"host_read_bytes": 869_901_824_000, "host_write_bytes": 0,
-    ...                  "host_read_cmds": 16_394_111, "host_write_cmds": 0, "time_ns": 0})
+    >>> log = smart_log(Device("generic-tlc-1tb").health()) | {"data_units_read": 1_699_027}
     >>> lines = smart_log_text(log, "nvme0").splitlines()
     >>> lines[0], lines[2].split(": ")[1], lines[7].split(": ")[1]
-    ('Smart Log for NVME device:nvme0 namespace-id:ffffffff', '40°C (313 Kelvin)', '1,699,027 (869.90 GB)')
+    ('Smart Log for NVME device:nvme0 namespace-id:ffffffff', '25°C (298 Kelvin)', '1,699,027 (869.90 GB)')
     """
     w = log["critical_warning"]
     out = [f"Smart Log for NVME device:{device} namespace-id:{nsid:x}", f"critical_warning\t\t\t: {hash_x(w)}"]
@@ -95,11 +95,12 @@ def smart_log_json(log: Mapping[str, Any], *, human: bool = False) -> dict[str, 
     """``nvme smart-log -o json``, keys in nvme-cli's order (``-H``: the Critical Warning as
     an object of its bits). 128-bit counters are strings, as 2.3 prints them.
 
+    >>> from ssdtwin import Device
     >>> from ssdtwin.nvme import smart_log
-    >>> js = smart_log_json(smart_log({"host_read_bytes": 512_000_000, "host_write_bytes": 0,
-    ...                                "host_read_cmds": 1_000, "host_write_cmds": 0, "time_ns": 0}))
-    >>> js["temperature"], js["data_units_read"], js["host_read_commands"]
-    (313, '1,000', '1,000')
+    >>> log = smart_log(Device("generic-tlc-1tb").health()) | {"data_units_read": 1_000, "host_reads": 1_000}
+    >>> js = smart_log_json(log)
+    >>> js["temperature"], js["data_units_read"], js["host_read_commands"], js["power_cycles"]
+    (298, '1,000', '1,000', '1')
     """
     w = log["critical_warning"]
     critical: Any = w

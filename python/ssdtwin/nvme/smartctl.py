@@ -104,7 +104,7 @@ def smartctl_text(
     >>> from ssdtwin.nvme import identify_controller, identify_namespace, smart_log
     >>> dev = Device("p32a80")
     >>> ctrl, ns = identify_controller(dev.identity()), identify_namespace(dev.identity())
-    >>> log = smart_log(dev.counters())
+    >>> log = smart_log(dev.health())
     >>> text = smartctl_text(ctrl, ns, log, Sections.all(), local_time="Thu Jan  1 00:00:00 2026 UTC")
     >>> lines = text.splitlines()
     >>> print("\\n".join(lines[3:7]))
@@ -116,7 +116,7 @@ def smartctl_text(
     Supported LBA Sizes (NSID 0x1)
     Id Fmt  Data  Metadt  Rel_Perf
      0 +     512       0         0
-    >>> print(smartctl_text(ctrl, ns, smart_log(dev.counters()), Sections(health=True), local_time="")[-94:], end="")
+    >>> print(smartctl_text(ctrl, ns, smart_log(dev.health()), Sections(health=True), local_time="")[-94:], end="")
     === START OF SMART DATA SECTION ===
     SMART overall-health self-assessment test result: PASSED
     <BLANKLINE>
@@ -169,12 +169,12 @@ def smartctl_json(
     >>> from ssdtwin.nvme import identify_controller, identify_namespace, smart_log
     >>> dev = Device("p32a80")
     >>> ctrl, ns = identify_controller(dev.identity()), identify_namespace(dev.identity())
-    >>> js = smartctl_json(ctrl, ns, smart_log(dev.counters()), Sections.all(), argv=["-j", "-x"],
+    >>> js = smartctl_json(ctrl, ns, smart_log(dev.health()), Sections.all(), argv=["-j", "-x"],
     ...                    device_name="/dev/nvme0", time_t=0, local_time="Thu Jan  1 00:00:00 1970 UTC")
     >>> list(js)[:6]
     ['json_format_version', 'smartctl', 'local_time', 'device', 'model_name', 'serial_number']
     >>> js["user_capacity"], js["nvme_smart_health_information_log"]["temperature"], js["smartctl"]["exit_status"]
-    ({'blocks': 500118192, 'bytes': 256060514304}, 40, 0)
+    ({'blocks': 500118192, 'bytes': 256060514304}, 25, 0)
     """
     root: dict[str, Any] = {
         "json_format_version": [1, 0],

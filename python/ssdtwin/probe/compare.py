@@ -19,6 +19,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("first", ("test", "x"), ("mean_lat_us", "iops")),
     ("coverage", ("span_bytes", "iodepth"), ("mean_lat_us",)),
     ("qd", ("iodepth",), ("iops", "mean_lat_us")),
+    ("lbaf", ("lbaf", "test"), ("mb_per_s",)),
 )
 
 #: The metric that matters per test of the floor and region tables (latency at QD1,

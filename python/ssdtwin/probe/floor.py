@@ -180,15 +180,19 @@ def infer_floor(table: pd.DataFrame) -> Floor:
     read_cmd = max(0.0, line.intercept - fixed)
     per_read = read_cmd + unit_ns
     link_bound = ceiling * UNIT >= 0.95 * link
+    fetch, post = float(COMMAND_FETCH_NS), float(COMPLETION_POST_NS)
     if link_bound:
         # Enough cores that the firmware never binds before the link (5 % to spare).
         cores = max(1, math.ceil(ceiling * per_read * 1.05e-9))
     else:
         cores = max(1, round(ceiling * per_read * 1e-9))
         # Little's law: the ceiling is cores over the time each read holds one; the time is
-        # set so the ceiling comes out as measured with a whole number of cores.
+        # set so the ceiling comes out as measured with a whole number of cores, and what is
+        # left of the intercept is fetch and post (shared as the defaults share it).
         per_read = cores / ceiling * 1e9
         read_cmd = max(0.0, per_read - unit_ns)
+        rest = max(0.0, line.intercept - read_cmd)
+        fetch, post = rest * COMMAND_FETCH_NS / fixed, rest * COMPLETION_POST_NS / fixed
     estimates += [
         Estimate(
             "read_iops_ceiling",
@@ -212,8 +216,28 @@ def infer_floor(table: pd.DataFrame) -> Floor:
             read_cmd,
             "ns",
             line.intercept_error,
-            "QD1 reads of unmapped LBAs",
-            f"the line's intercept less the command fetch and completion post ({fixed} ns, defaults)",
+            "QD1 reads of unmapped LBAs and their IOPS ceiling",
+            "the link bounds the ceiling: the line's intercept less the default fetch and post"
+            if link_bound
+            else "core time per read (cores / ceiling) less the per-unit time",
+        ),
+        Estimate(
+            "command_fetch_ns",
+            fetch,
+            "ns",
+            None,
+            "QD1 reads of unmapped LBAs and their IOPS ceiling",
+            "default" if link_bound else "the intercept less the core time, shared 7 : 4 with the post",
+            "not inferred" if link_bound else "inferred",
+        ),
+        Estimate(
+            "completion_post_ns",
+            post,
+            "ns",
+            None,
+            "QD1 reads of unmapped LBAs and their IOPS ceiling",
+            "default" if link_bound else "the intercept less the core time, shared 7 : 4 with the fetch",
+            "not inferred" if link_bound else "inferred",
         ),
     ]
     writes = table[table.test == "qd1 write"]
@@ -224,11 +248,11 @@ def infer_floor(table: pd.DataFrame) -> Floor:
         estimates.append(
             Estimate(
                 "write_cmd_ns",
-                max(0.0, wline.intercept - fixed),
+                max(0.0, wline.intercept - fetch - post),
                 "ns",
                 wline.intercept_error,
                 "QD1 writes into the write buffer, 4 KiB to 128 KiB",
-                f"the line's intercept less the command fetch and completion post ({fixed} ns, defaults)",
+                "the line's intercept less the command fetch and completion post",
             )
         )
     return Floor(table, line.intercept, line.slope, write_intercept, write_slope, link, ceiling, estimates)

@@ -37,6 +37,9 @@ MEASUREMENT = "map"
 SEGMENT_SPAN = 4 << 20
 #: A point is "level" with the one before while within this factor of it.
 LEVEL = 1.05
+#: The sweep ends in a rise (the cache's end) only if its last point is this much above the
+#: one before: less is within what a drive (or the NBD path) varies by.
+RISE = 1.10
 #: Spans added between the last level point and the full span.
 REFINE = 6
 #: Latency within this factor of the smallest span's is "in the first tier".
@@ -142,7 +145,7 @@ def last_level(table: pd.DataFrame) -> int | None:
     """
     qd1 = table[table.iodepth == 1].sort_values("span_bytes")
     lat = list(qd1.mean_lat_us)
-    if len(lat) < 3 or lat[-1] <= LEVEL * lat[-2]:
+    if len(lat) < 3 or lat[-1] <= RISE * lat[-2]:
         return None
     for i in range(len(lat) - 2, 0, -1):
         if lat[i] <= LEVEL * lat[i - 1]:
@@ -178,7 +181,10 @@ def infer_coverage(table: pd.DataFrame, facts: Facts, start: int) -> Coverage:
     if len(past) >= 2:
         line = fit_line(xs, ys)
         delta = line.intercept - hit
-        coverage = -line.slope / delta if delta > 0 else None
+        # A rise the line does not carry (slope within twice its error, or the wrong way) is
+        # noise, not a cache running out.
+        real = delta > 0 and line.slope < 0 and abs(line.slope) > 2 * line.slope_error
+        coverage = -line.slope / delta if real else None
         error = None
         if coverage is not None:
             error = coverage * ((line.slope_error / abs(line.slope)) + line.intercept_error / delta)

@@ -38,10 +38,12 @@ def measure_qd(
     runner: Runner, settings: Settings, start: int, span: int, tr_ns: float | None, warm_s: float = 0.0
 ) -> QdSweep:
     """The sweep over ``span`` bytes of written data from ``start``; ``tr_ns`` (if known)
-    turns the ceiling into busy dies. ``warm_s``: a ramp before each point (a cached map
-    must hold the span's translation pages before the point measures)."""
+    turns the ceiling into busy dies. ``warm_s``: a ramp before the first point (a cached
+    map must hold the span's translation pages before the sweep measures; the later points
+    find them there)."""
     rows = []
     for depth in DEPTHS:
+        ramp = warm_s if depth == DEPTHS[0] else min(warm_s, settings.point_s)
         job = Job(
             f"qd {depth}",
             "randread",
@@ -50,7 +52,7 @@ def measure_qd(
             offset=start,
             size=span,
             runtime_s=settings.point_s,
-            ramp_s=warm_s,
+            ramp_s=ramp,
         )
         d = runner.run(job, MEASUREMENT).main
         rows.append(

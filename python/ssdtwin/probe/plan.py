@@ -42,7 +42,7 @@ from .geometry import (
     write_region,
 )
 from .lbaf import Formats, measure_lbaf
-from .map_cache import Coverage, fill_rest, measure_coverage
+from .map_cache import SEGMENT_SPAN, Coverage, fill_rest, measure_coverage
 from .parallelism import QdSweep, measure_qd
 from .profile import Profile, build_profile, check_profile
 from .runner import Job, Runner
@@ -224,17 +224,26 @@ def probe(
         result.fold_reads = measure_fold_reads(runner, facts, settings, cache)
         written = int(cache / 2)
     if cache is not None:
-        # Past what may sit in the SLC cache, so every span holds native data.
-        coverage_start = min(facts.size_bytes // 2, int(1.25 * cache) + (64 << 20))
+        # Past what may sit in the SLC cache, so every span holds native data: a quarter of the
+        # drive at least, since folding while the drive fills lets the cache's data spread.
+        coverage_start = min(facts.size_bytes // 2, max(int(1.25 * cache) + (64 << 20), facts.size_bytes // 4))
         coverage_start -= coverage_start % (1 << 30) if coverage_start > 1 << 30 else coverage_start % (1 << 20)
+    sample_from, sample_to = coverage_start, facts.size_bytes
     if writable and (settings.wants("map") or settings.wants("qd")):
         say("map: writing the rest of the drive")
         fill_rest(runner, facts, written)
-        if cache is not None:
-            settle(runner, result, settings, say)
+    elif writable and cliff is not None:
+        # The drive was written only as far as the cliff test went: sample what it wrote
+        # past the cache.
+        sample_from = min(int(cache or 0) + (64 << 20), cliff.written_bytes - (64 << 20))
+        sample_to = cliff.written_bytes
+    elif result.first is not None:
+        sample_from, sample_to = 0, REGION_BYTES
+    if writable and cache is not None:
+        settle(runner, result, settings, say)
     if result.first is not None or not writable:
         say("native tR: units of the written drive")
-        offsets = spread_offsets(coverage_start, facts.size_bytes)
+        offsets = spread_offsets(sample_from, sample_to)
         samples = sample_tr(runner, settings, offsets, "native")
         where = "tR of 8 units spread over the drive once written and settled"
         result.native_tr, two_modes = native_tr(samples, slc_tr if cache is not None else None, where)
@@ -256,7 +265,8 @@ def probe(
             span = int(min(span, coverage / 2))
         span -= span % (1 << 20)
         tr = result.native_tr.value if result.native_tr is not None else None
-        warm = settings.span_ramp_max_s if coverage is not None else 0.0
+        # Enough reads to touch every translation page of the span six times, at QD1.
+        warm = 0.0 if coverage is None else min(settings.span_ramp_max_s, 6 * span / SEGMENT_SPAN * hint * 1e-9)
         result.qd = measure_qd(runner, settings, coverage_start, span, tr, warm)
         if coverage is not None:
             result.qd.estimates.extend(map_hit_cost(result, floor))

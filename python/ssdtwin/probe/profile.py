@@ -31,7 +31,9 @@ DEFAULT_SPARE = 0.07
 DEFAULT_PAGES = {"tlc": 1152, "qlc": 1536, "mlc": 768, "slc": 384}
 #: A cache up to this share of the namespace is taken as static; above it, 1 % is static and
 #: the rest dynamic (docs/profiles.md: static 0.5-1 %, dynamic up to a third of free space).
-STATIC_SHARE = 0.03
+STATIC_SHARE = 0.10
+#: Superblocks the array has at least (pages per block shrink on a small target to keep them).
+MIN_SUPERBLOCKS = 64
 #: Native tPROG over SLC tPROG above which the cells are taken as QLC.
 QLC_PROGRAM_RATIO = 6.0
 
@@ -143,10 +145,12 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
     # --- link
     p.set("link", "pcie_gen", int(val("pcie_gen") or 3), _measured(e("link_bytes_per_s"), 1e-9, " GB/s"))
     p.set("link", "pcie_lanes", int(val("pcie_lanes") or 4), "with pcie_gen: the link nearest the measured ceiling")
-    p.set(
-        "link", "command_fetch_ns", COMMAND_FETCH_NS, _default("latency that holds no core; fixed beside firmware time")
-    )
-    p.set("link", "completion_post_ns", COMPLETION_POST_NS, _default("as command_fetch_ns"))
+    for name, default in (("command_fetch_ns", COMMAND_FETCH_NS), ("completion_post_ns", COMPLETION_POST_NS)):
+        est = e(name)
+        if est is not None and est.status == "inferred" and est.value is not None:
+            p.set("link", name, round(est.value), _measured(est))
+        else:
+            p.set("link", name, default, _default("latency that holds no core, apart from firmware time only at depth"))
 
     # --- controller
     p.set("controller", "cores", int(val("controller_cores") or 4), _measured(e("controller_cores")))
@@ -212,7 +216,17 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
     p.set("nand", "dies_per_channel", per_channel, f"dies / channels; dies {_measured(e('dies'))}")
     p.set("nand", "planes", planes, f"program unit / 16 KiB page; program unit {_measured(e('program_unit_bytes'))}")
     p.set("nand", "blocks_per_plane", 0, "")  # sized below
-    p.set("nand", "pages_per_block", DEFAULT_PAGES[cell], _default("an 18 MiB TLC or 24 MiB QLC block"))
+    # Fewer pages on a small target, so the array keeps MIN_SUPERBLOCKS superblocks: GC and
+    # the SLC cache work a superblock at a time.
+    per_page = dies * unit
+    pages = DEFAULT_PAGES[cell]
+    fit = facts.size_bytes // (MIN_SUPERBLOCKS * per_page) // 12 * 12
+    if fit < pages:
+        pages = max(12, int(fit))
+        why = f"an 18 MiB TLC or 24 MiB QLC block; fewer pages so {MIN_SUPERBLOCKS} superblocks hold the namespace"
+    else:
+        why = "an 18 MiB TLC or 24 MiB QLC block"
+    p.set("nand", "pages_per_block", pages, _default(why))
     p.set("nand", "page_bytes", page, "with planes: the measured program unit")
     p.set("nand", "channel_mts", max(1, round(channel / 1e6)), _measured(e("channel_bytes_per_s"), 1e-6, " MB/s"))
     p.set("nand", "channel_cmd_ns", CHANNEL_CMD_NS, _default("address cycles"))
@@ -346,7 +360,7 @@ def size_blocks(p: Profile, capacity: int, spare: float, spare_estimate: Estimat
     n = p.sections["nand"]
     superblock = int(n["channels"].value) * int(n["dies_per_channel"].value) * int(n["planes"].value)  # type: ignore[call-overload]
     superblock *= int(n["pages_per_block"].value) * int(n["page_bytes"].value)  # type: ignore[call-overload]
-    blocks = max(64, math.ceil(capacity * (1 + spare) / superblock))
+    blocks = max(8, math.ceil(capacity * (1 + spare) / superblock))
     source = (
         _measured(spare_estimate) if spare_estimate is not None else _default(f"spare {spare:.0%} of the namespace")
     )

@@ -24,11 +24,13 @@ SHOWN = {
 def shown(value: float | None, unit: str) -> str:
     """A value in the unit people read it in.
 
-    >>> shown(61_493.0, "ns"), shown(3 << 30, "bytes"), shown(None, "ns")
-    ('61.49 us', '3 GiB', '-')
+    >>> shown(61_493.0, "ns"), shown(3 << 30, "bytes"), shown(32768, "bytes"), shown(None, "ns")
+    ('61.49 us', '3 GiB', '32 KiB', '-')
     """
     if value is None:
         return "-"
+    if unit == "bytes" and abs(value) < 1 << 30:
+        return f"{value / 2**20:.4g} MiB" if abs(value) >= 1 << 20 else f"{value / 2**10:.4g} KiB"
     scale, suffix = SHOWN.get(unit, (1.0, unit))
     return f"{value * scale:.4g} {suffix}"
 

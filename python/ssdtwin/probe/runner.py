@@ -29,7 +29,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -365,7 +365,8 @@ class FioTarget:
 
 class FioRunner(Runner):
     """The installed fio binary against ``target``. ``time_scale`` K: the target is a twin
-    served K times slower than wall time (``ssdtwin serve --time-scale K``)."""
+    served K times slower than wall time (``ssdtwin serve --time-scale K``). A purge (a TRIM
+    of every LBA) is followed by ``purge_idle_s`` of the drive's time."""
 
     def __init__(
         self,
@@ -375,8 +376,10 @@ class FioRunner(Runner):
         read_only: bool = False,
         fio: str = "fio",
         timeout_s: float | None = None,
+        purge_idle_s: float = 10.0,
     ) -> None:
         super().__init__()
+        self.purge_idle_s = purge_idle_s
         if shutil.which(fio) is None:
             raise ProbeError(f"fio is not installed ('{fio}' not found); install fio 3.x (apt-get install fio)")
         self.target = target
@@ -414,19 +417,14 @@ class FioRunner(Runner):
 
     def _purge(self) -> None:
         # A TRIM of every LBA, as R1 deallocated its drive before each write test, then the
-        # ten seconds R1 waited for the drive to settle.
+        # wait R1 gave the drive to settle (ten seconds; ``purge_idle_s``).
         trim = Job("purge", "trim", 64 << 20, iodepth=16)
         self._run(trim)
-        self._idle(10.0)
+        self._idle(self.purge_idle_s)
 
     def close(self) -> None:
         """Removes the runner's scratch directory."""
         shutil.rmtree(self._logs, ignore_errors=True)
-
-
-def with_name(job: Job, name: str) -> Job:
-    """``job`` under another name (jobs of one sweep share everything else)."""
-    return replace(job, name=name)
 
 
 def outcome_record(outcome: Outcome) -> dict[str, Any]:

@@ -126,10 +126,11 @@ def mount_points(name: str, tree: DeviceTree) -> list[str]:
     """Where ``name`` or one of its partitions is mounted, from ``mountinfo`` (by device
     number, and by source path for file systems that report one)."""
     numbers = {_read(tree.block(name) / "dev")}
-    sources = {str(tree.dev_root / name)}
-    for part in partitions(name, tree):
+    # mountinfo names sources as the kernel does (/dev/NAME), whatever the tree's root.
+    names = [name, *partitions(name, tree)]
+    sources = {f"/dev/{n}" for n in names} | {str(tree.dev_root / n) for n in names}
+    for part in names[1:]:
         numbers.add(_read(tree.block(name) / part / "dev"))
-        sources.add(str(tree.dev_root / part))
     numbers.discard(None)
     info = _read(tree.proc_root / "self" / "mountinfo") or ""
     found = []
@@ -146,7 +147,8 @@ def mount_points(name: str, tree: DeviceTree) -> list[str]:
 
 def used_as_swap(real: Path, tree: DeviceTree) -> bool:
     """True if ``/proc/swaps`` lists the device or one of its partitions."""
-    names = {str(real), *(str(tree.dev_root / p) for p in partitions(real.name, tree))}
+    devices = [real.name, *partitions(real.name, tree)]
+    names = {str(real)} | {f"/dev/{d}" for d in devices} | {str(tree.dev_root / d) for d in devices}
     swaps = _read(tree.proc_root / "swaps") or ""
     return any(line.split()[0] in names for line in swaps.splitlines()[1:] if line.split())
 

@@ -50,6 +50,14 @@ class Study:
     #: The host profile of the measurement the study reproduces (``--host`` overrides it).
     host: str = "linux-6.1"
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Whether the study takes ``--host`` (a study that names its hosts another way, such
+    #: as the memory study's ``--kernel``, does not).
+    takes_host: bool = True
+    #: A column (and the option of the same name, a comma-separated list) to draw one figure
+    #: per value of, over every drive's rows, instead of one figure per drive.
+    figures_by: str | None = None
+    #: Positional click arguments, mapped to keyword arguments like the options.
+    arguments: list[click.Argument] = field(default_factory=list)
 
     def count_points(self, **kwargs: Any) -> int:
         """Progress steps of the whole study on one drive, over all its parts."""

@@ -24,10 +24,11 @@ pub use shipped::{SHIPPED, shipped_names, shipped_text};
 
 use crate::controller::ControllerConfig;
 use crate::controller::map_cache::{DirtyPolicy, MapCacheConfig, MapLocation, Replacement};
+use crate::controller::thermal::{PowerModel, ThermalConfig};
 use crate::engine::SimDuration;
 use crate::ftl::{Endurance, GcConfig, SlcCacheConfig, Stream, VictimPolicy, WearLevelling, WhenFull};
 use crate::nand::{CellMode, CellTiming, DieScheduler, Geometry, NandTiming, SuspendPolicy, SuspendTiming, UNIT_BYTES};
-use crate::nvme::{HmbRequest, LbaFormat, LinkConfig, Namespace};
+use crate::nvme::{HmbRequest, LbaFormat, LinkConfig, Namespace, PowerState, PowerStates};
 
 /// A profile as loaded: its parsed TOML table and where it came from.
 #[derive(Clone, Debug)]
@@ -162,8 +163,8 @@ pub struct Identity {
     pub wctemp_kelvin: Option<u16>,
     /// Critical composite temperature threshold, kelvin, if the profile gives one.
     pub cctemp_kelvin: Option<u16>,
-    /// Power state descriptors, state 0 first; empty if the profile gives none. Reported
-    /// only: nothing in the model depends on these three fields.
+    /// Power state descriptors as the profile gives them, state 0 first (empty: none
+    /// given; [`DeviceConfig::power`] holds the states the model uses).
     pub power_states: Vec<PowerStateSection>,
 }
 
@@ -202,7 +203,23 @@ pub struct DeviceConfig {
     pub endurance: Endurance,
     /// What the datasheet rates the drive for (reported; the model wears by P/E cycles).
     pub rated: RatedEndurance,
+    /// Power states (APST off until a host programs it).
+    pub power: PowerStates,
+    /// Power per activity, the thermal model and throttling.
+    pub thermal: ThermalConfig,
+    /// Whether the controller supports Host Controlled Thermal Management, and the range it
+    /// accepts (MNTMT, MXTMT), kelvin.
+    pub hctm_range_kelvin: Option<(u16, u16)>,
 }
+
+/// Warning Composite Temperature Threshold when the profile gives none, kelvin (70 °C, a
+/// common consumer-drive value).
+pub const DEFAULT_WCTEMP_KELVIN: u16 = 343;
+/// Critical Composite Temperature Threshold when the profile gives none, kelvin (85 °C).
+pub const DEFAULT_CCTEMP_KELVIN: u16 = 358;
+/// The power state of a profile that lists none: one operational state of 6 W, between the
+/// 3.5 W of DRAM-less PCIe 3.0 x2 drives and the 8–9 W of PCIe 4.0 x4 ones.
+pub const DEFAULT_MAX_POWER_MW: u32 = 6000;
 
 /// A drive's rated endurance as its datasheet states it, for projections to compare with.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -312,9 +329,11 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
         })
         .transpose()?;
     let map_cache = build_map_cache(&c, &p.map_cache, &identity, &nand, geometry.native)?;
-    let min_superblocks = logical_units.div_ceil(u64::from(geometry.sb_units())) as u32
-        + namespace_limit(&geometry, &gc, &slc).1;
+    let min_superblocks =
+        logical_units.div_ceil(u64::from(geometry.sb_units())) as u32 + namespace_limit(&geometry, &gc, &slc).1;
     let (endurance, rated) = build_endurance(&c, &p, &geometry, &identity.serial, min_superblocks)?;
+    let (thermal, hctm_range_kelvin) = build_thermal(&c, &p, &geometry, build_power_model(&c, &p.power)?)?;
+    let power = build_power_states(&c, &p.identity)?;
     Ok(DeviceConfig {
         source: loaded.source.clone(),
         name: loaded.name.clone(),
@@ -332,7 +351,148 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
         host_interface,
         endurance,
         rated,
+        power,
+        thermal,
+        hctm_range_kelvin,
     })
+}
+
+fn build_power_model(c: &Checker, s: &PowerSection) -> Result<PowerModel, ProfileError> {
+    let watts = |field: &str, v: f64, max: f64| -> Result<f64, ProfileError> {
+        if !v.is_finite() || !(0.0..=max).contains(&v) {
+            return Err(c.bad(field, &v, &format!("allowed 0 to {max} W")));
+        }
+        Ok(v)
+    };
+    Ok(PowerModel {
+        idle_w: watts("power.idle_w", s.idle_w, 1000.0)?,
+        die_read_w: watts("power.die_read_w", s.die_read_w, 100.0)?,
+        die_program_w: watts("power.die_program_w", s.die_program_w, 100.0)?,
+        die_erase_w: watts("power.die_erase_w", s.die_erase_w, 100.0)?,
+        link_w: watts("power.link_w", s.link_w, 100.0)?,
+    })
+}
+
+/// The power states the model uses: the profile's, or one operational state.
+fn build_power_states(c: &Checker, id: &IdentitySection) -> Result<PowerStates, ProfileError> {
+    let states = if id.power_states.is_empty() {
+        let max_power_w = f64::from(DEFAULT_MAX_POWER_MW) / 1000.0;
+        vec![PowerState { max_power_w, non_operational: false, entry: SimDuration::ZERO, exit: SimDuration::ZERO }]
+    } else {
+        id.power_states
+            .iter()
+            .map(|ps| PowerState {
+                max_power_w: f64::from(ps.max_power_mw) / 1000.0,
+                non_operational: ps.non_operational,
+                entry: SimDuration::from_us(u64::from(ps.entry_latency_us)),
+                exit: SimDuration::from_us(u64::from(ps.exit_latency_us)),
+            })
+            .collect()
+    };
+    if states[0].non_operational {
+        return Err(c.bad("identity.power_states[0].non_operational", &true, "false: state 0 is where I/O runs"));
+    }
+    Ok(PowerStates { states, apst: Vec::new() })
+}
+
+/// The thermal configuration and the HCTM range.
+fn build_thermal(
+    c: &Checker,
+    profile: &Profile,
+    geometry: &Geometry,
+    power: PowerModel,
+) -> Result<(ThermalConfig, Option<(u16, u16)>), ProfileError> {
+    let t = &profile.thermal;
+    let positive = |field: &str, v: f64, max: f64, unit: &str| -> Result<f64, ProfileError> {
+        if !v.is_finite() || v <= 0.0 || v > max {
+            return Err(c.bad(field, &v, &format!("greater than 0, at most {max} {unit}")));
+        }
+        Ok(v)
+    };
+    if !t.ambient_c.is_finite() || !(-60.0..=150.0).contains(&t.ambient_c) {
+        return Err(c.bad("thermal.ambient_c", &t.ambient_c, "allowed -60 to 150 °C"));
+    }
+    if !t.airflow_m_per_s.is_finite() || !(0.0..=100.0).contains(&t.airflow_m_per_s) {
+        return Err(c.bad("thermal.airflow_m_per_s", &t.airflow_m_per_s, "allowed 0 to 100 m/s"));
+    }
+    let capacity = positive("thermal.heat_capacity_j_per_k", t.heat_capacity_j_per_k, 1e6, "J/K")?;
+    let still_air = positive("thermal.still_air_k_per_w", t.still_air_k_per_w, 1e4, "K/W")?;
+    let doubling = positive("thermal.airflow_doubling_m_per_s", t.airflow_doubling_m_per_s, 100.0, "m/s")?;
+    if !t.hysteresis_k.is_finite() || !(0.0..=50.0).contains(&t.hysteresis_k) {
+        return Err(c.bad("thermal.hysteresis_k", &t.hysteresis_k, "allowed 0 to 50 K"));
+    }
+    let period = positive("thermal.sensor_period_ms", t.sensor_period_ms, 60_000.0, "ms")?;
+    let id = &profile.identity;
+    let warning = id.wctemp_kelvin.unwrap_or(DEFAULT_WCTEMP_KELVIN);
+    let critical = id.cctemp_kelvin.unwrap_or(DEFAULT_CCTEMP_KELVIN);
+    if warning > critical {
+        let field = if id.wctemp_kelvin.is_some() { "identity.wctemp_kelvin" } else { "identity.cctemp_kelvin" };
+        let value = if id.wctemp_kelvin.is_some() { warning } else { critical };
+        return Err(c.bad(
+            field,
+            &value,
+            &format!("the warning threshold ({warning}) may not exceed the critical one ({critical})"),
+        ));
+    }
+    let hctm_range = match (t.hctm_min_kelvin, t.hctm_max_kelvin) {
+        (Some(lo), Some(hi)) if lo <= hi && lo > 0 => Some((lo, hi)),
+        (None, None) => None,
+        (lo, hi) => {
+            return Err(c.bad(
+                "thermal.hctm_min_kelvin",
+                &format!("{lo:?}/{hi:?}"),
+                "give hctm_min_kelvin and hctm_max_kelvin together, 0 < min <= max",
+            ));
+        }
+    };
+    let tmt = |field: &str, k: u16| -> Result<Option<f64>, ProfileError> {
+        if k == 0 {
+            return Ok(None);
+        }
+        match hctm_range {
+            Some((lo, hi)) if (lo..=hi).contains(&k) => Ok(Some(f64::from(k))),
+            Some((lo, hi)) => Err(c.bad(field, &k, &format!("0 (off) or {lo} to {hi} kelvin (MNTMT to MXTMT)"))),
+            None => Err(c.bad(
+                field,
+                &k,
+                "0: the controller has no HCTM (give thermal.hctm_min_kelvin and hctm_max_kelvin)",
+            )),
+        }
+    };
+    let tmt1 = tmt("thermal.hctm_tmt1_kelvin", t.hctm_tmt1_kelvin)?;
+    let tmt2 = tmt("thermal.hctm_tmt2_kelvin", t.hctm_tmt2_kelvin)?;
+    if let (Some(k1), Some(k2)) = (tmt1, tmt2)
+        && k1 >= k2
+    {
+        return Err(c.bad("thermal.hctm_tmt1_kelvin", &k1, &format!("below hctm_tmt2_kelvin ({k2})")));
+    }
+    // The most the drive draws: every die programming and both link directions busy.
+    let dies = geometry.dies();
+    let most_w = power.idle_w + f64::from(dies) * power.die_program_w + 2.0 * power.link_w;
+    let budget = |field: &str, v: Option<f64>, share: f64| -> Result<f64, ProfileError> {
+        v.map_or(Ok(most_w * share), |w| positive(field, w, 1000.0, "W"))
+    };
+    let light = budget("thermal.throttle_light_w", t.throttle_light_w, 0.75)?;
+    let heavy = budget("thermal.throttle_heavy_w", t.throttle_heavy_w, 0.5)?;
+    let critical_w = budget("thermal.throttle_critical_w", t.throttle_critical_w, 0.25)?;
+    let cap = |w: f64| {
+        let n = ((w - power.idle_w - 2.0 * power.link_w) / power.die_program_w.max(1e-9)).floor();
+        if n >= f64::from(dies) { u32::MAX } else { n.max(1.0) as u32 }
+    };
+    let thermal = ThermalConfig {
+        power,
+        ambient_k: t.ambient_c + 273.15,
+        heat_capacity_j_per_k: capacity,
+        resistance_k_per_w: still_air / (1.0 + (t.airflow_m_per_s / doubling).sqrt()),
+        warning_k: f64::from(warning),
+        critical_k: f64::from(critical),
+        tmt1_k: tmt1,
+        tmt2_k: tmt2,
+        hysteresis_k: t.hysteresis_k,
+        sensor_period: SimDuration((period * 1e6).round() as u64),
+        die_caps: [u32::MAX, cap(light), cap(heavy), cap(critical_w)],
+    };
+    Ok((thermal, hctm_range))
 }
 
 /// Typical rated P/E cycles of `mode` on NAND built for `native` when the profile gives
@@ -428,10 +588,10 @@ fn build_identity(c: &Checker, s: &IdentitySection) -> Result<Identity, ProfileE
         return Err(c.bad("identity.ieee_oui", &s.ieee_oui, "a 24-bit value"));
     }
     c.range("identity.mdts", s.mdts, 0, 15)?;
-    if let (Some(w), Some(k)) = (s.wctemp_kelvin, s.cctemp_kelvin) {
-        if w > k {
-            return Err(c.bad("identity.wctemp_kelvin", &w, &format!("at most identity.cctemp_kelvin ({k})")));
-        }
+    if let (Some(w), Some(k)) = (s.wctemp_kelvin, s.cctemp_kelvin)
+        && w > k
+    {
+        return Err(c.bad("identity.wctemp_kelvin", &w, &format!("at most identity.cctemp_kelvin ({k})")));
     }
     if s.power_states.len() > 32 {
         return Err(c.bad("identity.power_states", &s.power_states.len(), "at most 32 entries"));
@@ -1029,6 +1189,52 @@ mod tests {
         assert!(e.to_string().ends_with("ftl.wear_levelling = \"round-robin\": allowed fifo, dynamic, static"), "{e}");
         let e = shipped_with(&["endurance.block_spread_pct=120"]).unwrap_err();
         assert!(e.to_string().ends_with("endurance.block_spread_pct = 120: allowed 0 to 100"), "{e}");
+    }
+
+    #[test]
+    fn thermal_defaults_and_throttle_budgets_become_die_caps() {
+        let c = shipped_with(&["power.die_program_w=0.1"]).unwrap();
+        let t = &c.thermal;
+        assert_eq!((t.warning_k, t.critical_k), (343.0, 358.0));
+        assert!((t.ambient_k - 298.15).abs() < 1e-9 && (t.resistance_k_per_w - 12.0).abs() < 1e-12);
+        assert_eq!(c.hctm_range_kelvin, None);
+        // 32 dies at 0.1 W each, 1.5 W idle, 0.5 W per link direction: at most 5.7 W.
+        // Light: 4.275 W leaves (4.275 − 2.5) / 0.1 = 17 dies; heavy 2.85 W: 3; critical
+        // 1.425 W: less than idle, so one.
+        assert_eq!(t.die_caps, [u32::MAX, 17, 3, 1]);
+        // Airflow of four times the doubling speed triples the conductance.
+        let c = shipped_with(&["thermal.airflow_m_per_s=2.0"]).unwrap();
+        assert!((c.thermal.resistance_k_per_w - 4.0).abs() < 1e-12);
+        assert_eq!(c.power.states.len(), 1);
+        assert!((c.power.states[0].max_power_w - 6.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn host_thresholds_need_hctm_and_order() {
+        let e = shipped_with(&["thermal.hctm_tmt1_kelvin=330"]).unwrap_err();
+        assert!(e.to_string().ends_with("thermal.hctm_tmt1_kelvin = 330: 0: the controller has no HCTM (give thermal.hctm_min_kelvin and hctm_max_kelvin)"), "{e}");
+        let range = ["thermal.hctm_min_kelvin=273", "thermal.hctm_max_kelvin=358"];
+        let e = shipped_with(&[range[0], range[1], "thermal.hctm_tmt1_kelvin=400"]).unwrap_err();
+        assert!(
+            e.to_string().ends_with("thermal.hctm_tmt1_kelvin = 400: 0 (off) or 273 to 358 kelvin (MNTMT to MXTMT)"),
+            "{e}"
+        );
+        let e = shipped_with(&[range[0], range[1], "thermal.hctm_tmt1_kelvin=340", "thermal.hctm_tmt2_kelvin=330"])
+            .unwrap_err();
+        assert!(e.to_string().ends_with("thermal.hctm_tmt1_kelvin = 340: below hctm_tmt2_kelvin (330)"), "{e}");
+        let c = shipped_with(&[range[0], range[1], "thermal.hctm_tmt1_kelvin=330"]).unwrap();
+        assert_eq!((c.thermal.tmt1_k, c.thermal.tmt2_k, c.hctm_range_kelvin), (Some(330.0), None, Some((273, 358))));
+        let e = shipped_with(&["identity.power_states=[{max_power_mw=5, non_operational=true}]"]).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("identity.power_states[0].non_operational = true: false: state 0 is where I/O runs"),
+            "{e}"
+        );
+        let e = shipped_with(&["thermal.heat_capacity_j_per_k=0"]).unwrap_err();
+        assert!(
+            e.to_string().ends_with("thermal.heat_capacity_j_per_k = 0: greater than 0, at most 1000000 J/K"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -36,6 +36,12 @@ pub struct Profile {
     /// Rated endurance, spare blocks and block wear-out.
     #[serde(default)]
     pub endurance: EnduranceSection,
+    /// Power drawn by each kind of activity.
+    #[serde(default)]
+    pub power: PowerSection,
+    /// The thermal model and throttling.
+    #[serde(default)]
+    pub thermal: ThermalSection,
 }
 
 /// `[host_interface]`: the host driver a device needs, how many devices a card shows, and
@@ -98,16 +104,18 @@ pub struct IdentitySection {
     /// HMB maximum descriptor entries (`hmmaxd`); 0 = no limit.
     #[serde(default)]
     pub hmmaxd: u16,
-    /// Warning Composite Temperature Threshold (`wctemp`), kelvin. Optional: the model has no
-    /// thermals; it is only reported, and unset the nvme-cli/smartctl emulation reports the
-    /// default documented in `python/ssdtwin/nvme/constants.py`.
+    /// Warning Composite Temperature Threshold (`wctemp`), kelvin: at and above it the
+    /// drive throttles heavily and counts Warning Composite Temperature Time (default 343,
+    /// 70 °C).
     #[serde(default)]
     pub wctemp_kelvin: Option<u16>,
-    /// Critical Composite Temperature Threshold (`cctemp`), kelvin; optional, as `wctemp_kelvin`.
+    /// Critical Composite Temperature Threshold (`cctemp`), kelvin: at and above it the
+    /// drive throttles to its critical budget (default 358, 85 °C).
     #[serde(default)]
     pub cctemp_kelvin: Option<u16>,
-    /// Power state descriptors (`psd`), state 0 first, at most 32. Optional and only reported
-    /// (the model has no power states); empty, the emulation reports one documented default.
+    /// Power state descriptors (`psd`), state 0 first, at most 32. State 0 is where I/O
+    /// runs; non-operational states are where APST takes an idle drive, drawing their
+    /// maximum power. Empty: one operational state of 6 W.
     #[serde(default)]
     pub power_states: Vec<PowerStateSection>,
     /// Namespace size in bytes (what the host sees). Give this or
@@ -544,4 +552,118 @@ pub struct EnduranceSection {
     pub rated_dwpd: Option<f64>,
     /// Warranty, years.
     pub warranty_years: Option<f64>,
+}
+
+/// `[power]`: what each kind of activity draws. Defaults are typical of a consumer NVMe drive
+/// (`docs/profiles.md`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PowerSection {
+    /// The whole drive idle in power state 0 (controller, DRAM, NAND standby), W.
+    #[serde(default = "default_idle_w")]
+    pub idle_w: f64,
+    /// One die reading, on top of idle, W.
+    #[serde(default = "default_die_read_w")]
+    pub die_read_w: f64,
+    /// One die programming, W.
+    #[serde(default = "default_die_program_w")]
+    pub die_program_w: f64,
+    /// One die erasing, W.
+    #[serde(default = "default_die_erase_w")]
+    pub die_erase_w: f64,
+    /// One link direction transferring, W.
+    #[serde(default = "default_link_w")]
+    pub link_w: f64,
+}
+
+impl Default for PowerSection {
+    fn default() -> Self {
+        toml::from_str("").expect("every power field has a default")
+    }
+}
+
+fn default_idle_w() -> f64 {
+    1.5
+}
+fn default_die_read_w() -> f64 {
+    0.08
+}
+fn default_die_program_w() -> f64 {
+    0.1
+}
+fn default_die_erase_w() -> f64 {
+    0.08
+}
+fn default_link_w() -> f64 {
+    0.5
+}
+
+/// `[thermal]`: the lumped thermal model, its environment and the throttling thresholds.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThermalSection {
+    /// Air temperature around the drive, °C.
+    #[serde(default = "default_ambient_c")]
+    pub ambient_c: f64,
+    /// Airflow over the drive, m/s (0: natural convection only).
+    #[serde(default)]
+    pub airflow_m_per_s: f64,
+    /// Heat capacity of the drive (board, packages, case or heatsink), J/K.
+    #[serde(default = "default_heat_capacity")]
+    pub heat_capacity_j_per_k: f64,
+    /// Thermal resistance from the drive to ambient air with no airflow, K/W.
+    #[serde(default = "default_still_air")]
+    pub still_air_k_per_w: f64,
+    /// Airflow at which the conductance to ambient doubles, m/s (forced convection grows
+    /// with the square root of the air speed).
+    #[serde(default = "default_airflow_doubling")]
+    pub airflow_doubling_m_per_s: f64,
+    /// How far below a threshold the temperature must fall to leave its throttling level, K.
+    #[serde(default = "default_hysteresis")]
+    pub hysteresis_k: f64,
+    /// How often the firmware reads its temperature sensor and revises throttling, ms.
+    #[serde(default = "default_sensor_period")]
+    pub sensor_period_ms: f64,
+    /// Lowest HCTM threshold the controller accepts (MNTMT), kelvin; absent with
+    /// `hctm_max_kelvin`: no Host Controlled Thermal Management.
+    pub hctm_min_kelvin: Option<u16>,
+    /// Highest HCTM threshold the controller accepts (MXTMT), kelvin.
+    pub hctm_max_kelvin: Option<u16>,
+    /// HCTM Thermal Management Temperature 1 the host set (light throttling), kelvin; 0 off.
+    #[serde(default)]
+    pub hctm_tmt1_kelvin: u16,
+    /// HCTM Thermal Management Temperature 2 the host set (heavy throttling), kelvin; 0 off.
+    #[serde(default)]
+    pub hctm_tmt2_kelvin: u16,
+    /// Power budget of light throttling, W (default: three quarters of the drive's most).
+    pub throttle_light_w: Option<f64>,
+    /// Power budget of heavy throttling, W (default: half the drive's most).
+    pub throttle_heavy_w: Option<f64>,
+    /// Power budget above CCTEMP, W (default: a quarter of the drive's most).
+    pub throttle_critical_w: Option<f64>,
+}
+
+impl Default for ThermalSection {
+    fn default() -> Self {
+        toml::from_str("").expect("every thermal field has a default")
+    }
+}
+
+fn default_ambient_c() -> f64 {
+    25.0
+}
+fn default_heat_capacity() -> f64 {
+    10.0
+}
+fn default_still_air() -> f64 {
+    12.0
+}
+fn default_airflow_doubling() -> f64 {
+    0.5
+}
+fn default_hysteresis() -> f64 {
+    2.0
+}
+fn default_sensor_period() -> f64 {
+    100.0
 }

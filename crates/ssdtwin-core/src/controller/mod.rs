@@ -7,9 +7,12 @@
 //! arrives. The write buffer acknowledges writes once
 //! their data is in controller memory and holds them until programmed; when it is full, new
 //! writes wait (back-pressure). The map cache decides what a lookup costs; with the whole map
-//! in DRAM it is free. See `docs/model.md` § "Controller".
+//! in DRAM it is free. The firmware's thermal management (`thermal`) heats the drive with
+//! the power of its work and throttles it at its thresholds. See `docs/model.md` §
+//! "Controller".
 
 pub mod map_cache;
+pub mod thermal;
 mod write_buffer;
 
 pub use map_cache::{MapCache, MapCacheConfig};

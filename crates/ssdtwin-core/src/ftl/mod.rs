@@ -726,6 +726,26 @@ impl Ftl {
         self.wear.blocks(&self.endurance, self.geometry.native)
     }
 
+    /// The rated life the units programmed so far will have used once their superblocks
+    /// are erased, parts per billion of the drive's rated life: the programs in each mode
+    /// over the units a whole drive holds in that mode and its rating. In steady state it
+    /// grows as [`Ftl::life_used`] does, without waiting for erases, so short measurements
+    /// see the wear rate.
+    pub fn life_programmed_ppb(&self) -> u64 {
+        let e = &self.endurance;
+        let n = u128::from(self.sbs.len());
+        let native = self.geometry.native;
+        let ppb = |mode: CellMode| {
+            let units = u128::from(self.counters.units_programmed[mode.index()]);
+            let lifetime =
+                u128::from(self.geometry.sb_units_in(mode)) * n * u128::from(e.rated_pe_cycles[mode.index()]);
+            units * 1_000_000_000 / lifetime
+        };
+        let slc = ppb(CellMode::Slc);
+        let total = if native == CellMode::Slc { slc } else { slc + ppb(native) };
+        total as u64
+    }
+
     /// Wear of superblock `sb` in integer units (see `wear::wear_units`).
     fn sb_wear(&self, sb: u32) -> u64 {
         wear::wear_units(self.sbs.erase_count(sb), self.sbs.slc_erase_count(sb), &self.endurance, self.geometry.native)

@@ -21,8 +21,9 @@
 //! ```
 //!
 //! Every media operation holds the actuator, so seeks, rotation and transfers of all
-//! commands (and of destages) serialise on it. A flush completes once every cached write is
-//! on the media. Contract as [`BlockDevice`]'s; the model allocates only when its queues
+//! commands (and of destages) serialise on it. A flush completes once every write accepted
+//! before it is on the media; meanwhile the actuator writes back only those (a SATA flush
+//! is not queued), so writes that follow do not delay it. Contract as [`BlockDevice`]'s; the model allocates only when its queues
 //! grow past their largest size so far.
 //!
 //! ```
@@ -77,6 +78,17 @@ struct MediaOp {
     lba: u64,
     blocks: u64,
     queued: SimTime,
+    /// For writes: their place in arrival order (a flush covers the writes before it).
+    seq: u64,
+}
+
+/// A flush waiting for the writes that arrived before it.
+#[derive(Clone, Copy, Debug)]
+struct FlushWait {
+    cmd: u32,
+    /// The last write it covers, and how many of those are still not on the media.
+    last_seq: u64,
+    left: u32,
 }
 
 /// A range of blocks held in the read cache.
@@ -154,7 +166,9 @@ pub struct Hdd {
     dirty_bytes: u64,
     /// Destages and write-throughs queued or in progress.
     writes_pending: u32,
-    flush_waiters: Vec<u32>,
+    /// Writes accepted so far: the last one's sequence number.
+    write_seq: u64,
+    flush_waiters: Vec<FlushWait>,
     counters: HddCounters,
 }
 
@@ -178,6 +192,7 @@ impl Hdd {
             read_ahead: None,
             dirty_bytes: 0,
             writes_pending: 0,
+            write_seq: 0,
             flush_waiters: Vec::new(),
             counters: HddCounters::default(),
         }
@@ -236,6 +251,7 @@ impl Hdd {
                         lba: cached_to,
                         blocks: rest,
                         queued: now,
+                        seq: 0,
                     });
                 }
             }
@@ -244,20 +260,24 @@ impl Hdd {
                 self.counters.host_write_bytes += bytes;
                 self.invalidate(lba, lba + blocks);
                 self.writes_pending += 1;
+                self.write_seq += 1;
+                let seq = self.write_seq;
                 if self.config.write_cache && self.dirty_bytes + bytes <= self.config.write_cache_bytes {
                     self.dirty_bytes += bytes;
-                    self.media.push(MediaOp { kind: MediaKind::Destage, lba, blocks, queued: now });
+                    self.media.push(MediaOp { kind: MediaKind::Destage, lba, blocks, queued: now, seq });
                     self.events.push(now + overhead + self.interface(blocks), Event::Complete { cmd });
                 } else {
-                    self.media.push(MediaOp { kind: MediaKind::Write { cmd }, lba, blocks, queued: now });
+                    self.media.push(MediaOp { kind: MediaKind::Write { cmd }, lba, blocks, queued: now, seq });
                 }
             }
             Opcode::Trim => self.events.push(now + overhead, Event::Complete { cmd }),
             Opcode::Flush => {
+                // A flush covers the writes accepted before it, not those that follow.
                 if self.writes_pending == 0 {
                     self.events.push(now + overhead, Event::Complete { cmd });
                 } else {
-                    self.flush_waiters.push(cmd);
+                    let wait = FlushWait { cmd, last_seq: self.write_seq, left: self.writes_pending };
+                    self.flush_waiters.push(wait);
                 }
             }
         }
@@ -355,11 +375,17 @@ impl Hdd {
             return;
         }
         let at = now + self.config.command_overhead;
-        let oldest = (0..self.media.len()).min_by_key(|&i| self.media[i].queued).expect("not empty");
+        // While a flush waits, the drive writes back what it covers first (a SATA flush is
+        // not queued: nothing else runs until it is done).
+        let covered = self.flush_waiters.iter().map(|w| w.last_seq).min();
+        let eligible =
+            |op: &MediaOp| covered.is_none_or(|last| !matches!(op.kind, MediaKind::Read { .. }) && op.seq <= last);
+        let candidates = || (0..self.media.len()).filter(|&i| eligible(&self.media[i]));
+        let Some(oldest) = candidates().min_by_key(|&i| self.media[i].queued) else { return };
         let pick = if now.since(self.media[oldest].queued) > self.config.revolution.times(MAX_WAIT_REVOLUTIONS) {
             oldest
         } else {
-            (0..self.media.len())
+            candidates()
                 .min_by_key(|&i| {
                     let (seek, wait, _) = self.positioning(&self.media[i], at);
                     (seek + wait, self.media[i].queued)
@@ -417,13 +443,13 @@ impl Hdd {
             }
             MediaKind::Write { cmd } => {
                 self.counters.media_write_bytes += bytes;
-                self.write_on_media(now);
+                self.write_on_media(now, op.seq);
                 Some(self.complete(now, cmd))
             }
             MediaKind::Destage => {
                 self.counters.media_write_bytes += bytes;
                 self.dirty_bytes -= bytes;
-                self.write_on_media(now);
+                self.write_on_media(now, op.seq);
                 None
             }
         };
@@ -431,12 +457,20 @@ impl Hdd {
         done
     }
 
-    /// A write reached the media: flushes complete once none is left.
-    fn write_on_media(&mut self, now: SimTime) {
+    /// Write number `seq` reached the media: a flush completes once every write before it has.
+    fn write_on_media(&mut self, now: SimTime, seq: u64) {
         self.writes_pending -= 1;
-        if self.writes_pending == 0 {
-            for cmd in std::mem::take(&mut self.flush_waiters) {
+        let mut i = 0;
+        while i < self.flush_waiters.len() {
+            let w = &mut self.flush_waiters[i];
+            if seq <= w.last_seq {
+                w.left -= 1;
+            }
+            if w.left == 0 {
+                let cmd = self.flush_waiters.swap_remove(i).cmd;
                 self.events.push(now, Event::Complete { cmd });
+            } else {
+                i += 1;
             }
         }
     }

@@ -62,6 +62,15 @@ impl DieOpKind {
             DieOpKind::BackgroundProgram => 3,
         }
     }
+    /// Which array activity the op is, for energy: 0 read, 1 program, 2 erase.
+    #[inline]
+    pub fn energy_class(self) -> usize {
+        match self {
+            DieOpKind::HostRead | DieOpKind::MapRead | DieOpKind::RelocRead => 0,
+            DieOpKind::Program | DieOpKind::BackgroundProgram | DieOpKind::UrgentProgram | DieOpKind::MapWrite => 1,
+            DieOpKind::Erase => 2,
+        }
+    }
     fn suspendable(self) -> bool {
         matches!(self, DieOpKind::Program | DieOpKind::BackgroundProgram | DieOpKind::MapWrite | DieOpKind::Erase)
     }
@@ -147,9 +156,10 @@ pub struct Die {
     parked: Option<Parked>,
     /// Bumped whenever a scheduled completion must be ignored.
     pub generation: u32,
-    /// Array busy time by op class, in ns (reads, relocation reads, programs and erases,
-    /// background programs).
-    pub busy_ns: [u64; CLASSES],
+    /// Array busy time by activity ([`DieOpKind::energy_class`]: reads, programs,
+    /// erases), in ns, counted when an op starts (all of it) and taken back for the part a
+    /// suspension defers.
+    pub array_ns: [u64; 3],
     /// Number of suspensions performed.
     pub suspensions: u64,
 }
@@ -182,6 +192,16 @@ impl Die {
     /// True when nothing is running, parked or queued.
     pub fn is_quiet(&self) -> bool {
         self.running.is_none() && self.parked.is_none() && self.queues.iter().all(VecDeque::is_empty)
+    }
+
+    /// True if an op is running on the array.
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// True if an op is queued or parked.
+    pub fn has_work(&self) -> bool {
+        self.parked.is_some() || self.queues.iter().any(|q| !q.is_empty())
     }
 
     /// Ops waiting (not running).
@@ -221,7 +241,7 @@ impl Die {
         // after resume (all of it, if the data was still loading).
         let at = now.max(r.array_start);
         let remaining = r.end.since(at);
-        self.busy_ns[r.op.kind.class()] -= remaining.as_ns();
+        self.array_ns[r.op.kind.energy_class()] -= remaining.as_ns();
         self.parked = Some(Parked { op: r.op, remaining, suspends: r.suspends + 1 });
         self.suspensions += 1;
         self.generation = self.generation.wrapping_add(1);
@@ -264,7 +284,7 @@ impl Die {
 
     fn run(&mut self, op: DieOp, _start: SimTime, array_start: SimTime, array: SimDuration, suspends: u8) -> Started {
         let end = array_start + array;
-        self.busy_ns[op.kind.class()] += array.as_ns();
+        self.array_ns[op.kind.energy_class()] += array.as_ns();
         self.running = Some(Running { op, array_start, end, suspends });
         Started::Until { end, generation: self.generation }
     }

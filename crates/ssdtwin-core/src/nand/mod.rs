@@ -13,6 +13,10 @@
 //! picks it, through the wait for its channel and its data transfer, to the end of tPROG.
 //! A read holds its die only for tR: the page register keeps the data until the channel
 //! takes it (cache read), so dies keep reading while a channel is congested.
+//!
+//! Thermal throttling caps how many dies may run an operation at once
+//! ([`NandArray::set_die_cap`]): a die with work that finds the cap reached waits in a FIFO
+//! for a die to finish. Without a cap (the normal state) nothing waits.
 
 mod cell;
 mod die;
@@ -85,6 +89,13 @@ pub struct NandArray {
     pub timing: NandTiming,
     dies: Vec<Die>,
     channels: Vec<BusyResource>,
+    /// Dies running an operation, counted only while a cap holds (from when it was set).
+    active: u32,
+    /// Most dies allowed to run an operation at once (`u32::MAX`: no cap).
+    die_cap: u32,
+    /// Dies with work waiting for the cap, first come first served.
+    waiting: std::collections::VecDeque<u32>,
+    is_waiting: Vec<bool>,
 }
 
 impl NandArray {
@@ -92,7 +103,17 @@ impl NandArray {
     pub fn new(geometry: Geometry, timing: NandTiming) -> Self {
         let dies = vec![Die::default(); geometry.dies() as usize];
         let channels = vec![BusyResource::default(); geometry.channels as usize];
-        NandArray { geometry, timing, dies, channels }
+        let is_waiting = vec![false; dies.len()];
+        NandArray {
+            geometry,
+            timing,
+            dies,
+            channels,
+            active: 0,
+            die_cap: u32::MAX,
+            waiting: std::collections::VecDeque::new(),
+            is_waiting,
+        }
     }
 
     /// Queues `op` on `die`; returns a wake-up if the die started something new.
@@ -101,7 +122,7 @@ impl NandArray {
         let d = &mut self.dies[die as usize];
         d.enqueue(op, timing.scheduler);
         if d.is_idle() {
-            return self.start_next(die, now);
+            return self.start_gated(die, now);
         }
         if matches!(op.kind, DieOpKind::HostRead | DieOpKind::MapRead) && d.should_suspend(now, &timing.suspend) {
             let started = d.suspend_for_read(now, &timing.suspend, |m| timing.cell[m.index()].t_read);
@@ -111,12 +132,87 @@ impl NandArray {
     }
 
     /// Handles the end of `die`'s op: returns the finished op (if the wake-up was current)
-    /// and the die's next wake-up.
-    pub fn complete(&mut self, die: u32, generation: u32, now: SimTime) -> (Option<DieOp>, Option<DieWake>) {
+    /// and up to two wake-ups: a die that waited for the cap (it goes first), and `die`'s
+    /// next op.
+    pub fn complete(&mut self, die: u32, generation: u32, now: SimTime) -> (Option<DieOp>, [Option<DieWake>; 2]) {
         let Some(op) = self.dies[die as usize].finish(generation) else {
-            return (None, None);
+            return (None, [None, None]);
         };
-        (Some(op), self.start_next(die, now))
+        if self.die_cap == u32::MAX {
+            // Uncapped (the normal state): nothing waits and nothing is counted.
+            return (Some(op), [None, self.start_next(die, now)]);
+        }
+        self.active -= 1;
+        let first = match self.pop_waiting() {
+            Some(w) => self.start_gated(w, now),
+            None => None,
+        };
+        (Some(op), [first, self.start_gated(die, now)])
+    }
+
+    /// Caps the dies running an operation at once at `cap` (`u32::MAX`: no cap). Running
+    /// operations finish; waiting dies start, in order, while the new cap allows, their
+    /// wake-ups pushed to `wakes`.
+    pub fn set_die_cap(&mut self, cap: u32, now: SimTime, wakes: &mut Vec<DieWake>) {
+        if self.die_cap == u32::MAX {
+            // Dies are counted only while a cap holds: count the ones running now.
+            self.active = self.dies.iter().filter(|d| d.is_running()).count() as u32;
+        }
+        self.die_cap = cap.max(1);
+        while self.active < self.die_cap {
+            let Some(w) = self.pop_waiting() else { break };
+            if let Some(wake) = self.start_gated(w, now) {
+                wakes.push(wake);
+            }
+        }
+    }
+
+    /// The cap on dies running at once (`u32::MAX`: none).
+    pub fn die_cap(&self) -> u32 {
+        self.die_cap
+    }
+
+    /// Starts `die`'s next op if it has one and the cap allows; otherwise it waits its turn.
+    fn start_gated(&mut self, die: u32, now: SimTime) -> Option<DieWake> {
+        if self.die_cap == u32::MAX {
+            return self.start_next(die, now);
+        }
+        if !self.dies[die as usize].has_work() {
+            return None;
+        }
+        if self.active >= self.die_cap {
+            if !std::mem::replace(&mut self.is_waiting[die as usize], true) {
+                self.waiting.push_back(die);
+            }
+            return None;
+        }
+        let wake = self.start_next(die, now);
+        if wake.is_some() {
+            self.active += 1;
+        }
+        wake
+    }
+
+    /// The first waiting die that is still idle with work.
+    fn pop_waiting(&mut self) -> Option<u32> {
+        while let Some(w) = self.waiting.pop_front() {
+            self.is_waiting[w as usize] = false;
+            if self.dies[w as usize].is_idle() && self.dies[w as usize].has_work() {
+                return Some(w);
+            }
+        }
+        None
+    }
+
+    /// Array busy time of every die together, by activity (reads, programs, erases), ns.
+    pub fn array_ns(&self) -> [u64; 3] {
+        let mut total = [0; 3];
+        for d in &self.dies {
+            for (t, x) in total.iter_mut().zip(d.array_ns) {
+                *t += x;
+            }
+        }
+        total
     }
 
     fn start_next(&mut self, die: u32, now: SimTime) -> Option<DieWake> {
@@ -228,7 +324,7 @@ mod tests {
         let mut a = array(SuspendPolicy::None);
         let w = a.submit(0, op(DieOpKind::Program, 4), SimTime(0)).unwrap();
         assert!(a.submit(0, op(DieOpKind::HostRead, 1), SimTime(100_000)).is_none());
-        let (done, next) = a.complete(0, w.generation, w.end);
+        let (done, [_, next]) = a.complete(0, w.generation, w.end);
         assert_eq!(done.unwrap().kind, DieOpKind::Program);
         assert_eq!(next.unwrap().end, w.end + SimDuration::from_us(50));
     }
@@ -241,11 +337,48 @@ mod tests {
         let r = a.submit(0, op(DieOpKind::HostRead, 1), now).unwrap();
         assert_eq!(r.end, now + SimDuration::from_us(20 + 50));
         // The program's own completion is now stale.
-        assert_eq!(a.complete(0, w.generation, w.end), (None, None));
-        let (done, resumed) = a.complete(0, r.generation, r.end);
+        assert_eq!(a.complete(0, w.generation, w.end), (None, [None, None]));
+        let (done, [_, resumed]) = a.complete(0, r.generation, r.end);
         assert_eq!(done.unwrap().kind, DieOpKind::HostRead);
         let remaining = w.end.since(now);
         assert_eq!(resumed.unwrap().end, r.end + SimDuration::from_us(10) + remaining);
         assert_eq!(a.die(0).suspensions, 1);
+    }
+
+    // --- throttled: a cap on dies running at once ------------------------------------
+
+    fn four_dies() -> NandArray {
+        let a = array(SuspendPolicy::None);
+        NandArray::new(Geometry::new(1, 4, 1, 4, 4, 16384, CellMode::Tlc), a.timing)
+    }
+
+    #[test]
+    fn a_capped_array_runs_dies_in_turn() {
+        let mut a = four_dies();
+        let mut wakes = Vec::new();
+        a.set_die_cap(2, SimTime(0), &mut wakes);
+        assert!(wakes.is_empty());
+        let started: Vec<_> = (0..4).map(|d| a.submit(d, op(DieOpKind::HostRead, 1), SimTime(0))).collect();
+        // Dies 0 and 1 read at once; 2 and 3 wait for them.
+        assert!(started[0].is_some() && started[1].is_some());
+        assert!(started[2].is_none() && started[3].is_none());
+        let w0 = started[0].unwrap();
+        let (done, [first, own]) = a.complete(0, w0.generation, w0.end);
+        assert!(done.is_some() && own.is_none());
+        // Die 2 takes die 0's turn, starting when die 0 ends.
+        assert_eq!(first.map(|w| (w.die, w.end)), Some((2, w0.end + SimDuration::from_us(50))));
+        // Lifting the cap starts die 3 at once.
+        a.set_die_cap(u32::MAX, SimTime(60_000), &mut wakes);
+        assert_eq!(wakes.iter().map(|w| w.die).collect::<Vec<_>>(), vec![3]);
+    }
+
+    #[test]
+    fn array_time_is_counted_by_activity() {
+        let mut a = array(SuspendPolicy::None);
+        let w = a.submit(0, op(DieOpKind::Program, 4), SimTime(0)).unwrap();
+        a.submit(0, op(DieOpKind::Erase, 0), SimTime(0));
+        let (_, [_, next]) = a.complete(0, w.generation, w.end);
+        assert!(next.is_some());
+        assert_eq!(a.array_ns(), [0, 1_000_000, 3_000_000]);
     }
 }

@@ -16,6 +16,7 @@
 //! Call protocol, as [`BlockDevice`]'s: [`Host::poll_at`] says when the host next needs
 //! [`Host::poll`]; every `now` passed in is at or after the last event processed.
 
+mod apst;
 mod buffered;
 mod cpu;
 mod hmb;
@@ -26,12 +27,13 @@ pub mod vm;
 
 pub use buffered::{BufferedIo, BufferedStart, PageCacheConfig};
 
+pub use apst::configure_apst;
 pub use cpu::{Booking, CoreId, CoreTime, Cpu};
 pub use hmb::{HmbSetting, negotiate_hmb};
 pub use md::{Md, MdLayout};
 pub use profile::{
-    DriverCosts, EngineCosts, EngineKind, FsCosts, HostConfig, HostProfile, MemoryConfig, SHIPPED_HOSTS, build_host,
-    load_host, shipped_host_names,
+    DriverCosts, EngineCosts, EngineKind, FsCosts, HostApst, HostConfig, HostProfile, MemoryConfig, SHIPPED_HOSTS,
+    build_host, load_host, shipped_host_names,
 };
 
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
@@ -180,10 +182,11 @@ impl<D: BlockDevice> Host<D> {
             (config.max_request_bytes / lba * lba).max(lba).min(geometry.max_transfer_bytes)
         };
         let queues = geometry.hardware_queues.clamp(1, config.cores);
-        let buffered = config
-            .page_cache
-            .clone()
-            .map(|pc| Box::new(buffered::BufferedState::new(pc, geometry.capacity_bytes(), request_bytes)));
+        // The drivers' own memory comes off the page cache's too.
+        let buffered = config.page_cache.clone().map(|mut pc| {
+            pc.memory_bytes = pc.memory_bytes.saturating_sub(driver_memory_bytes).max(pc.page_bytes);
+            Box::new(buffered::BufferedState::new(pc, geometry.capacity_bytes(), request_bytes))
+        });
         Host {
             buffered,
             cpu: Cpu::new(config.cores),

@@ -11,6 +11,7 @@
 
 use crate::config::{Checker, ProfileError, parse_error};
 use crate::engine::SimDuration;
+use crate::nvme::ApstPolicy;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -98,6 +99,9 @@ pub struct VmSection {
     pub new_anon_active: bool,
     /// The backing device's `read_ahead_kb` (mmap's `ra_pages`).
     pub read_ahead_kb: u64,
+    /// A synchronous readahead window no larger than its request is all asynchronous
+    /// (`ra->async_size = ra->size`), not half of it.
+    pub whole_window_async: bool,
     /// `vm.dirty_background_ratio`, percent.
     pub dirty_background_ratio: u32,
     /// `vm.dirty_ratio`, percent.
@@ -245,7 +249,7 @@ fn yes() -> bool {
 }
 
 /// `[kernel]`: costs on the reference core, ns, and policies.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct KernelSection {
     /// System call entry and exit (with the era's mitigations).
@@ -262,6 +266,54 @@ pub struct KernelSection {
     /// prefers). Linux: `max_host_mem_size_mb`, default 128.
     #[serde(default)]
     pub nvme_hmb_cap_mib: Option<u32>,
+    /// How the NVMe driver programs Autonomous Power State Transitions: "off", "heuristic"
+    /// (Linux before 2021: 50 × each state's latency) or "timeouts" (later Linux: the
+    /// `apst_primary_*` and `apst_secondary_*` parameters below).
+    #[serde(default = "default_apst")]
+    pub nvme_apst: String,
+    /// States whose exit latency exceeds this are not used, µs (Linux
+    /// `default_ps_max_latency_us`, 100000; 0 turns APST off).
+    #[serde(default = "default_ps_max_latency")]
+    pub nvme_ps_max_latency_us: u64,
+    /// Idle time before the primary state, ms (`apst_primary_timeout_ms`, 100).
+    #[serde(default = "default_primary_timeout")]
+    pub nvme_apst_primary_timeout_ms: u64,
+    /// A primary state's entry + exit latency is at most this, µs
+    /// (`apst_primary_latency_tol_us`, 15000).
+    #[serde(default = "default_primary_tolerance")]
+    pub nvme_apst_primary_latency_tol_us: u64,
+    /// Idle time before the secondary state, ms (`apst_secondary_timeout_ms`, 2000; 0: none).
+    #[serde(default = "default_secondary_timeout")]
+    pub nvme_apst_secondary_timeout_ms: u64,
+    /// A secondary state's entry + exit latency is at most this, µs
+    /// (`apst_secondary_latency_tol_us`, 100000).
+    #[serde(default = "default_secondary_tolerance")]
+    pub nvme_apst_secondary_latency_tol_us: u64,
+}
+
+impl Default for KernelSection {
+    fn default() -> Self {
+        toml::from_str("").expect("every kernel field has a default")
+    }
+}
+
+fn default_apst() -> String {
+    "off".into()
+}
+fn default_ps_max_latency() -> u64 {
+    100_000
+}
+fn default_primary_timeout() -> u64 {
+    100
+}
+fn default_primary_tolerance() -> u64 {
+    15_000
+}
+fn default_secondary_timeout() -> u64 {
+    2000
+}
+fn default_secondary_tolerance() -> u64 {
+    100_000
 }
 
 /// `[block]`: the block layer and the NVMe driver, costs on the reference core, ns.
@@ -444,6 +496,8 @@ pub struct HostConfig {
     pub wakeup: SimDuration,
     /// HMB cap, bytes (`None`: no cap).
     pub nvme_hmb_cap_bytes: Option<u64>,
+    /// How the NVMe driver builds the APST table.
+    pub nvme_apst: HostApst,
     /// Block-layer submit per request.
     pub block_submit: SimDuration,
     /// Block-layer completion per request.
@@ -533,12 +587,12 @@ impl HostConfig {
 /// Host profiles shipped with ssdtwin, embedded at build time from `profiles/hosts/`.
 pub const SHIPPED_HOSTS: &[(&str, &str)] = &[
     ("none", include_str!("../../../../profiles/hosts/none.toml")),
-    ("linux-3.6", include_str!("../../../../profiles/hosts/linux-3.6.toml")),
-    ("linux-3.6-fastswap", include_str!("../../../../profiles/hosts/linux-3.6-fastswap.toml")),
     ("linux-4.15", include_str!("../../../../profiles/hosts/linux-4.15.toml")),
     ("linux-6.1", include_str!("../../../../profiles/hosts/linux-6.1.toml")),
     ("freebsd-11", include_str!("../../../../profiles/hosts/freebsd-11.toml")),
     ("windows-10", include_str!("../../../../profiles/hosts/windows-10.toml")),
+    ("linux-3.6", include_str!("../../../../profiles/hosts/linux-3.6.toml")),
+    ("linux-3.6-fastswap", include_str!("../../../../profiles/hosts/linux-3.6-fastswap.toml")),
 ];
 
 /// Names of the shipped host profiles.
@@ -590,34 +644,7 @@ pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, P
         c.range(field, ns, 0, 1_000_000_000)?;
         Ok(SimDuration((ns as f64 / speed).round() as u64))
     };
-    let mut engines = Vec::new();
-    for (name, e) in &p.engines {
-        let field = |f: &str| format!("engines.{name}.{f}");
-        let kind = c.choice(
-            &field("kind"),
-            &e.kind,
-            &[
-                ("sync", EngineKind::Sync),
-                ("async", EngineKind::Async),
-                ("kernel-callback", EngineKind::KernelCallback),
-            ],
-        )?;
-        engines.push(EngineCosts {
-            name: name.clone(),
-            kind,
-            block_layer: e.block_layer,
-            user_space: e.user_space,
-            submit_call: cost(&field("submit_call_ns"), e.submit_call_ns)?,
-            submit_io: cost(&field("submit_io_ns"), e.submit_io_ns)?,
-            reap_call: cost(&field("reap_call_ns"), e.reap_call_ns)?,
-            reap_io: cost(&field("reap_io_ns"), e.reap_io_ns)?,
-            complete_io: cost(&field("complete_io_ns"), e.complete_io_ns)?,
-            lookaside_call: cost(&field("lookaside_call_ns"), e.lookaside_call_ns)?,
-            poll_io: e.poll_io_ns.map(|ns| cost(&field("poll_io_ns"), ns)).transpose()?,
-            fixedbufs_saving: cost(&field("fixedbufs_saving_ns"), e.fixedbufs_saving_ns)?,
-            registerfiles_saving: cost(&field("registerfiles_saving_ns"), e.registerfiles_saving_ns)?,
-        });
-    }
+    let engines = build_engines(&c, &p.engines, &cost)?;
     let file_systems = build_file_systems(&p.fs, &cost)?;
     if let Some(fs) = &p.host.default_fs {
         if !p.fs.contains_key(fs) {
@@ -649,6 +676,7 @@ pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, P
         irq: cost("kernel.irq_ns", p.kernel.irq_ns)?,
         wakeup: cost("kernel.wakeup_ns", p.kernel.wakeup_ns)?,
         nvme_hmb_cap_bytes: p.kernel.nvme_hmb_cap_mib.map(|m| u64::from(m) << 20),
+        nvme_apst: build_apst(&c, &p.kernel)?,
         block_submit: cost("block.submit_ns", p.block.submit_ns)?,
         block_complete: cost("block.complete_ns", p.block.complete_ns)?,
         max_request_bytes: max_sectors_kb * 1024,
@@ -771,6 +799,7 @@ fn build_vm(
         random_ignores_references: v.random_ignores_references,
         new_anon_active: v.new_anon_active,
         read_ahead_bytes: c.range("vm.read_ahead_kb", v.read_ahead_kb, 0, 1 << 20)? * 1024,
+        whole_window_async: v.whole_window_async,
         dirty_background_ratio,
         dirty_ratio: c.range("vm.dirty_ratio", v.dirty_ratio, 1, 100)?,
         writeback_depth: c.range("vm.writeback_depth", v.writeback_depth, 1, 4096)?,
@@ -802,6 +831,43 @@ fn build_memory(c: &Checker<'_>, m: &MemorySection) -> Result<MemoryConfig, Prof
         socket_bytes_per_sec: rate("memory.socket_bandwidth_mbps", m.socket_bandwidth_mbps)? * 1e6,
         core_flops_per_sec: rate("memory.core_mflops", m.core_mflops)? * 1e6,
     })
+}
+
+/// Checks the `[engines.NAME]` tables; `cost` checks and scales a CPU cost.
+fn build_engines(
+    c: &Checker<'_>,
+    sections: &BTreeMap<String, EngineSection>,
+    cost: &dyn Fn(&str, u64) -> Result<SimDuration, ProfileError>,
+) -> Result<Vec<EngineCosts>, ProfileError> {
+    let mut engines = Vec::new();
+    for (name, e) in sections {
+        let field = |f: &str| format!("engines.{name}.{f}");
+        let kind = c.choice(
+            &field("kind"),
+            &e.kind,
+            &[
+                ("sync", EngineKind::Sync),
+                ("async", EngineKind::Async),
+                ("kernel-callback", EngineKind::KernelCallback),
+            ],
+        )?;
+        engines.push(EngineCosts {
+            name: name.clone(),
+            kind,
+            block_layer: e.block_layer,
+            user_space: e.user_space,
+            submit_call: cost(&field("submit_call_ns"), e.submit_call_ns)?,
+            submit_io: cost(&field("submit_io_ns"), e.submit_io_ns)?,
+            reap_call: cost(&field("reap_call_ns"), e.reap_call_ns)?,
+            reap_io: cost(&field("reap_io_ns"), e.reap_io_ns)?,
+            complete_io: cost(&field("complete_io_ns"), e.complete_io_ns)?,
+            lookaside_call: cost(&field("lookaside_call_ns"), e.lookaside_call_ns)?,
+            poll_io: e.poll_io_ns.map(|ns| cost(&field("poll_io_ns"), ns)).transpose()?,
+            fixedbufs_saving: cost(&field("fixedbufs_saving_ns"), e.fixedbufs_saving_ns)?,
+            registerfiles_saving: cost(&field("registerfiles_saving_ns"), e.registerfiles_saving_ns)?,
+        });
+    }
+    Ok(engines)
 }
 
 /// Checks `[page_cache]`; `cost` checks a CPU cost and scales it by the CPU's speed, as for every
@@ -845,4 +911,32 @@ fn build_page_cache(
         read_page: cost("page_cache.read_page_ns", pc.read_page_ns)?,
         write_page: cost("page_cache.write_page_ns", pc.write_page_ns)?,
     })
+}
+
+/// How a host's NVMe driver sets up APST.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostApst {
+    /// Its rules for the table.
+    pub policy: ApstPolicy,
+    /// States with a longer exit latency are not used (`default_ps_max_latency_us`).
+    pub max_exit_latency: SimDuration,
+}
+
+fn build_apst(c: &Checker, k: &KernelSection) -> Result<HostApst, ProfileError> {
+    let ms = |field: &str, v: u64| c.range(field, v, 0, 1 << 24).map(SimDuration::from_ms);
+    let us = |field: &str, v: u64| c.range(field, v, 0, 1 << 40).map(SimDuration::from_us);
+    let timeouts = ApstPolicy::Timeouts {
+        primary_timeout: ms("kernel.nvme_apst_primary_timeout_ms", k.nvme_apst_primary_timeout_ms)?,
+        primary_tolerance: us("kernel.nvme_apst_primary_latency_tol_us", k.nvme_apst_primary_latency_tol_us)?,
+        secondary_timeout: ms("kernel.nvme_apst_secondary_timeout_ms", k.nvme_apst_secondary_timeout_ms)?,
+        secondary_tolerance: us("kernel.nvme_apst_secondary_latency_tol_us", k.nvme_apst_secondary_latency_tol_us)?,
+    };
+    let policy = c.choice(
+        "kernel.nvme_apst",
+        &k.nvme_apst,
+        &[("off", ApstPolicy::Off), ("heuristic", ApstPolicy::Heuristic), ("timeouts", timeouts)],
+    )?;
+    let max = c.range("kernel.nvme_ps_max_latency_us", k.nvme_ps_max_latency_us, 0, 1 << 40)?;
+    let policy = if max == 0 { ApstPolicy::Off } else { policy };
+    Ok(HostApst { policy, max_exit_latency: SimDuration::from_us(max) })
 }

@@ -39,6 +39,19 @@ pub struct HostCounters {
     /// Program/erase suspensions before the device was last restored (the dies count the
     /// rest).
     pub suspensions_before_restore: u64,
+    /// Time with a command outstanding, ns (NVMe's Controller Busy Time).
+    pub controller_busy_ns: u64,
+    /// Autonomous power state transitions made while idle.
+    pub apst_transitions: u64,
+    /// Commands that had to wake the drive from a non-operational state.
+    pub apst_wakeups: u64,
+    /// Times the drive was powered on (a new drive: once; every load of a saved state, and
+    /// every power cycle, once more).
+    pub power_cycles: u64,
+    /// Power losses without a shutdown notification.
+    pub unsafe_shutdowns: u64,
+    /// Powered-on time before the drive was last restored, ns (the clock counts the rest).
+    pub power_on_ns_before_restore: u64,
 }
 
 /// A flat, named view of every counter, for JSON output and time series.
@@ -143,15 +156,48 @@ pub struct CounterSnapshot {
     /// Mean life used over the superblocks, parts per million of the rated life, now
     /// (NVMe's Percentage Used is this / 10,000, rounded down).
     pub life_used_ppm: u64,
+    /// The rated life the units programmed so far will use once erased, parts per billion
+    /// (`life_used_ppm` follows it, erase by erase).
+    pub life_programmed_ppb: u64,
     /// Static wear-levelling jobs (part of `gc_jobs`).
     pub wl_jobs: u64,
     /// Bytes moved by static wear levelling (part of GC's moves).
     pub wl_moved_bytes: u64,
+    /// Composite temperature now, millikelvin.
+    pub temperature_mk: u64,
+    /// Mean power over the last sensor period, milliwatts, now.
+    pub power_mw: u64,
+    /// Energy drawn, millijoules.
+    pub energy_mj: u64,
+    /// Thermal throttling level now: 0 none, 1 light, 2 heavy, 3 critical.
+    pub throttle_level: u64,
+    /// Time throttled at any level, ns.
+    pub throttled_ns: u64,
+    /// Time at or above the warning composite temperature (WCTEMP), ns.
+    pub warning_temp_ns: u64,
+    /// Time at or above the critical composite temperature (CCTEMP), ns.
+    pub critical_temp_ns: u64,
+    /// Time in HCTM light throttling (TMT1), ns.
+    pub tmt1_ns: u64,
+    /// Time in HCTM heavy throttling (TMT2), ns.
+    pub tmt2_ns: u64,
+    /// Entries into HCTM light throttling.
+    pub tmt1_transitions: u64,
+    /// Entries into HCTM heavy throttling.
+    pub tmt2_transitions: u64,
+    /// Power state now (0 while commands run; APST's while idle).
+    pub power_state: u64,
+    /// Autonomous power state transitions.
+    pub apst_transitions: u64,
+    /// Commands that woke the drive from a non-operational state.
+    pub apst_wakeups: u64,
+    /// Time with a command outstanding, ns.
+    pub controller_busy_ns: u64,
 }
 
 /// Counters that are levels at an instant, not running totals: over a span they are
 /// reported as their value at its end, not as a difference.
-pub const LEVEL_COUNTERS: [&str; 10] = [
+pub const LEVEL_COUNTERS: [&str; 14] = [
     "free_superblocks",
     "write_buffer_bytes",
     "map_updates_at_risk",
@@ -162,6 +208,10 @@ pub const LEVEL_COUNTERS: [&str; 10] = [
     "retired_superblocks",
     "block_pe_cycles_max",
     "life_used_ppm",
+    "temperature_mk",
+    "power_mw",
+    "throttle_level",
+    "power_state",
 ];
 
 impl CounterSnapshot {

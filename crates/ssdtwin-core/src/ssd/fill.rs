@@ -159,35 +159,7 @@ impl Ssd {
             let sampled = !exact && overwrites > 0 && self.ftl.can_sample_steady(span);
             if sampled {
                 mapped_span = span;
-                let verifier = &mut self.verifier;
-                let version = |lpn| verifier.as_mut().map_or(0, |v| v.on_write(lpn));
-                // The observer hears of every 1 GiB crossed, as in the other paths.
-                let mut reported = done / REPORT_UNITS;
-                let mut each = |written: u64| {
-                    let at = done + written;
-                    at / REPORT_UNITS == reported || {
-                        reported = at / REPORT_UNITS;
-                        observe(at, total)
-                    }
-                };
-                match self.ftl.steady_fill(span, overwrites, seed, version, &mut each) {
-                    Ok(()) => {}
-                    Err(SteadyRefusal::Cancelled) => {
-                        if let Some(v) = self.verifier.as_mut() {
-                            v.clear();
-                        }
-                        self.map_cache.format();
-                        return Err(FillError::Cancelled);
-                    }
-                    Err(SteadyRefusal::NoRoom) => {
-                        return Err(FillError::Refused(
-                            "steady-state fill: no free space and nothing to collect".into(),
-                        ));
-                    }
-                    Err(SteadyRefusal::SlcCache | SteadyRefusal::NotTheSpan) => {
-                        unreachable!("can_sample_steady checked")
-                    }
-                }
+                self.sampled_overwrites(span, overwrites, seed, done, total, observe)?;
             } else {
                 let mut rng = SimRng::stream(seed, 0x46_49_4c_4c);
                 for i in 0..overwrites {
@@ -218,6 +190,45 @@ impl Ssd {
         self.map_cache.mark_range_mapped(0..mapped_span);
         observe(total, total);
         Ok(())
+    }
+
+    /// `overwrites` random overwrites of the span `0..span`, which is exactly what the drive
+    /// holds, sampled superblock by superblock (`Ftl::steady_fill`); `observe` hears of every
+    /// 1 GiB crossed, counted from `done` of `total`, as in the other paths. A cancelled fill
+    /// leaves the drive empty.
+    fn sampled_overwrites(
+        &mut self,
+        span: u64,
+        overwrites: u64,
+        seed: u64,
+        done: u64,
+        total: u64,
+        observe: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Result<(), FillError> {
+        let verifier = &mut self.verifier;
+        let version = |lpn| verifier.as_mut().map_or(0, |v| v.on_write(lpn));
+        let mut reported = done / REPORT_UNITS;
+        let mut each = |written: u64| {
+            let at = done + written;
+            at / REPORT_UNITS == reported || {
+                reported = at / REPORT_UNITS;
+                observe(at, total)
+            }
+        };
+        match self.ftl.steady_fill(span, overwrites, seed, version, &mut each) {
+            Ok(()) => Ok(()),
+            Err(SteadyRefusal::Cancelled) => {
+                if let Some(v) = self.verifier.as_mut() {
+                    v.clear();
+                }
+                self.map_cache.format();
+                Err(FillError::Cancelled)
+            }
+            Err(SteadyRefusal::NoRoom) => {
+                Err(FillError::Refused("steady-state fill: no free space and nothing to collect".into()))
+            }
+            Err(SteadyRefusal::SlcCache | SteadyRefusal::NotTheSpan) => unreachable!("can_sample_steady checked"),
+        }
     }
 
     /// Writes logical units `0..span` in order with no timing, making room and collecting

@@ -26,7 +26,9 @@ mod background;
 mod counters;
 mod fill;
 mod gc_pace;
+mod health;
 mod map;
+mod power;
 mod read;
 mod snapshot;
 mod verify;
@@ -34,17 +36,19 @@ mod write;
 
 pub use counters::{CounterSnapshot, HostCounters, LEVEL_COUNTERS};
 pub use fill::{FillError, FillPattern};
+pub use health::{DATA_UNIT_BYTES, HealthLog, Shutdown};
 pub use snapshot::SnapshotError;
 pub use verify::Verifier;
 
 use crate::block::{BlockDevice, BlockGeometry, Command, Completion, CounterRow, Opcode, SubmitError};
 use crate::config::DeviceConfig;
 use crate::controller::map_cache::MapCacheCounters;
+use crate::controller::thermal::Thermal;
 use crate::controller::{MapCache, WriteBuffer};
 use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimTime};
 use crate::ftl::{Ftl, RelocationJob, Stream};
 use crate::nand::{CellMode, DieOp, DieOpKind, DieWake, NandArray, UNIT_BYTES};
-use crate::nvme::HmbGrant;
+use crate::nvme::{HmbGrant, PowerStates};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
@@ -146,6 +150,17 @@ pub struct Ssd {
     journal_die: u32,
     counters: HostCounters,
     verifier: Option<Verifier>,
+    /// Power states and the APST table the host programmed.
+    power: PowerStates,
+    /// Temperature, throttling and their histories.
+    thermal: Thermal,
+    /// When the host last went idle (no command in flight), while it stays idle.
+    idle_since: Option<SimTime>,
+    /// Energy not drawn in non-operational states since the last sensor reading, J.
+    idle_savings_j: f64,
+    /// When commands were last outstanding without a break (Controller Busy Time).
+    busy_start: SimTime,
+    wake_scratch: Vec<DieWake>,
 }
 
 impl Ssd {
@@ -198,8 +213,14 @@ impl Ssd {
             woken_scratch: Vec::new(),
             miss_scratch: Vec::new(),
             journal_die: 0,
-            counters: HostCounters::default(),
+            counters: HostCounters { power_cycles: 1, ..HostCounters::default() },
             verifier: verify.then(|| Verifier::new(config.logical_units)),
+            power: config.power.clone(),
+            thermal: Thermal::new(&config.thermal, SimTime::ZERO, [0; 3], 0),
+            idle_since: Some(SimTime::ZERO),
+            idle_savings_j: 0.0,
+            busy_start: SimTime::ZERO,
+            wake_scratch: Vec::new(),
             nand,
             ftl,
             config,
@@ -287,6 +308,7 @@ impl Ssd {
             }
         }
         self.now = self.now.max(until);
+        self.update_thermal(self.now);
         done
     }
 
@@ -307,6 +329,7 @@ impl Ssd {
             }
         }
         debug_assert!(self.is_quiet(), "quiesce leaves no work behind");
+        self.update_thermal(self.now);
         // A quiet drive owes GC nothing: a saved and a running drive pace the same.
         self.gc_pace = gc_pace::GcPace::default();
         done
@@ -422,8 +445,24 @@ impl Ssd {
             retired_superblocks: u64::from(self.ftl.sbs.len() - self.ftl.sbs.in_service()),
             block_pe_cycles_max: u64::from(self.ftl.wear.max_block_erases()),
             life_used_ppm: self.ftl.life_used_ppm(),
+            life_programmed_ppb: self.ftl.life_programmed_ppb(),
             wl_jobs: f.wl_jobs,
             wl_moved_bytes: f.wl_units_moved * unit,
+            temperature_mk: (self.temperature_k() * 1000.0).round() as u64,
+            power_mw: (self.thermal.power_w() * 1000.0).round() as u64,
+            energy_mj: (self.thermal.totals.energy_j * 1000.0) as u64,
+            throttle_level: self.thermal.level() as u64,
+            throttled_ns: self.thermal.totals.throttled_ns,
+            warning_temp_ns: self.thermal.totals.warning_ns,
+            critical_temp_ns: self.thermal.totals.critical_ns,
+            tmt1_ns: self.thermal.totals.tmt1_ns,
+            tmt2_ns: self.thermal.totals.tmt2_ns,
+            tmt1_transitions: self.thermal.totals.tmt1_transitions,
+            tmt2_transitions: self.thermal.totals.tmt2_transitions,
+            power_state: u64::from(self.power_state()),
+            apst_transitions: self.counters.apst_transitions,
+            apst_wakeups: self.counters.apst_wakeups,
+            controller_busy_ns: self.counters.controller_busy_ns,
         }
     }
 
@@ -436,8 +475,12 @@ impl Ssd {
 
     fn start_command(&mut self, command: Command, user: u64, submitted: SimTime) {
         self.idle_generation = self.idle_generation.wrapping_add(1);
-        let link = &self.config.link;
-        let arrive = submitted.max(self.now) + link.command_fetch;
+        let at = submitted.max(self.now);
+        if self.in_flight == 0 {
+            self.busy_start = at;
+        }
+        // A drive APST put to sleep first wakes up.
+        let arrive = at + self.wake(at) + self.config.link.command_fetch;
         let (first_unit, units) = match command.opcode {
             Opcode::Flush => (0, 0),
             _ => self.config.namespace.units_of(command.slba, command.blocks),
@@ -548,6 +591,8 @@ impl Ssd {
             self.start_command(command, user, submitted);
         }
         if self.in_flight == 0 {
+            self.counters.controller_busy_ns += self.now.since(self.busy_start).as_ns();
+            self.idle_since = Some(self.now);
             self.host_went_idle();
         }
         Completion { user: s.user, command: s.command, submitted: s.submitted, completed: self.now }
@@ -568,8 +613,8 @@ impl Ssd {
     }
 
     fn on_die(&mut self, die: u32, generation: u32) {
-        let (op, next) = self.nand.complete(die, generation, self.now);
-        if let Some(w) = next {
+        let (op, wakes) = self.nand.complete(die, generation, self.now);
+        for w in wakes.into_iter().flatten() {
             self.schedule_die(w);
         }
         let Some(op) = op else { return };
@@ -619,6 +664,9 @@ impl BlockDevice for Ssd {
         self.check_command(&command)?;
         debug_assert!(now >= self.now, "time moved backwards: {now} < {}", self.now);
         self.now = self.now.max(now);
+        if self.now >= self.thermal.next_update() {
+            self.update_thermal(self.now);
+        }
         if self.in_flight >= self.config.link.max_outstanding() {
             self.host_waiting.push_back((command, user, now));
             return Ok(());
@@ -636,6 +684,9 @@ impl BlockDevice for Ssd {
     fn poll(&mut self) -> Option<Completion> {
         let (time, event) = self.queue.pop()?;
         self.now = time;
+        if time >= self.thermal.next_update() {
+            self.update_thermal(time);
+        }
         match event {
             Event::Die { die, generation } => {
                 self.on_die(die, generation);

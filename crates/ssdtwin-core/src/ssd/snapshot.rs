@@ -20,11 +20,15 @@
 //! ```
 //!
 //! A snapshot is taken of a quiet device (no command, program, GC job or erase pending), so
-//! nothing about time is stored: a restored device starts at time zero with idle resources.
+//! nothing about time is stored: a restored device starts at time zero with idle resources,
+//! at ambient temperature (it has cooled), with its thermal history kept. Saving is a normal
+//! shutdown and loading a power-on (`ssd::health`): Power Cycles counts one more, and Power
+//! On Hours goes on from the saved total.
 //! The profile travels inside the file, so a state can be loaded without naming it.
 
 use super::{HostCounters, Ssd, Verifier};
 use crate::config::{LoadedProfile, ProfileError, build};
+use crate::controller::thermal::ThermalTotals;
 use crate::ftl::FtlState;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -103,6 +107,9 @@ struct Header {
     /// Per-block erase counts follow the verify arrays.
     #[serde(default)]
     block_wear: bool,
+    /// Thermal history: time above the thresholds, throttling, energy.
+    #[serde(default)]
+    thermal: ThermalTotals,
 }
 
 impl Ssd {
@@ -127,12 +134,17 @@ impl Ssd {
             profile_name: self.config.name.clone(),
             profile_toml: self.config.profile_toml.clone(),
             lba_format: self.config.namespace.current,
-            host: HostCounters { suspensions_before_restore: self.counters().suspensions, ..self.counters },
+            host: HostCounters {
+                suspensions_before_restore: self.counters().suspensions,
+                power_on_ns_before_restore: self.counters.power_on_ns_before_restore + self.now.as_ns(),
+                ..self.counters
+            },
             host_units_admitted: self.host_units_admitted,
             ftl: self.ftl.export_state(),
             verify: self.verifier.is_some(),
             verify_next_version: self.verifier.as_ref().map_or(0, |v| v.next_version),
             block_wear: true,
+            thermal: self.thermal.totals,
         };
         let header = serde_json::to_vec(&header).expect("the header serialises");
         // Written beside the target and renamed over it once complete and on disk, so a
@@ -278,11 +290,15 @@ impl Ssd {
             return Err(corrupt("damaged: data after the end of the state"));
         }
         // The checksum cannot catch a crafted file: its content must hold together too.
-        device
-            .ftl
-            .import_state(header.ftl, tags, block_erases)
-            .map_err(|e| corrupt(&format!("corrupt state: {e}")))?;
+        device.ftl.import_state(header.ftl, tags, block_erases).map_err(|e| corrupt(&format!("corrupt state: {e}")))?;
         device.counters = header.host;
+        // Loading powers the drive on: one more power cycle (a state saved before they were
+        // counted had been powered on once).
+        device.counters.power_cycles = header.host.power_cycles.max(1) + 1;
+        if !header.thermal.energy_j.is_finite() || !header.thermal.max_temperature_k.is_finite() {
+            return Err(corrupt("corrupt state: the thermal history is not a finite number"));
+        }
+        device.thermal.totals = header.thermal;
         device.host_units_admitted = header.host_units_admitted;
         device.rebuild_map_cache();
         Ok(device)

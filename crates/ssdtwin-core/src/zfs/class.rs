@@ -103,7 +103,7 @@ impl Usage {
 }
 
 impl Pool {
-    fn has_class(&self, c: AllocClass) -> bool {
+    pub(crate) fn has_class(&self, c: AllocClass) -> bool {
         !self.class_tops[c.index()].is_empty()
     }
 

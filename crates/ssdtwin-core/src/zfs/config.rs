@@ -349,6 +349,10 @@ pub struct Tunables {
     /// Sync writes up to this size are copied into the log; larger ones are written in
     /// place and logged by pointer (`zfs_log.c`).
     pub zfs_immediate_write_sz: u64,
+    /// With a special class and no log vdev, large sync writes of blocks bound for the
+    /// normal class are copied into the log (on special) rather than written in place (1),
+    /// or written in place as without special (0) (`zil.c: zil_write_state`).
+    pub zil_special_is_slog: u64,
     /// Mirror read balancing: load added for a seek on rotating media (`vdev_mirror.c`).
     pub zfs_vdev_mirror_rotating_seek_inc: u32,
     /// … within this many bytes of the last I/O, half of it.
@@ -392,6 +396,7 @@ impl Default for Tunables {
             zfetch_max_distance: 64 << 20,
             metaslab_aliquot: 2 << 20,
             zfs_immediate_write_sz: 32 << 10,
+            zil_special_is_slog: 1,
             zfs_vdev_mirror_rotating_seek_inc: 5,
             zfs_vdev_mirror_rotating_seek_offset: 1 << 20,
             zfs_vdev_mirror_non_rotating_seek_inc: 1,
@@ -1001,6 +1006,7 @@ pub fn build_pool(loaded: &LoadedPool) -> Result<PoolConfig, PoolError> {
         ("tunables.zfetch_max_distance", t.zfetch_max_distance, t.zfetch_min_distance.max(4096), 1 << 34),
         ("tunables.metaslab_aliquot", t.metaslab_aliquot, 4096, 1 << 34),
         ("tunables.zfs_immediate_write_sz", t.zfs_immediate_write_sz, 0, 16 << 20),
+        ("tunables.zil_special_is_slog", t.zil_special_is_slog, 0, 1),
         ("tunables.zfs_vdev_mirror_rotating_seek_offset", t.zfs_vdev_mirror_rotating_seek_offset, 0, 1 << 40),
     ] {
         if v < lo || v > hi {

@@ -10,13 +10,19 @@
 //!   stream (`dmu_zfetch`). Never-written records read as zeros without I/O.
 //! * Writes dirty whole records (a partial write of an uncached record reads it first),
 //!   pass the write throttle (`dmu_tx_delay`, or block at the limit), and complete; the txg
-//!   writes them later. fio's buffers are random, so they do not compress.
-//! * A flush (`fsync`) commits the intent log (`zil_commit`): writes of at most
-//!   `zfs_immediate_write_sz` are copied into log blocks (`WR_COPIED`), larger records are
-//!   written in place at once and logged by pointer (`WR_INDIRECT`); log blocks go to a
-//!   log vdev, else the special class, else normal (`zio_alloc_zil`); the leaves written
-//!   are flushed, then the flush completes. One commit runs at a time; log blocks are
-//!   freed once their txg is synced.
+//!   writes them later. fio's buffers are random, so they do not compress. Reads and
+//!   writes complete once their data is copied (`[zpl] copy_us_per_mib`).
+//! * `direct=0` runs as `direct=1` (both through the ARC); a `sync=1` write completes after
+//!   a flush, i.e. an intent-log commit (see [`Pool::prepare_fio`]).
+//! * A flush (`fsync`) commits the intent log (`zil_commit`): writes below
+//!   `zfs_immediate_write_sz` are copied into log blocks (`WR_COPIED`); larger ones are
+//!   written in place at once and logged by pointer (`WR_INDIRECT`), except with a log
+//!   vdev, or with a special class when the blocks go to normal (`zil_write_state`,
+//!   `zil_special_is_slog`): then they are copied too. Log blocks go to a log vdev, else
+//!   the special class, else normal (`zio_alloc_zil`); the leaves written
+//!   are flushed, then the flush completes. Writes of the txg already syncing are not
+//!   logged: the commit waits for that txg (`dmu_sync` returns `EALREADY`). One commit
+//!   runs at a time; log blocks are freed once their txg is synced.
 
 use super::class::Role;
 use super::objects::{self, ot};
@@ -27,6 +33,7 @@ use super::{Batch, BatchKind, Event, IoOp, OpError, Owner, Pool, Table, Waiter, 
 use crate::block::{BlockDevice, BlockGeometry, Command, Completion, CounterRow, Opcode, SubmitError};
 use crate::engine::{SimTime, Slab};
 use crate::os::{FsCosts, HostConfig};
+use crate::workload::{JobSet, RunOptions};
 use std::collections::VecDeque;
 
 /// Bytes of a log record's header (`lr_write_t`).
@@ -44,6 +51,8 @@ enum Phase {
     Throttled,
     /// A flush waiting for its log commit.
     Commit,
+    /// Copying data between the ARC and the caller's buffer.
+    Copy,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -78,6 +87,10 @@ pub(crate) struct FioState {
     committing: Vec<u32>,
     waiting_commit: Vec<u32>,
     commit_running: bool,
+    /// The commit's writes are done but it waits for this txg, which was syncing writes it
+    /// covers (`dmu_sync` finds them already being written: `EALREADY`).
+    commit_wait_txg: Option<u64>,
+    commit_flushed: bool,
     commit_leaves: Vec<usize>,
     commits: u64,
     log_bytes: u64,
@@ -92,6 +105,45 @@ impl Pool {
         let ds = self.dataset_index(name.trim_start_matches('/'))?;
         self.fio.dataset = ds;
         Ok(())
+    }
+
+    /// Points fio at the dataset whose mount point (`/POOL/DATASET`, ZFS's default) holds
+    /// every path in `paths` (jobs' `directory=`, or their `filename=` files); all must lie
+    /// in one dataset.
+    pub fn set_fio_dataset_for_paths(&mut self, paths: &[String]) -> Result<(), OpError> {
+        let mounts: Vec<String> = self.dataset_names().iter().map(|n| format!("/{n}")).collect();
+        let bad = |value: &str, why: &str| OpError::Parameter {
+            field: "directory".into(),
+            value: value.into(),
+            allowed: format!("{why}: a job on a pool names its dataset's mount point ({})", mounts.join(", ")),
+        };
+        let mut chosen = None;
+        for path in paths {
+            let best = mounts
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| path == *m || path.starts_with(&format!("{m}/")))
+                .max_by_key(|(_, m)| m.len())
+                .map(|(i, _)| i)
+                .ok_or_else(|| bad(path, "not below a dataset of this pool"))?;
+            match chosen {
+                Some(c) if c != best => return Err(bad(path, "the jobs of one run use one dataset")),
+                _ => chosen = Some(best),
+            }
+        }
+        self.fio.dataset = chosen.ok_or_else(|| bad("(none)", "no job names a directory or file"))?;
+        Ok(())
+    }
+
+    /// fio's jobs and run options as they run on this pool: `direct=0` and `direct=1` are
+    /// the same (OpenZFS before 2.3 serves `O_DIRECT` through the ARC too), and a `sync=1`
+    /// write returns after its intent-log commit (`zfs_write` calls `zil_commit` for
+    /// `O_SYNC`), which the run makes a flush after each write.
+    pub fn prepare_fio(&self, set: &mut JobSet, opts: &mut RunOptions) {
+        for job in &mut set.jobs {
+            job.direct = true;
+        }
+        opts.fs_syncs = true;
     }
 
     /// `host` as it runs fio on this pool: no page cache (the ARC is ZFS's), and file
@@ -157,7 +209,7 @@ impl Pool {
                 }
                 if ready {
                     self.prefetch_stream(start / rs, (end - 1) / rs);
-                    self.complete_cmd(c);
+                    self.finish_after_copy(c, end - start);
                 }
             }
             (Opcode::Write, Phase::Blocks) => {
@@ -221,13 +273,25 @@ impl Pool {
             let bytes = end.min((r + 1) * rs) - start.max(r * rs);
             self.fio.itx.push((r, bytes, open));
         }
-        self.complete_cmd(c);
+        self.finish_after_copy(c, end - start);
+    }
+
+    /// Completes command `c` once its `bytes` are copied to or from the ARC (the ZPL's
+    /// `copy_us_per_mib`).
+    fn finish_after_copy(&mut self, c: u32, bytes: u64) {
+        let t =
+            crate::engine::SimDuration((u128::from(self.zpl.copy_per_mib.as_ns()) * u128::from(bytes) >> 20) as u64);
+        if t.as_ns() == 0 {
+            self.complete_cmd(c);
+        } else {
+            self.fio.cmds[c].phase = Phase::Copy;
+            self.events.push(self.now + t, Event::CmdDone { cmd: c });
+        }
     }
 
     fn complete_cmd(&mut self, c: u32) {
         let cmd = self.fio.cmds[c];
         self.fio.cmds.free(c);
-        self.fio.live -= 1;
         self.fio.ready.push_back(Completion {
             user: cmd.user,
             command: cmd.command,
@@ -244,10 +308,12 @@ impl Pool {
         }
     }
 
-    /// A write's throttle delay is over.
+    /// A write's throttle delay, or a copy, is over.
     pub(crate) fn cmd_done(&mut self, c: u32) {
-        if self.fio.cmds[c].phase == Phase::Assigned {
-            self.write_records(c);
+        match self.fio.cmds[c].phase {
+            Phase::Assigned => self.write_records(c),
+            Phase::Copy => self.complete_cmd(c),
+            _ => {}
         }
     }
 
@@ -316,8 +382,13 @@ impl Pool {
 
     fn start_commit(&mut self) {
         let synced = self.txg.synced;
-        let itx: Vec<(u64, u64, u64)> =
+        let syncing = self.txg.syncing;
+        let mut itx: Vec<(u64, u64, u64)> =
             std::mem::take(&mut self.fio.itx).into_iter().filter(|x| x.2 > synced).collect();
+        // Writes of the txg being synced are on their way: the commit waits for that txg.
+        self.fio.commit_wait_txg = syncing.filter(|&t| itx.iter().any(|x| x.2 == t));
+        self.fio.commit_flushed = false;
+        itx.retain(|x| Some(x.2) != syncing);
         self.fio.committing = std::mem::take(&mut self.fio.waiting_commit);
         self.fio.commit_running = true;
         self.fio.commits += 1;
@@ -327,11 +398,22 @@ impl Pool {
         let rs = self.record_bytes();
         let fanout = self.fanout();
         let immediate = self.config.tunables.zfs_immediate_write_sz;
+        // zil_write_state: with a log vdev nothing is written in place; with a special
+        // class, only blocks that live there (zil_special_is_slog). The pool cannot tell an
+        // O_SYNC write from one an fsync follows: it applies the fsync rule (no commit
+        // planned, so the half-block condition does not apply).
+        let in_place = if self.has_class(super::AllocClass::Log) {
+            false
+        } else if self.has_class(super::AllocClass::Special) {
+            rs <= self.datasets[ds].cfg.special_small_blocks_bytes || self.config.tunables.zil_special_is_slog == 0
+        } else {
+            true
+        };
         let mut copied = 0u64;
         let mut leaves = Vec::new();
         let mut indirect: Vec<u64> = Vec::new();
         for &(r, bytes, _) in &itx {
-            if bytes > immediate {
+            if in_place && bytes >= immediate {
                 indirect.push(r);
                 copied += LOG_RECORD_BYTES;
             } else {
@@ -349,7 +431,7 @@ impl Pool {
         let copies = objects::copies(&self.datasets[ds].cfg, ot::PLAIN_FILE, 0);
         for r in indirect {
             let rec = *self.datasets[ds].flat.record(r, fanout).expect("logged records exist");
-            if rec.logged || rec.dirty_txg <= self.txg.synced {
+            if rec.logged || rec.dirty_txg != self.txg.open {
                 continue;
             }
             // dmu_sync: the record is written in its final place now.
@@ -429,12 +511,29 @@ impl Pool {
             self.finish_batch_if_empty(batch);
             return;
         }
+        if self.fio.commit_wait_txg.is_some_and(|t| self.txg.synced < t) {
+            self.fio.commit_flushed = true;
+            return;
+        }
+        self.finish_commit();
+    }
+
+    fn finish_commit(&mut self) {
         for c in std::mem::take(&mut self.fio.committing) {
             self.complete_cmd(c);
         }
         self.fio.commit_running = false;
+        self.fio.commit_wait_txg = None;
         if !self.fio.waiting_commit.is_empty() {
             self.start_commit();
+        }
+    }
+
+    /// Txg `txg` is on stable storage: a commit that waited for it completes.
+    pub(crate) fn fio_txg_synced(&mut self, txg: u64) {
+        if self.fio.commit_flushed && self.fio.commit_wait_txg.is_some_and(|t| t <= txg) {
+            self.fio.commit_flushed = false;
+            self.finish_commit();
         }
     }
 
@@ -496,11 +595,13 @@ impl BlockDevice for Pool {
     }
 
     fn poll(&mut self) -> Option<Completion> {
-        if let Some(c) = self.fio.ready.pop_front() {
-            return Some(c);
+        if self.fio.ready.is_empty() {
+            self.step();
         }
-        self.step();
-        self.fio.ready.pop_front()
+        let done = self.fio.ready.pop_front()?;
+        // A command is in flight until its completion is handed back.
+        self.fio.live -= 1;
+        Some(done)
     }
 
     fn in_flight(&self) -> u32 {

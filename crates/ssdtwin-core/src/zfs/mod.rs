@@ -44,6 +44,7 @@ mod error;
 mod fio;
 mod metaslab;
 mod objects;
+pub mod plan;
 mod queue;
 mod stats;
 mod sync;
@@ -107,6 +108,8 @@ pub(crate) struct Leaf {
     pub(crate) rotational: bool,
     pub(crate) failed: bool,
     pub(crate) read_bytes: u64,
+    /// Read commands sent to the device (after aggregation).
+    pub(crate) reads: u64,
     pub(crate) write_bytes: u64,
 }
 
@@ -285,6 +288,7 @@ impl Pool {
                     top,
                     failed: false,
                     read_bytes: 0,
+                    reads: 0,
                     write_bytes: 0,
                 });
             }
@@ -624,6 +628,7 @@ impl Pool {
         }
         if opcode == Opcode::Read {
             l.read_bytes += end - start;
+            l.reads += u64::from(parts);
         } else {
             l.write_bytes += end - start;
         }

@@ -6,9 +6,10 @@
 //! async-write maximum rises linearly from its minimum to its maximum as dirty data goes
 //! from 30 % to 60 % of `zfs_dirty_data_max`. Sync classes are served first come, first
 //! served; the others in offset order from the last offset issued, wrapping round (an
-//! elevator). An I/O taken from an offset-ordered class absorbs its neighbours into one
-//! device command (`vdev_queue_aggregate`) up to 1 MiB on rotating media, 128 KiB on others:
-//! writes that touch, reads within 32 KiB (the gap is read too).
+//! elevator). The I/O taken absorbs the queued I/Os of its class that follow it on the disk
+//! into one device command (`vdev_queue_aggregate`) up to 1 MiB on rotating media, 128 KiB
+//! on others: writes that touch, reads within 32 KiB (the gap is read too). (ZFS looks for
+//! neighbours among every class; here a sync class searches the first 64 queued.)
 //!
 //! Queues hold I/O ids; the offset-ordered ones are deques kept sorted, so issuing in order
 //! and appending in order (what a txg's allocations give) cost O(1).
@@ -44,7 +45,7 @@ pub(crate) struct Limits {
 /// One leaf's queue.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LeafQueue {
-    fifo: [VecDeque<u32>; 2],
+    fifo: [VecDeque<(u64, u32)>; 2],
     sorted: [VecDeque<(u64, u32)>; 3],
     pub(crate) active: [u32; 5],
     pub(crate) last_offset: u64,
@@ -53,7 +54,7 @@ pub(crate) struct LeafQueue {
 impl LeafQueue {
     pub(crate) fn push(&mut self, class: IoClass, offset: u64, id: u32) {
         if class.fifo() {
-            self.fifo[class as usize].push_back(id);
+            self.fifo[class as usize].push_back((offset, id));
         } else {
             let q = &mut self.sorted[class as usize - 2];
             if q.back().is_none_or(|&(o, _)| o <= offset) {
@@ -92,7 +93,7 @@ impl LeafQueue {
     /// the last offset issued (wrapping to the lowest).
     pub(crate) fn take(&mut self, class: IoClass) -> Option<u32> {
         if class.fifo() {
-            return self.fifo[class as usize].pop_front();
+            return self.fifo[class as usize].pop_front().map(|(_, id)| id);
         }
         let q = &mut self.sorted[class as usize - 2];
         let last = self.last_offset;
@@ -105,7 +106,9 @@ impl LeafQueue {
     /// within `gap` bytes of `end`: it is removed and returned for aggregation.
     pub(crate) fn take_neighbour(&mut self, class: IoClass, end: u64, gap: u64) -> Option<(u64, u32)> {
         if class.fifo() {
-            return None;
+            let q = &mut self.fifo[class as usize];
+            let at = q.iter().take(FIFO_SEARCH).position(|&(o, _)| o >= end && o <= end + gap)?;
+            return q.remove(at);
         }
         let q = &mut self.sorted[class as usize - 2];
         let at = q.partition_point(|&(o, _)| o < end);
@@ -115,11 +118,18 @@ impl LeafQueue {
         }
     }
 
-    /// Puts back an I/O that could not be aggregated after all.
+    /// Puts back an I/O that could not be aggregated after all (first in line again).
     pub(crate) fn put_back(&mut self, class: IoClass, offset: u64, id: u32) {
-        self.push(class, offset, id);
+        if class.fifo() {
+            self.fifo[class as usize].push_front((offset, id));
+        } else {
+            self.push(class, offset, id);
+        }
     }
 }
+
+/// Queued I/Os of a first-come class searched for a neighbour to aggregate.
+const FIFO_SEARCH: usize = 64;
 
 /// The async-write maximum for `dirty` bytes of `dirty_max` (`vdev_queue_max_async_writes`).
 pub(crate) fn async_write_max(dirty: u64, dirty_max: u64, min_pct: u64, max_pct: u64, lo: u32, hi: u32) -> u32 {

@@ -114,6 +114,9 @@ pub struct OpResult {
     /// Bytes the leaves read and wrote during the operation, per class (normal, special,
     /// dedup, log).
     pub leaf_read_bytes: [u64; 4],
+    /// Read commands the leaves of each class received during the operation (aggregated
+    /// I/Os count once).
+    pub leaf_reads: [u64; 4],
     /// See above.
     pub leaf_write_bytes: [u64; 4],
     /// ARC hits and misses during the operation.
@@ -383,12 +386,14 @@ impl Pool {
             bytes_read: w.bytes_read,
             bytes_written: w.bytes_written,
             leaf_read_bytes: [0; 4],
+            leaf_reads: [0; 4],
             leaf_write_bytes: [0; 4],
             arc_hits: self.arc.stats.hits - arc_before.hits,
             arc_misses: self.arc.stats.misses - arc_before.misses,
         };
         for c in 0..4 {
             result.leaf_read_bytes[c] = after[c].0 - before_leaves[c].0;
+            result.leaf_reads[c] = after[c].2 - before_leaves[c].2;
             result.leaf_write_bytes[c] = after[c].1 - before_leaves[c].1;
         }
         if let TreeOp::ReadSeq { .. } = op {
@@ -397,13 +402,14 @@ impl Pool {
         Ok(result)
     }
 
-    /// Bytes read and written by the leaves of each class so far.
-    fn class_leaf_bytes(&self) -> [(u64, u64); 4] {
-        let mut out = [(0, 0); 4];
+    /// Bytes read, bytes written and read commands of the leaves of each class so far.
+    fn class_leaf_bytes(&self) -> [(u64, u64, u64); 4] {
+        let mut out = [(0, 0, 0); 4];
         for l in &self.leaves {
             let c = self.tops[l.top].class.index();
             out[c].0 += l.read_bytes;
             out[c].1 += l.write_bytes;
+            out[c].2 += l.reads;
         }
         out
     }
@@ -488,6 +494,7 @@ impl Pool {
 
     /// Txg `txg` is synced: wake whoever waited for it.
     pub(crate) fn txg_synced(&mut self, txg: u64) {
+        self.fio_txg_synced(txg);
         if let Some(w) = self.worker.as_mut()
             && w.sync_wait.is_some_and(|t| t <= txg)
         {

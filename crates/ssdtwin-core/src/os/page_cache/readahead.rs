@@ -30,6 +30,9 @@ pub struct Readahead {
     async_size: u64,
     /// Page after the last one read (`prev_pos` in pages, rounded up).
     prev_end: Option<u64>,
+    /// A fresh window no larger than its request is all asynchronous (its marker on its
+    /// first page), as before the kernel marked half of it (`ra->size >> 1`).
+    whole_async: bool,
 }
 
 /// `get_init_ra_size`: the first window for a request of `req` pages.
@@ -56,6 +59,12 @@ pub fn next_size(cur: u64, max: u64) -> u64 {
 }
 
 impl Readahead {
+    /// A state for a kernel whose fresh windows no larger than their request are all
+    /// asynchronous (`ra->async_size = ra->size`: the marker on the window's first page).
+    pub fn whole_async() -> Self {
+        Readahead { whole_async: true, ..Readahead::default() }
+    }
+
     /// `page_cache_sync_ra`: a read of `req` pages from `index` missed the cache.
     /// `max` is the window limit (`ra_pages`, raised to the request for large reads up to
     /// `io_pages`); `cached_before` counts the contiguous cached pages just below `index`
@@ -67,7 +76,11 @@ impl Readahead {
             // request read asynchronously.
             self.start = index;
             self.size = init_size(req, max).max(req);
-            self.async_size = if self.size > req { self.size - req } else { self.size / 2 };
+            self.async_size = match (self.size > req, self.whole_async) {
+                (true, _) => self.size - req,
+                (false, true) => self.size,
+                (false, false) => self.size / 2,
+            };
             return self.window();
         }
         if cached_before <= req {

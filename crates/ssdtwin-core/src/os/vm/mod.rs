@@ -104,6 +104,10 @@ pub struct VmConfig {
     pub new_anon_active: bool,
     /// mmap readahead window (`ra_pages`), bytes.
     pub read_ahead_bytes: u64,
+    /// A synchronous window no larger than its request is all asynchronous, its marker on
+    /// the faulting page (so `MADV_SEQUENTIAL` faults once a window); later kernels mark
+    /// half of it.
+    pub whole_window_async: bool,
     /// `vm.dirty_background_ratio`, percent.
     pub dirty_background_ratio: u32,
     /// `vm.dirty_ratio`, percent.
@@ -519,6 +523,11 @@ impl<D: BlockDevice> Host<D> {
         self.vm.as_mut().expect("made above")
     }
 
+    /// Host DRAM the target's drivers keep for themselves, bytes.
+    pub fn driver_memory_bytes(&self) -> u64 {
+        self.driver_memory_bytes
+    }
+
     /// Sets the memory the kernel leaves for pages (DRAM less its own reserve), bytes,
     /// instead of the profile's; the drivers' memory still comes off it. Call before the
     /// VM is first used (later calls change nothing).
@@ -553,6 +562,7 @@ impl<D: BlockDevice> Host<D> {
         let vm = self.vm();
         let base = vm.pages.len() as u32;
         let n = u32::try_from(pages).expect("mappings hold fewer than 2^32 pages");
+        let whole = vm.cfg.whole_window_async;
         let (file, initial) = match backing {
             Backing::Anon => (None, UNTOUCHED),
             Backing::File { offset_bytes, sparse } => (Some(offset_bytes), if sparse { UNTOUCHED } else { OUT }),
@@ -563,7 +573,7 @@ impl<D: BlockDevice> Host<D> {
             pages: n,
             file,
             hint: Hint::Normal,
-            ra: Readahead::default(),
+            ra: if whole { Readahead::whole_async() } else { Readahead::default() },
             mmap_miss: 0,
             swap_ra: SwapRaState::default(),
         });

@@ -241,6 +241,10 @@ impl<D: BlockDevice> Host<D> {
             }
         }
         t = self.send_swap_writes(now, t, core, &mut writes[..n_writes]);
+        // Dirty file pages met: wake the flusher (`wakeup_flusher_threads`).
+        if self.vm.as_ref().expect("checked").reclaim_wants_writeback {
+            self.kick_file_writeback(now, t);
+        }
         (t, scanned)
     }
 
@@ -465,7 +469,12 @@ impl<D: BlockDevice> Host<D> {
             vm.frames.clear(f, frames::WRITEBACK);
             vm.file_writeback -= 1;
             if vm.frames.has(f, frames::DIRTY) {
+                // Written again meanwhile: dirty once more, and back on its list.
                 vm.dirty.insert(g);
+                vm.frames.clear(f, frames::RECLAIM);
+                if !vm.frames.has(f, frames::ON_LRU) {
+                    vm.frames.push_head(Lru::InactiveFile, f);
+                }
             } else if vm.frames.clear(f, frames::RECLAIM) && !vm.frames.has(f, frames::MAPPED) {
                 vm.pages[g as usize] = OUT;
                 vm.counters.reclaimed_pages += 1;

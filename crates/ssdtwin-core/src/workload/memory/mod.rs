@@ -7,8 +7,8 @@
 //! fills them as their initialisation loop does ([`Host::vm_populate`], untimed), applies the
 //! `madvise` advice to the whole region, then runs the threads — one per core — in simulated
 //! time: each thread touches its rows' pages (faults and the waits they bring) and computes
-//! between them at the host's per-core DRAM rate and flop rate, all threads sharing the
-//! socket's DRAM bandwidth.
+//! between them at the host's per-core DRAM rate and flop rate, the threads computing at a
+//! time sharing the socket's DRAM bandwidth equally.
 //!
 //! The same engine as the fio runner drives it: the host's event queue (its block target,
 //! the VM's reads and writes, kswapd) and the threads' timers, host first on ties. A thread
@@ -222,21 +222,35 @@ pub fn run_memory_on_drive(
     memory_bytes: Option<u64>,
     observe: &mut dyn FnMut(&MemoryProgress) -> bool,
 ) -> Result<MemoryResult, MemoryError> {
+    let layout = if spec.alloc == Alloc::Mmap { layout } else { FsLayout::Single };
+    let (mut host, luns, lun_bytes) = card_host(config, host, layout, memory_bytes);
+    let mut spec = spec.clone();
+    spec.swap_areas = (0..luns as u64).map(|k| (k * lun_bytes, lun_bytes)).collect();
+    spec.file_offset_bytes = 0;
+    run_memory(&mut host, &spec, observe)
+}
+
+/// A fresh drive (or card) from `config` behind `host`, its LUNs joined as `layout` says
+/// (raid0 over them, or side by side); with the memory the kernel leaves for pages set if
+/// given. Returns the host, the number of LUNs and the bytes of each.
+pub fn card_host(
+    config: &DeviceConfig,
+    host: HostConfig,
+    layout: FsLayout,
+    memory_bytes: Option<u64>,
+) -> (Host<Md<Ssd>>, usize, u64) {
     let luns = config.host_interface.as_ref().map_or(1, |h| h.luns) as usize;
     let members: Vec<Ssd> = (0..luns).map(|_| Ssd::new(config.clone())).collect();
     let lun_bytes = members[0].geometry().capacity_bytes();
-    let md_layout = match (spec.alloc, layout) {
-        (Alloc::Mmap, FsLayout::Raid0 { chunk_bytes }) if luns > 1 => MdLayout::Raid0 { chunk_bytes },
+    let md_layout = match layout {
+        FsLayout::Raid0 { chunk_bytes } if luns > 1 => MdLayout::Raid0 { chunk_bytes },
         _ => MdLayout::Linear,
     };
     let mut host = Host::new(Md::new(members, md_layout), host);
     if let Some(bytes) = memory_bytes {
         host.set_vm_memory(bytes);
     }
-    let mut spec = spec.clone();
-    spec.swap_areas = (0..luns as u64).map(|k| (k * lun_bytes, lun_bytes)).collect();
-    spec.file_offset_bytes = 0;
-    run_memory(&mut host, &spec, observe)
+    (host, luns, lun_bytes)
 }
 
 /// Runs `spec` on `host`; `observe` may return false to stop ([`MemoryError::Cancelled`]).
@@ -247,6 +261,17 @@ pub fn run_memory<D: BlockDevice>(
 ) -> Result<MemoryResult, MemoryError> {
     let memory = validate(host, spec)?;
     let page_bytes = host.config().vm.as_ref().expect("validated").page_bytes;
+    let (frames, (_, _, high)) = host.vm_frames();
+    if frames < 4 * high {
+        return Err(MemoryError::Invalid {
+            problem: format!(
+                "{} MiB of memory is left for pages after the drivers' {} MiB: at least {} MiB are needed (four times the high watermark)",
+                (frames * page_bytes) >> 20,
+                host.driver_memory_bytes() >> 20,
+                (4 * high * page_bytes).div_ceil(1 << 20)
+            ),
+        });
+    }
     let pages = spec.bench.footprint_bytes().div_ceil(page_bytes);
     let m = match spec.alloc {
         Alloc::Malloc => {
@@ -285,7 +310,6 @@ pub fn run_memory<D: BlockDevice>(
         mapping: m,
         page_bytes,
         memory,
-        bus_free: start,
         barriers: Vec::new(),
         rows: 0,
     };
@@ -395,8 +419,6 @@ struct Runner {
     mapping: MappingId,
     page_bytes: u64,
     memory: MemoryConfig,
-    /// The socket's DRAM is busy until then.
-    bus_free: SimTime,
     /// When each barrier was passed.
     barriers: Vec<SimTime>,
     rows: u64,
@@ -498,15 +520,15 @@ impl Runner {
         }
     }
 
-    /// `bytes` through DRAM and `flops` of arithmetic from `t`: the core's rate, and the
-    /// socket's bandwidth shared with every other thread.
-    fn compute(&mut self, t: SimTime, bytes: u64, flops: u64) -> SimTime {
+    /// `bytes` through DRAM and `flops` of arithmetic from `t`: at the core's rate, or its
+    /// equal share of the socket's bandwidth among the threads computing now (processor
+    /// sharing; a thread waiting for a fault or a barrier uses none).
+    fn compute(&self, t: SimTime, bytes: u64, flops: u64) -> SimTime {
         let m = &self.memory;
-        let core_ns = (bytes as f64 / m.core_bytes_per_sec).max(flops as f64 / m.core_flops_per_sec) * 1e9;
-        let bus_ns = bytes as f64 / m.socket_bytes_per_sec * 1e9;
-        let bus_start = t.max(self.bus_free);
-        self.bus_free = bus_start + SimDuration(bus_ns.round() as u64);
-        (t + SimDuration(core_ns.round() as u64)).max(self.bus_free)
+        let computing = self.threads.iter().filter(|th| th.state == State::Running).count().max(1) as f64;
+        let rate = m.core_bytes_per_sec.min(m.socket_bytes_per_sec / computing);
+        let ns = (bytes as f64 / rate).max(flops as f64 / m.core_flops_per_sec) * 1e9;
+        t + SimDuration(ns.round() as u64)
     }
 
     /// A thread reached a barrier at `t`; the last one releases everybody.

@@ -63,6 +63,12 @@ pub struct RunOptions {
     pub log_dir: PathBuf,
     /// Device name reported in `disk_util`.
     pub device_name: String,
+    /// The target is a file system that keeps its own cache (a ZFS pool), where syncs
+    /// matter: a `sync=1` write completes only after a device flush that follows it (ZFS
+    /// commits its intent log for `O_SYNC`), and a file layout ends with a flush (fio's
+    /// `create_fsync`, on by default). Off for drives, whose commands carry no FUA: there
+    /// direct `sync=1` and `create_fsync` have no effect.
+    pub fs_syncs: bool,
 }
 
 impl Default for RunOptions {
@@ -73,6 +79,7 @@ impl Default for RunOptions {
             sample_window_ns: 500_000_000,
             log_dir: PathBuf::from("."),
             device_name: "nvme0n1".to_string(),
+            fs_syncs: false,
         }
     }
 }
@@ -185,6 +192,9 @@ enum SyncCall {
     Periodic,
     /// `end_fsync`: part of the job's time, in no statistics.
     End,
+    /// A data write under `sync=1` whose data is on the device; the flush that follows it
+    /// is in flight (see `RunOptions::fs_syncs`). Completes as a write.
+    Flushing,
 }
 
 struct Group {
@@ -282,7 +292,7 @@ pub fn run<D: BlockDevice>(
                 placed.push(place_clone(spec, k, ns_bytes, &mut file_table, &mut layout)?);
             }
         }
-        lay_out(host, &layout)?;
+        lay_out(host, &layout, opts.fs_syncs)?;
         let mut placed = placed.into_iter();
         let first_clone = runner.clones.len();
         let now = host.device().now();
@@ -295,7 +305,9 @@ pub fn run<D: BlockDevice>(
             for k in 0..spec.numjobs {
                 thread_number += 1;
                 let core = pick_core(spec, k, thread_number, host.config());
-                let thread = ThreadState::new(engines[j].clone(), spec, core, host.irq_core(core));
+                let mut thread = ThreadState::new(engines[j].clone(), spec, core, host.irq_core(core));
+                thread.flush_sync_writes =
+                    opts.fs_syncs && spec.sync_writes && thread.engine.buffered.is_none();
                 let logs = JobLogs::open(spec, thread_number, &opts.log_dir, !super::is_sync_engine(&spec.ioengine))?;
                 let files = placed.next().expect("one placement per clone");
                 let stream_base = next_stream;
@@ -439,8 +451,8 @@ fn place_clone(
 /// Writes `ranges` in order, as fio lays out its files before a job: writes of up to
 /// [`LAYOUT_CHUNK_BYTES`] (the block layer's limit if smaller), [`LAYOUT_QUEUE_DEPTH`] in
 /// flight, as writeback of one large buffered write keeps the device busy. Simulated time
-/// passes; nothing is measured.
-fn lay_out<D: BlockDevice>(host: &mut Host<D>, ranges: &[Layout]) -> Result<(), RunError> {
+/// passes; nothing is measured. With `flush`, a flush follows (fio's `create_fsync`).
+fn lay_out<D: BlockDevice>(host: &mut Host<D>, ranges: &[Layout], flush: bool) -> Result<(), RunError> {
     let geometry = host.device().geometry();
     let chunk = LAYOUT_CHUNK_BYTES.min(geometry.max_transfer_bytes).max(geometry.lba_bytes);
     let mut pieces = ranges
@@ -448,6 +460,7 @@ fn lay_out<D: BlockDevice>(host: &mut Host<D>, ranges: &[Layout]) -> Result<(), 
         .flat_map(|&(start, end)| (start..end).step_by(chunk as usize).map(move |at| (at, chunk.min(end - at))));
     let device = host.device_mut();
     let mut next = pieces.next();
+    let mut flush = flush && !ranges.is_empty();
     loop {
         while device.in_flight() < LAYOUT_QUEUE_DEPTH
             && let Some((at, bytes)) = next
@@ -462,6 +475,15 @@ fn lay_out<D: BlockDevice>(host: &mut Host<D>, ranges: &[Layout]) -> Result<(), 
                 .submit(now, command, 0)
                 .map_err(|e| RunError::Job(JobError::Invalid { job: "file layout".into(), problem: e.to_string() }))?;
             next = pieces.next();
+        }
+        if device.in_flight() == 0 && next.is_none() && flush {
+            // create_fsync: the file's writes are made stable before the job starts.
+            flush = false;
+            let now = device.now();
+            let command = Command { opcode: Opcode::Flush, slba: 0, blocks: 0 };
+            device
+                .submit(now, command, 0)
+                .map_err(|e| RunError::Job(JobError::Invalid { job: "file layout".into(), problem: e.to_string() }))?;
         }
         if device.in_flight() == 0 {
             return Ok(());
@@ -850,7 +872,7 @@ impl Runner {
         {
             v.write_completed(offset);
         }
-        if sync != SyncCall::No {
+        if matches!(sync, SyncCall::Periodic | SyncCall::End) {
             if sync == SyncCall::Periodic && at >= c.ramp_end && at <= c.deadline {
                 c.result.sync_lat.record(at.since(start).as_ns());
             }

@@ -318,6 +318,9 @@ pub(super) struct ThreadState {
     pub end_synced: bool,
     /// `sync=1`: buffered writes are written through.
     pub sync_writes: bool,
+    /// `sync=1` without the page cache, where the run flushes after each write (see
+    /// `RunOptions::fs_syncs`).
+    pub flush_sync_writes: bool,
     /// Writes issued, and whether the last I/O issued was one (fio's `last_ddir_issued`).
     pub writes_issued: u64,
     pub last_issue_write: bool,
@@ -364,6 +367,7 @@ impl ThreadState {
             end_fsync: spec.end_fsync && spec.rw.uses(Direction::Write),
             end_synced: false,
             sync_writes: spec.sync_writes,
+            flush_sync_writes: false,
             writes_issued: 0,
             last_issue_write: false,
             pre_read: spec.pre_read,
@@ -1023,6 +1027,9 @@ impl Runner {
     #[inline]
     pub(super) fn on_visible<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) {
         self.clones[i].thread.in_device -= 1;
+        if self.clones[i].thread.flush_sync_writes && self.flush_after_write(host, i, id, now) {
+            return;
+        }
         if self.clones[i].thread.engine.kind == EngineKind::KernelCallback {
             // The handler that saw it issues the next command itself (its cost is in the
             // handler's work): record it and go on; the thread sleeps through all of it.
@@ -1068,6 +1075,25 @@ impl Runner {
             // The wakeup is paid with the reap call that follows (see `drive`).
             t.woken = true;
         }
+    }
+
+    /// An `O_SYNC` write of clone `i` reached the device: its flush follows before the call
+    /// returns. False if `id` is not such a write (or its flush is the one that finished).
+    fn flush_after_write<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) -> bool {
+        let io = &mut self.ios[id];
+        if io.dir != Direction::Write || io.sync != SyncCall::No || io.bytes == 0 {
+            return false;
+        }
+        io.sync = SyncCall::Flushing;
+        let t = &self.clones[i].thread;
+        let path = if t.engine.polled {
+            CompletionPath::Polled
+        } else {
+            CompletionPath::Interrupt { core: t.irq_core, work: t.engine.irq_work }
+        };
+        let flush = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0 };
+        self.submit_request(host, i, id, flush, path, now);
+        true
     }
 
     /// The bare host's shortcut: a thread blocked on its one completion reaps it and issues

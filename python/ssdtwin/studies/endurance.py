@@ -1,0 +1,412 @@
+"""Endurance study: how long a drive lasts under a workload, and what write amplification
+costs.
+
+Each workload runs on a preconditioned drive (filled, then, for random workloads,
+overwritten at random until GC reaches its steady state, as SNIA's PTS preconditions) in
+windows of simulated time until its write amplification settles: the last ``rounds``
+windows within ``tolerance`` of their mean. Over those windows the drive's counters give the
+host and NAND bytes written and the rated life the NAND's programs use (P/E cycles over
+their ratings, SLC-mode cycles at the SLC rating: ``life_programmed_ppb``, which Percentage
+Used follows erase by erase). Scaled to a day of the workload's duty cycle they project
+Percentage Used over time, the host writes the NAND's rated life allows, and when the
+datasheet's rated TBW is reached. Variants (other over-provisioning, another LBA format, ...) are profile
+overrides; comparing their rows shows what write amplification costs in years.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+
+from ..device import Device, RawToml
+from ..errors import JobError
+from .base import Advance, Study
+
+#: Seconds in a day.
+DAY_S = 86_400
+
+#: Workloads by name: the two ends of write amplification, 4 KiB random writes over the
+#: whole drive (the usual endurance rating's workload) and 128 KiB sequential writes.
+#: ``precondition="auto"`` prepares each as its rating does: random overwrites to GC's steady
+#: state for the random one, a sequential fill for the sequential one (and random for job
+#: files).
+BUILTIN_JOBS: dict[str, dict[str, object]] = {
+    "random-4k": {
+        "name": "random-4k",
+        "rw": "randwrite",
+        "bs": "4k",
+        "iodepth": 32,
+        "ioengine": "libaio",
+        "direct": 1,
+        "norandommap": True,
+    },
+    "sequential-128k": {
+        "name": "sequential-128k",
+        "rw": "write",
+        "bs": "128k",
+        "iodepth": 32,
+        "ioengine": "libaio",
+        "direct": 1,
+    },
+}
+
+
+def _job_for_window(job: str, window_s: float) -> str | dict[str, object]:
+    """The job to run for one window: a built-in job dict, or a job file's text under a
+    ``[global]`` section that makes it time-based (a runtime the job sets itself wins)."""
+    if job in BUILTIN_JOBS:
+        return BUILTIN_JOBS[job] | {"time_based": True, "runtime": float(window_s)}
+    path = Path(job)
+    if not path.is_file():
+        raise JobError(f"job '{job}': neither a built-in workload ({', '.join(BUILTIN_JOBS)}) nor a job file")
+    return f"[global]\ntime_based\nruntime={round(window_s * 1e6)}us\n\n" + path.read_text()
+
+
+def _variants(variants: Mapping[str, Mapping[str, object]] | None) -> dict[str, dict[str, object]]:
+    return {k: dict(v) for k, v in (variants or {"as-shipped": {}}).items()}
+
+
+def measure_steady_state(
+    dev: Device,
+    job: str,
+    *,
+    window_s: float,
+    rounds: int,
+    tolerance: float,
+    max_windows: int,
+) -> dict[str, float]:
+    """Runs ``job`` on ``dev`` in windows of ``window_s`` until the write amplification of
+    the last ``rounds`` windows is within ``tolerance`` (a share) of their mean, or
+    ``max_windows`` have run; returns the rates over those last windows."""
+    samples: list[dict[str, int]] = []
+    was = dev.counters()
+    for _ in range(max_windows):
+        dev.run(_job_for_window(job, window_s))
+        now = dev.counters()
+        keys = ("time_ns", "host_write_bytes", "nand_write_bytes", "life_programmed_ppb")
+        samples.append({k: int(now[k]) - int(was[k]) for k in keys})
+        was = now
+        if len(samples) >= rounds:
+            recent = samples[-rounds:]
+            wa = [s["nand_write_bytes"] / s["host_write_bytes"] for s in recent if s["host_write_bytes"]]
+            if len(wa) == rounds and max(wa) - min(wa) <= tolerance * sum(wa) / rounds:
+                break
+    last = samples[-rounds:]
+    seconds = sum(s["time_ns"] for s in last) / 1e9
+    host = sum(s["host_write_bytes"] for s in last)
+    nand = sum(s["nand_write_bytes"] for s in last)
+    if host == 0 or seconds == 0:
+        raise JobError(f"job '{job}' wrote nothing: the endurance study needs a workload that writes")
+    return {
+        "windows": float(len(samples)),
+        "measured_s": seconds,
+        "host_bytes_per_s": host / seconds,
+        "nand_bytes_per_s": nand / seconds,
+        "life_per_s": sum(s["life_programmed_ppb"] for s in last) / 1e9 / seconds,
+    }
+
+
+def endurance_projection(
+    profile: str = "micron-9200max",
+    jobs: Sequence[str] = ("random-4k", "sequential-128k"),
+    *,
+    duty_cycle: float = 1.0,
+    variants: Mapping[str, Mapping[str, object]] | None = None,
+    overrides: Mapping[str, object] | None = None,
+    host: str = "none",
+    precondition: str = "auto",
+    window_s: float = 30.0,
+    rounds: int = 3,
+    tolerance: float = 0.05,
+    max_windows: int = 40,
+    start_date: dt.date | None = None,
+    advance: Advance = None,
+) -> pd.DataFrame:
+    """One row per variant and job: ``write_amplification``, ``host_write_mb_per_s`` and
+    ``nand_write_mb_per_s`` in steady state (10⁶ B/s while the workload runs),
+    ``host_tb_per_day`` and ``drive_writes_per_day`` at ``duty_cycle`` (the share of each
+    day it runs), ``percentage_used_per_year``, ``years_to_100pct_used`` and the host writes
+    by then (``projected_tb_written``), the profile's ``rated_tb_written`` (its sequential
+    rating for ``sequential-128k`` when it has one) and ``years_to_rated_tbw``, their ratio
+    ``projected_over_rated``, and with ``start_date`` the dates both are reached.
+    ``variants`` are named sets of profile overrides, applied over ``overrides``.
+
+    >>> small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 12 << 30}
+    >>> t = endurance_projection("generic-tlc-1tb", overrides=small, window_s=0.3)
+    >>> list(t.job), bool(t.write_amplification.iloc[0] > t.write_amplification.iloc[1] > 0.99)
+    (['random-4k', 'sequential-128k'], True)
+    >>> bool(t.projected_tb_written.iloc[0] < t.projected_tb_written.iloc[1])  # 1/WA of the NAND's life
+    True
+    """
+    if not 0.0 < duty_cycle <= 1.0:
+        raise click.BadParameter(f"{duty_cycle}: a share of the day, above 0 and at most 1", param_hint="--duty-cycle")
+    if precondition not in ("auto", "random", "sequential", "none"):
+        raise click.BadParameter(
+            f"'{precondition}': allowed auto, random, sequential, none", param_hint="--precondition"
+        )
+    rows = []
+    for variant, settings in _variants(variants).items():
+        for job in jobs:
+            dev = Device(profile, overrides=dict(overrides or {}) | settings, host=host)
+            how = precondition
+            if how == "auto":
+                how = "sequential" if job == "sequential-128k" else "random"
+            if how != "none":
+                dev.fill("random" if how == "random" else "seq", 100.0, overwrite_passes=2.0)
+            m = measure_steady_state(
+                dev, job, window_s=window_s, rounds=rounds, tolerance=tolerance, max_windows=max_windows
+            )
+            identity = dev.identity()
+            rows.append(_row(profile, variant, job, m, identity, duty_cycle, start_date))
+            if advance:
+                advance(f"{variant} {job}")
+    return pd.DataFrame(rows)
+
+
+def _row(
+    profile: str,
+    variant: str,
+    job: str,
+    m: dict[str, float],
+    identity: Mapping[str, Any],
+    duty_cycle: float,
+    start_date: dt.date | None,
+) -> dict[str, Any]:
+    capacity = int(identity["capacity_bytes"])
+    host_per_day = m["host_bytes_per_s"] * DAY_S * duty_cycle
+    life_per_day = m["life_per_s"] * DAY_S * duty_cycle
+    days_to_end = 1.0 / life_per_day if life_per_day > 0 else float("inf")
+    rated = rated_tb_written(identity, sequential=job == "sequential-128k")
+    days_to_rated = rated * 1e12 / host_per_day if rated else float("nan")
+    projected_tb = host_per_day * days_to_end / 1e12
+    row: dict[str, Any] = {
+        "profile": profile,
+        "variant": variant,
+        "job": job,
+        "duty_cycle": duty_cycle,
+        "windows": int(m["windows"]),
+        "measured_s": m["measured_s"],
+        "host_write_mb_per_s": m["host_bytes_per_s"] / 1e6,
+        "nand_write_mb_per_s": m["nand_bytes_per_s"] / 1e6,
+        "write_amplification": m["nand_bytes_per_s"] / m["host_bytes_per_s"],
+        "host_tb_per_day": host_per_day / 1e12,
+        "drive_writes_per_day": host_per_day / capacity,
+        "percentage_used_per_year": 100.0 * life_per_day * 365.0,
+        "years_to_100pct_used": days_to_end / 365.0,
+        "projected_tb_written": projected_tb,
+        "rated_tb_written": rated if rated else float("nan"),
+        "years_to_rated_tbw": days_to_rated / 365.0,
+        "projected_over_rated": projected_tb / rated if rated else float("nan"),
+    }
+    if start_date is not None:
+        row["date_100pct_used"] = _date_after(start_date, days_to_end)
+        row["date_rated_tbw"] = _date_after(start_date, days_to_rated)
+    return row
+
+
+def rated_tb_written(identity: Mapping[str, Any], *, sequential: bool = False) -> float | None:
+    """The profile's rated TBW: ``endurance.rated_tb_written``, or DWPD x capacity x 365 x
+    warranty years when only those are given; for a ``sequential`` workload the sequential
+    rating (``rated_tb_written_sequential``) when the profile has one.
+
+    >>> rated_tb_written({"rated_tb_written": 8800.0, "capacity_bytes": 1})
+    8800.0
+    >>> round(rated_tb_written({"rated_tb_written": None, "rated_dwpd": 3.0, "warranty_years": 5.0,
+    ...                         "capacity_bytes": 1_600_000_000_000}))
+    8760
+    >>> rated_tb_written({"rated_tb_written": 8800.0, "rated_tb_written_sequential": 17500.0}, sequential=True)
+    17500.0
+    """
+    if sequential and identity.get("rated_tb_written_sequential"):
+        return float(identity["rated_tb_written_sequential"])
+    if identity.get("rated_tb_written"):
+        return float(identity["rated_tb_written"])
+    dwpd, years = identity.get("rated_dwpd"), identity.get("warranty_years")
+    if dwpd and years:
+        return float(dwpd) * int(identity["capacity_bytes"]) * 365.0 * float(years) / 1e12
+    return None
+
+
+def _date_after(start: dt.date, days: float) -> str:
+    """The date ``days`` after ``start`` (ISO), or empty when never (or beyond year 9999)."""
+    if not days < (dt.date.max - start).days:
+        return ""
+    return (start + dt.timedelta(days=days)).isoformat()
+
+
+def report(table: pd.DataFrame) -> str:
+    """A few lines per row: write amplification, the years to 100 % Percentage Used, and the
+    rated TBW's date against the model's projection."""
+    lines = []
+    for r in table.itertuples():
+        rated = (
+            f"rated {r.rated_tb_written:,.0f} TB reached in {r.years_to_rated_tbw:.1f} years; "
+            f"the NAND's rated life allows {r.projected_tb_written:,.0f} TB "
+            f"({100 * r.projected_over_rated:.0f} % of the rating)"
+            if r.rated_tb_written == r.rated_tb_written
+            else f"the NAND's rated life allows {r.projected_tb_written:,.0f} TB (no rated TBW in the profile)"
+        )
+        lines.append(
+            f"{r.variant} / {r.job}: WA {r.write_amplification:.2f}, {r.host_tb_per_day:.2f} TB/day "
+            f"({r.drive_writes_per_day:.2f} DWPD): 100 % used after {r.years_to_100pct_used:.1f} years; {rated}"
+        )
+    return "\n".join(lines)
+
+
+def _parse_variants(values: tuple[str, ...]) -> dict[str, dict[str, object]] | None:
+    """``--variant NAME:SECTION.FIELD=VALUE[,SECTION.FIELD=VALUE]`` options as override sets."""
+    if not values:
+        return None
+    out: dict[str, dict[str, object]] = {}
+    for text in values:
+        name, sep, rest = text.partition(":")
+        pairs = [p.strip() for p in rest.split(",") if p.strip()]
+        if not sep or not name.strip() or not pairs or any("=" not in p for p in pairs):
+            raise click.BadParameter(
+                f"'{text}': expected NAME:SECTION.FIELD=VALUE[,SECTION.FIELD=VALUE]", param_hint="--variant"
+            )
+        out[name.strip()] = {k.strip(): RawToml(v.strip()) for k, v in (p.split("=", 1) for p in pairs)}
+    return out
+
+
+def sweep(
+    profile: str,
+    jobs: tuple[str, ...],
+    duty_cycle: float,
+    variant: tuple[str, ...],
+    precondition: str,
+    window: float,
+    start_date: str | None,
+    overrides: Mapping[str, object],
+    host: str,
+    advance: Advance = None,
+) -> pd.DataFrame:
+    if start_date is None:
+        start = None
+    else:
+        try:
+            start = dt.date.fromisoformat(start_date)
+        except ValueError:
+            raise click.BadParameter(f"'{start_date}': expected YYYY-MM-DD", param_hint="--start-date") from None
+    for job in jobs:
+        _job_for_window(job, window)
+    return endurance_projection(
+        profile,
+        jobs or tuple(BUILTIN_JOBS),
+        duty_cycle=duty_cycle,
+        variants=_parse_variants(variant),
+        overrides=overrides,
+        host=host,
+        precondition=precondition,
+        window_s=window,
+        start_date=start,
+        advance=advance,
+    )
+
+
+def parts(jobs: tuple[str, ...], variant: tuple[str, ...], **_: object) -> list[dict[str, Any]]:
+    """Each variant and job runs on a drive of its own: one part each, variants outer."""
+    return [
+        {"jobs": (job,), "variant": (v,) if v else ()}
+        for v in (tuple(dict.fromkeys(variant)) or (None,))
+        for job in (jobs or tuple(BUILTIN_JOBS))
+    ]
+
+
+def count(jobs: tuple[str, ...], variant: tuple[str, ...], **_: object) -> int:
+    return max(1, len(jobs) or len(BUILTIN_JOBS)) * max(1, len(variant))
+
+
+def plot_endurance(table: pd.DataFrame) -> Any:
+    """Percentage Used over the years for each row, with the date its rated TBW is reached
+    marked; beside it each row's write amplification."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (life, wa) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [2, 1]})
+    ends = [y for y in [*table.years_to_100pct_used, *table.years_to_rated_tbw] if y == y and y < float("inf")]
+    horizon = 1.15 * max(ends, default=5.0)
+    labels = []
+    for i, r in enumerate(table.itertuples()):
+        label = f"{r.job}" if r.variant == "as-shipped" else f"{r.variant} / {r.job}"
+        labels.append(label)
+        color = f"C{i % 10}"
+        life.plot([0, horizon], [0, r.percentage_used_per_year * horizon], color=color, label=label)
+        if r.years_to_rated_tbw == r.years_to_rated_tbw:
+            used = r.percentage_used_per_year * r.years_to_rated_tbw
+            life.plot([r.years_to_rated_tbw], [used], "o", color=color)
+    life.axhline(100, color="grey", ls="--", lw=1)
+    life.set(
+        xlabel="years in service",
+        ylabel="Percentage Used (%)",
+        xlim=(0, horizon),
+        ylim=(0, max(110.0, 1.05 * float((table.percentage_used_per_year * horizon).max()))),
+        title=f"{table.profile.iloc[0]}: wear at the workload's duty cycle (dots: rated TBW reached)",
+    )
+    life.grid(alpha=0.3)
+    life.legend(fontsize="small")
+    wa.barh(labels, table.write_amplification, color=[f"C{i % 10}" for i in range(len(table))])
+    wa.set(xlabel="write amplification (NAND / host bytes)", title="steady state")
+    wa.invert_yaxis()
+    wa.grid(alpha=0.3, axis="x")
+    fig.tight_layout()
+    return fig
+
+
+STUDY = Study(
+    name="endurance",
+    help=(
+        "How long the drive lasts under each JOB (a fio job file, or random-4k / sequential-128k, both by "
+        "default): precondition, run to steady state, project Percentage Used and the rated TBW's date."
+    ),
+    options=[
+        click.Option(["--profile"], default="micron-9200max", show_default=True, help="Profile name or TOML file."),
+        click.Option(
+            ["--duty-cycle"],
+            type=float,
+            default=1.0,
+            show_default=True,
+            help="Share of each day the workload runs (0 to 1).",
+        ),
+        click.Option(
+            ["--variant"],
+            multiple=True,
+            metavar="NAME:SECTION.FIELD=VALUE[,...]",
+            help="A named set of profile overrides to compare (repeatable), e.g. op28:identity.capacity_bytes=...",
+        ),
+        click.Option(
+            ["--precondition"],
+            type=click.Choice(["auto", "random", "sequential", "none"]),
+            default="auto",
+            show_default=True,
+            help=(
+                "How the drive is prepared: filled and overwritten at random (GC steady state), filled, or new; "
+                "auto: sequential for sequential-128k, random otherwise."
+            ),
+        ),
+        click.Option(
+            ["--window"],
+            type=click.FloatRange(min=0.001),
+            default=30.0,
+            show_default=True,
+            help="Simulated seconds per measuring window; steady state is three windows within 5 %.",
+        ),
+        click.Option(["--start-date"], default=None, help="Date the drive enters service (YYYY-MM-DD), for dates."),
+    ],
+    arguments=[click.Argument(["jobs"], nargs=-1)],
+    sweep=sweep,
+    count=count,
+    figure=plot_endurance,
+    report=lambda table, **_: report(table),
+    parts=parts,
+    host="none",
+)
+
+__all__ = ["BUILTIN_JOBS", "STUDY", "endurance_projection", "rated_tb_written", "report"]

@@ -1,0 +1,161 @@
+"""Thermal study: temperature and bandwidth over a long sequential write, with and without
+airflow.
+
+A bare M.2 drive writing flat out heats towards ambient plus its power times its thermal
+resistance; when its composite temperature reaches WCTEMP the firmware throttles it (fewer
+dies at once), the power falls and the temperature settles near the threshold. Airflow
+lowers the resistance, so the same drive may never get there. The table has one row per
+airflow and second; the figure shows temperature and write rate over time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import click
+import pandas as pd
+
+from ..device import Device
+from .base import Advance, Study, second_edges
+
+
+def thermal_sweep(
+    profile: str = "crucial-p1",
+    *,
+    airflows_m_per_s: Sequence[float] = (0.0, 2.0),
+    seconds: float = 300.0,
+    bs: str = "128k",
+    window_s: float = 1.0,
+    overrides: Mapping[str, object] | None = None,
+    host: str = "linux-6.1",
+    advance: Advance = None,
+) -> pd.DataFrame:
+    """Sequential writes at QD32 for ``seconds`` on a fresh drive, once per airflow: one row
+    per ``window_s`` with ``airflow_m_per_s``, ``t_s`` (end of the window), ``write_mb_per_s``
+    (10⁶ B/s), ``temperature_c`` and ``power_w`` at the window's end, and
+    ``throttle_level`` (0 none, 1 light, 2 heavy, 3 critical).
+
+    >>> small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 12 << 30}
+    >>> t = thermal_sweep("generic-tlc-1tb", seconds=2, overrides=small)
+    >>> sorted(set(t.airflow_m_per_s)), bool(t.temperature_c.max() > 25)
+    ([0.0, 2.0], True)
+    """
+    frames = []
+    for airflow in airflows_m_per_s:
+        if not 0.0 <= float(airflow) <= 100.0:
+            raise click.BadParameter(f"{airflow}: allowed 0 to 100 m/s", param_hint="--airflow")
+        settings = dict(overrides or {}) | {"thermal.airflow_m_per_s": float(airflow)}
+        dev = Device(profile, overrides=settings, host=host)
+        job = {
+            "name": "thermal",
+            "rw": "write",
+            "bs": bs,
+            "iodepth": 32,
+            "ioengine": "libaio",
+            "direct": 1,
+            "time_based": True,
+            "runtime": float(seconds),
+        }
+        series = dev.run(job, series_window_ms=window_s * 1000.0).series
+        rows = series.iloc[1:]
+        frames.append(
+            pd.DataFrame(
+                {
+                    "profile": profile,
+                    "airflow_m_per_s": float(airflow),
+                    "t_s": rows.time_s.round(6),
+                    "write_mb_per_s": rows.get("write_mb_per_s", pd.Series(0.0, index=rows.index)).fillna(0.0),
+                    "temperature_c": rows.temperature_mk / 1000.0 - 273.15,
+                    "power_w": rows.power_mw / 1000.0,
+                    "throttle_level": rows.throttle_level.astype(int),
+                }
+            )
+        )
+        if advance:
+            advance(f"{airflow:g} m/s")
+    return pd.concat(frames, ignore_index=True)
+
+
+def report(table: pd.DataFrame) -> str:
+    """Per airflow: the hottest reading, when throttling began, and the mean write rate."""
+    lines = []
+    for airflow, t in table.groupby("airflow_m_per_s", sort=True):
+        throttled = t[t.throttle_level > 0]
+        began = f"throttled from t = {throttled.t_s.iloc[0]:.0f} s" if len(throttled) else "never throttled"
+        lines.append(
+            f"{airflow:g} m/s: up to {t.temperature_c.max():.1f} C, {began}, "
+            f"mean {t.write_mb_per_s.mean():.0f} MB/s (last minute {t.write_mb_per_s.tail(60).mean():.0f} MB/s)"
+        )
+    return "\n".join(lines)
+
+
+def plot_thermal(table: pd.DataFrame) -> Any:
+    """Temperature (top) and write rate (bottom) over time, one line per airflow."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (temp, rate) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    for i, (airflow, t) in enumerate(table.groupby("airflow_m_per_s", sort=True)):
+        color = f"C{i % 10}"
+        temp.plot(t.t_s, t.temperature_c, color=color, label=f"{airflow:g} m/s airflow")
+        step = float(t.t_s.iloc[1] - t.t_s.iloc[0]) if len(t) > 1 else 1.0
+        edges = [x * step for x in second_edges(t.t_s / step)]
+        rate.stairs(t.write_mb_per_s, edges, baseline=None, color=color, label=f"{airflow:g} m/s")
+    temp.set(ylabel="composite temperature (°C)", title=f"{table.profile.iloc[0]}: a long sequential write")
+    temp.grid(alpha=0.3)
+    temp.legend(fontsize="small")
+    rate.set(xlabel="time (s)", ylabel="write MB/s (10^6 B/s)", ylim=(0, None))
+    rate.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def _sweep(
+    advance: Advance,
+    profile: str,
+    airflow: str,
+    seconds: float,
+    bs: str,
+    host: str,
+    overrides: Mapping[str, object],
+) -> pd.DataFrame:
+    try:
+        airflows = [float(v) for v in airflow.split(",") if v.strip()]
+    except ValueError:
+        raise click.BadParameter(f"'{airflow}': expected comma-separated m/s", param_hint="--airflow") from None
+    if not airflows:
+        raise click.BadParameter(f"'{airflow}': expected at least one airflow", param_hint="--airflow")
+    return thermal_sweep(
+        profile, airflows_m_per_s=airflows, seconds=seconds, bs=bs, overrides=overrides, host=host, advance=advance
+    )
+
+
+def _parts(airflow: str, **_: Any) -> list[dict[str, Any]]:
+    # Each airflow writes on a drive of its own.
+    return [{"airflow": v.strip()} for v in airflow.split(",") if v.strip()] or [{}]
+
+
+STUDY = Study(
+    name="thermal",
+    help="Temperature and write bandwidth over a long sequential write, with and without airflow (throttling).",
+    options=[
+        click.Option(["--profile"], default="crucial-p1", show_default=True, help="Profile name or TOML file."),
+        click.Option(
+            ["--airflow"], default="0,2", show_default=True, help="Airflows over the drive, m/s (comma-separated)."
+        ),
+        click.Option(
+            ["--seconds"], type=click.FloatRange(min=0.001), default=300.0, show_default=True, help="Write time."
+        ),
+        click.Option(["--bs"], default="128k", show_default=True, help="Bytes per write (fio's bs)."),
+    ],
+    sweep=_sweep,
+    count=lambda airflow, **_: max(1, len([v for v in str(airflow).split(",") if v.strip()])),
+    figure=plot_thermal,
+    report=lambda table, **_: report(table),
+    parts=_parts,
+)
+
+__all__ = ["STUDY", "report", "thermal_sweep"]

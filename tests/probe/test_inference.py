@@ -1,0 +1,194 @@
+"""The prober's inferences on tables whose answer is known: fio's outputs parsed with the
+time scale, the cliff, the coverage knee, the SNIA rules, the fixed path and the die count.
+No drive runs here: each table is built from the mechanism the inference assumes."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from ssdtwin.probe.estimate import fit_line
+from ssdtwin.probe.facts import Facts
+from ssdtwin.probe.floor import infer_floor, nearest_link
+from ssdtwin.probe.geometry import native_tr
+from ssdtwin.probe.map_cache import infer_coverage
+from ssdtwin.probe.runner import Job, parse_bw_log, parse_fio_json
+from ssdtwin.probe.slc import find_cliff, infer_recovery, levels
+from ssdtwin.probe.steady import window
+
+from ..helpers import REFERENCE_DIR
+
+GIB = 1 << 30
+
+
+# ---- fio's outputs -------------------------------------------------------------------------
+
+
+def test_real_fio_json_is_read_and_divided_by_the_time_scale() -> None:
+    """fio 3.33's nbd engine output (connection lines before the JSON) as the served twin
+    at time scale 16 would give it: latencies over 16, rates times 16."""
+    text = (REFERENCE_DIR / "nbd-randread.json").read_text()
+    job = Job("nbd", "randread", 4096, iodepth=8)
+    plain, scaled = parse_fio_json(text, job, 1.0), parse_fio_json(text, job, 16.0)
+    assert plain.read is not None and scaled.read is not None and plain.write is None
+    assert (plain.read.ios, plain.read.bytes) == (14115, 57815040)
+    assert plain.read.mean_lat_ns == pytest.approx(1133203.390436)
+    assert scaled.read.mean_lat_ns == pytest.approx(plain.read.mean_lat_ns / 16)
+    assert scaled.read.iops == pytest.approx(plain.read.iops * 16)
+    assert scaled.runtime_s == pytest.approx(2.001 / 16)
+    assert plain.main is plain.read
+
+
+def test_a_bandwidth_log_is_bytes_per_second_at_interval_ends(tmp_path: Path) -> None:
+    log = tmp_path / "probe_bw.1.log"
+    log.write_text("100, 2048, 1, 0, 0\n100, 1024, 0, 0, 0\n200, 1024, 1, 0, 0\n")
+    assert parse_bw_log(log, 1.0) == ((0.1, 3072 * 1024.0), (0.2, 1024 * 1024.0))
+    assert parse_bw_log(log, 4.0)[0] == (0.025, 3072 * 1024.0 * 4)
+    assert parse_bw_log(tmp_path / "missing.log", 1.0) == ()
+
+
+def test_job_times_stretch_with_the_time_scale() -> None:
+    job = Job("w", "write", 131072, runtime_s=0.5, ramp_s=0.25, log_interval_s=0.01)
+    opts = job.fio_options(16.0)
+    assert "--runtime=8000ms" in opts and "--ramp_time=4000ms" in opts and "--log_avg_msec=160" in opts
+    assert "--time_based" in opts and "--write_bw_log=probe" in opts
+
+
+# ---- the write cliff -----------------------------------------------------------------------
+
+
+def fill_log(levels_: list[tuple[float, float]], interval_s: float = 0.1) -> list[tuple[int, float]]:
+    """A bandwidth log of sequential writes: (bytes at each level, rate) in order."""
+    out, written = [], 0.0
+    for size, rate in levels_:
+        end = written + size
+        while written < end:
+            written += rate * interval_s
+            out.append((int(written), rate))
+    return out
+
+
+def test_the_cliff_is_the_fall_to_the_last_level_after_a_buffer_fills() -> None:
+    # A 1 GiB buffer filling at the link's rate, a 2.8 GiB cache at 725 MB/s, then 200 MB/s.
+    log = fill_log([(GIB, 3.5e9), (2.8 * GIB, 725e6), (3 * GIB, 200e6)], interval_s=0.012)
+    assert [round(r / 1e6) for _, r in levels(log)] == [3500, 725, 200]
+    at, before, after = find_cliff(log) or (0, 0, 0)
+    assert (before, after) == (725e6, 200e6)
+    # Within one interval at the cache's rate of where the log's last fast interval ends.
+    end_of_cache = max(w for w, r in log if r == 725e6)
+    assert abs(at - end_of_cache) <= 725e6 * 0.012
+
+
+def test_a_steady_rate_and_short_dips_are_no_cliff() -> None:
+    log = fill_log([(4 * GIB, 1.6e9)], interval_s=0.01)
+    dip = [*log[:50], (log[50][0], 0.5e9), (log[51][0], 0.5e9), *log[52:]]
+    assert find_cliff(log) is None and find_cliff(dip) is None
+
+
+def test_recovery_gives_the_fold_rate_and_the_idle_delay() -> None:
+    # Folding at 150 MB/s from 2 s of idle; each burst also fills a 32 MiB buffer.
+    from ssdtwin.probe.slc import Cliff
+
+    cliff = Cliff(pd.DataFrame(), True, 140e9, 1.6e9, 150e6, 200 * GIB, [])
+    buffer = 32 << 20
+    rows = [{"trigger": "idle", "seconds": t, "recovered_bytes": buffer + 150e6 * max(0, t - 2)} for t in (1, 10, 60)]
+    table = pd.DataFrame([{**r, "burst_bytes": 0} for r in rows])
+    rate, delay = infer_recovery(table, cliff)
+    assert rate.value == pytest.approx(150e6) and delay.value == pytest.approx(2000)
+    flat = table.assign(recovered_bytes=buffer)
+    assert infer_recovery(flat, cliff)[0].status == "absent"
+
+
+# ---- map-cache coverage --------------------------------------------------------------------
+
+
+def coverage_table(coverage: float, spans: list[float], hit_us: float = 100.0, miss_us: float = 90.0) -> pd.DataFrame:
+    """QD1 latency over spans for a cache covering ``coverage`` bytes (hit ratio C / S)."""
+    rows = [
+        {"span_bytes": s, "iodepth": 1, "refined": False, "iops": 1e6 / lat, "mean_lat_us": lat}
+        for s in spans
+        for lat in [hit_us + miss_us * max(0.0, 1 - coverage / s)]
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_the_knee_of_latency_against_span_is_the_coverage() -> None:
+    coarse = [2**k * GIB for k in range(0, 8)] + [238 * GIB]
+    refined = [140 * GIB, 160 * GIB, 185 * GIB, 210 * GIB]
+    table = coverage_table(128.25 * GIB, coarse + refined)
+    table.loc[table.span_bytes.isin(refined), "refined"] = True
+    est = infer_coverage(table.sort_values("span_bytes"), Facts(256 * GIB, 512, 131072, "t"), 0)
+    got = {e.name: e.value for e in est.estimates}
+    assert got["map_coverage_bytes"] == pytest.approx(128.25 * GIB, rel=1e-6)
+    assert got["map_miss_penalty_ns"] == pytest.approx(90e3, rel=1e-6)
+
+
+def test_a_map_that_never_misses_has_no_knee() -> None:
+    table = coverage_table(1e15, [2**k * GIB for k in range(0, 9)])
+    est = infer_coverage(table, Facts(256 * GIB, 512, 131072, "t"), 0)
+    assert est.coverage_bytes is None and est.estimates[0].status == "absent"
+
+
+# ---- SNIA PTS steady state -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("values", "steady"),
+    [
+        ([100, 100, 100, 100, 100], True),
+        ([110, 90, 110, 90, 100], True),  # excursion 20 %: at the limit
+        ([111, 89, 111, 89, 100], False),  # 22 %
+        ([104, 102, 100, 98, 96], True),  # slope excursion 8 % of the average
+        ([106, 103, 100, 97, 94], False),  # 12 %
+        ([100, 100, 100, 100], None),  # fewer than five rounds
+    ],
+)
+def test_the_window_rules(values: list[float], steady: bool | None) -> None:
+    w = window(values)
+    assert (w.steady if w is not None else None) is steady
+
+
+# ---- the fixed path and the dies -----------------------------------------------------------
+
+
+def test_the_fixed_path_gives_command_costs_cores_and_link() -> None:
+    """A drive with 2 cores, 22 us per read command, 1.7 us per 4 KiB and a Gen3 x2 link
+    (fetch and post at the defaults): the floor's lines and ceilings as the model makes them."""
+    gen, lanes, link = nearest_link(1.7876e9)
+    assert (gen, lanes) == (3, 2)
+    unit_ns, read_cmd, write_cmd, fixed = 1700.0, 22000.0, 15000.0, 1100.0
+    per_unit = unit_ns + 4096 / link * 1e9
+    rows = []
+    for bs in (4096, 8192, 16384, 32768, 65536, 131072):
+        units = bs / 4096
+        rows.append(
+            {"test": "qd1 read", "bs": bs, "iodepth": 1, "mean_lat_us": (fixed + read_cmd + per_unit * units) / 1e3}
+        )
+        rows.append(
+            {"test": "qd1 write", "bs": bs, "iodepth": 1, "mean_lat_us": (fixed + write_cmd + per_unit * units) / 1e3}
+        )
+    ceiling = 2 / ((read_cmd + unit_ns) * 1e-9)
+    rows.append({"test": "link", "bs": 131072, "iodepth": 32, "mb_per_s": link / 1e6, "iops": link / 131072})
+    rows.append({"test": "firmware", "bs": 4096, "iodepth": 128, "iops": ceiling, "mb_per_s": ceiling * 4096 / 1e6})
+    floor = infer_floor(pd.DataFrame(rows))
+    got = {e.name: e.value for e in floor.estimates}
+    assert got["controller_cores"] == 2 and got["unit_ns"] == pytest.approx(unit_ns, abs=1)
+    assert got["read_cmd_ns"] == pytest.approx(read_cmd, abs=1) and got["write_cmd_ns"] == pytest.approx(
+        write_cmd, abs=1
+    )
+
+
+def test_native_tr_is_the_slowest_unit_when_some_read_slower_than_fresh_data() -> None:
+    est, two = native_tr([46e3, 105e3, 105e3, 46e3], 46e3, "t")
+    assert two and est.value == 105e3
+    est, two = native_tr([65e3, 65e3], 65e3, "t")
+    assert not two and est.value == 65e3
+
+
+def test_a_line_through_noisy_points_has_an_error_that_covers_the_truth() -> None:
+    xs = [1, 2, 4, 8, 16, 32]
+    ys = [10 + 3 * x + (0.5 if i % 2 else -0.5) for i, x in enumerate(xs)]
+    line = fit_line(xs, ys)
+    assert abs(line.slope - 3) <= 3 * line.slope_error and not math.isclose(line.slope_error, 0)

@@ -1,0 +1,175 @@
+"""Probes of simulated drives (``--twin``), small cuts of shipped profiles: what each
+inference finds against what the profile says, the profile written, and that profile put
+through the same jobs. The expected values come from the profile's own parameters."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from typing import Any
+
+import pytest
+import ssdtwin
+from ssdtwin import _ssdtwin
+from ssdtwin.probe import Settings, TwinRunner, compare, probe, summary, twin_facts
+from ssdtwin.probe.plan import ProbeResult
+from ssdtwin.probe.profile import check_profile
+
+GIB = 1 << 30
+#: wd-black-256 cut to 8 GiB with a 0.5 GiB static SLC cache: R3's drive, small.
+WD_CUT: dict[str, object] = {
+    "nand.blocks_per_plane": 100,
+    "slc_cache.static_gib": 0.5,
+    "identity.capacity_bytes": 8 * GIB,
+}
+QUICK = Settings.for_twin().only(("floor", "geometry", "slc", "recovery", "fold-reads", "map", "qd"))
+
+
+def run(profile: str, overrides: dict[str, object], settings: Settings = QUICK, **runner: Any) -> ProbeResult:
+    r = TwinRunner(profile, overrides, **runner)
+    try:
+        return probe(r, twin_facts(r.device), settings)
+    finally:
+        r.close()
+
+
+def profile_of(profile: str, overrides: dict[str, object]) -> dict[str, Any]:
+    return tomllib.loads(ssdtwin.profile_toml(profile, overrides))
+
+
+@pytest.fixture(scope="module")
+def wd_cut() -> ProbeResult:
+    return run("wd-black-256", WD_CUT)
+
+
+def value(result: ProbeResult, name: str) -> float:
+    e = result.estimates[name]
+    assert e.value is not None, e
+    return float(e.value)
+
+
+def test_the_nand_inside_is_read_off_the_scans(wd_cut: ProbeResult) -> None:
+    nand = profile_of("wd-black-256", WD_CUT)["nand"]
+    assert value(wd_cut, "first_tr_ns") == pytest.approx(nand["slc"]["t_read_us"] * 1e3, rel=0.02)
+    assert value(wd_cut, "native_tr_ns") == pytest.approx(nand["tlc"]["t_read_us"] * 1e3, rel=0.02)
+    assert value(wd_cut, "program_unit_bytes") == nand["planes"] * nand["page_bytes"]
+    assert value(wd_cut, "dies") == nand["channels"] * nand["dies_per_channel"]
+    assert value(wd_cut, "channel_bytes_per_s") == pytest.approx(nand["channel_mts"] * 1e6, rel=0.01)
+    # ECC and the channel's command cycles are what the QD1 read has besides tR and transfers.
+    overhead = nand["ecc_decode_ns"] + nand["channel_cmd_ns"]
+    assert value(wd_cut, "first_read_overhead_ns") == pytest.approx(overhead, rel=0.05)
+
+
+def test_the_link_and_the_firmware_come_from_unmapped_reads(wd_cut: ProbeResult) -> None:
+    p = profile_of("wd-black-256", WD_CUT)
+    assert (value(wd_cut, "pcie_gen"), value(wd_cut, "pcie_lanes")) == (p["link"]["pcie_gen"], p["link"]["pcie_lanes"])
+    assert value(wd_cut, "controller_cores") == p["controller"]["cores"]
+    assert value(wd_cut, "unit_ns") == pytest.approx(p["controller"]["unit_ns"], rel=0.01)
+    # The core time per read from the ceiling (Little's law); the rest of the QD1 intercept
+    # is the fetch and the post.
+    assert value(wd_cut, "read_cmd_ns") == pytest.approx(p["controller"]["read_cmd_ns"], rel=0.01)
+    fixed = value(wd_cut, "command_fetch_ns") + value(wd_cut, "completion_post_ns")
+    assert fixed == pytest.approx(p["link"]["command_fetch_ns"] + p["link"]["completion_post_ns"], rel=0.01)
+    assert value(wd_cut, "write_cmd_ns") == pytest.approx(p["controller"]["write_cmd_ns"], rel=0.01)
+
+
+def test_the_cache_the_cliff_and_what_folds_it(wd_cut: ProbeResult) -> None:
+    derived = ssdtwin.profile_derived("wd-black-256", WD_CUT)
+    nand = profile_of("wd-black-256", WD_CUT)["nand"]
+    unit = nand["planes"] * nand["page_bytes"]
+    transfer_us = nand["channel_cmd_ns"] / 1e3 + unit / nand["channel_mts"]
+    post_cache = derived["dies"] * unit / (nand["tlc"]["t_prog_us"] + transfer_us) * 1e6
+    assert value(wd_cut, "slc_cache_bytes") == pytest.approx(derived["slc_cache_max_bytes"], rel=0.10)
+    assert value(wd_cut, "native_write_bytes_per_s") == pytest.approx(post_cache, rel=0.10)
+    # R3's drive: no recovery on idle; reads start folding.
+    assert wd_cut.estimates["fold_idle_ms"].status == "absent"
+    assert value(wd_cut, "fold_on_read") == 1
+    assert wd_cut.estimates["map_coverage_bytes"].status == "absent"
+
+
+def test_the_quiet_qd1_latency_is_the_sum_of_the_stages(wd_cut: ProbeResult) -> None:
+    p = profile_of("wd-black-256", WD_CUT)
+    link, ctrl, nand = p["link"], p["controller"], p["nand"]
+    link_bps = ssdtwin.profile_derived("wd-black-256", WD_CUT)["link_bytes_per_sec"]
+    stages = (
+        link["command_fetch_ns"]
+        + ctrl["read_cmd_ns"]
+        + ctrl["unit_ns"]
+        + nand["tlc"]["t_read_us"] * 1e3
+        + nand["channel_cmd_ns"]
+        + math.ceil(4096 / nand["channel_mts"] * 1e3)
+        + nand["ecc_decode_ns"]
+        + math.ceil(4096 / link_bps * 1e9)
+        + link["completion_post_ns"]
+    )
+    assert value(wd_cut, "qd1_read_latency_ns") == pytest.approx(stages, rel=0.01)
+
+
+def test_the_profile_builds_says_where_each_field_came_from_and_runs_the_same(wd_cut: ProbeResult) -> None:
+    text = wd_cut.profile_toml()
+    check_profile(text)
+    inferred = tomllib.loads(text)
+    assert inferred["slc_cache"]["fold_on_read"] is True and "fold_idle_ms" not in inferred["slc_cache"]
+    lines = {line.split("=")[0].strip(): line for line in text.splitlines() if "=" in line and "#" in line}
+    assert "measured:" in lines["t_read_us"] and "default (not inferred" in lines["t_erase_us"]
+    assert "the target's size" in lines["capacity_bytes"] and "reported" in lines["model"]
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "inferred.toml"
+        path.write_text(text)
+        again = run(str(path), {})
+    table = compare(wd_cut, again)
+    points = table[table.measurement != "estimates"]
+    assert len(points) > 50
+    worst = points.loc[points.error.abs().idxmax()]
+    assert abs(worst.error) <= 0.10, worst.to_dict()
+    assert set(summary(table).measurement) >= {"floor", "first", "coverage", "qd"}
+
+
+def test_a_dram_less_drive_shows_where_its_map_cache_ends() -> None:
+    """p32a80 cut to 16 GiB with its host's HMB cap at 8 MiB: 64 SRAM and 2048 HMB
+    segments of 4 MiB span, 8.25 GiB; latency rises past it."""
+    overrides: dict[str, object] = {"nand.blocks_per_plane": 100, "identity.capacity_bytes": 16 * GIB}
+    settings = Settings.for_twin().only(("floor", "geometry", "slc", "map", "qd"))
+    result = run("p32a80", overrides, settings, hmb=8)
+    device = ssdtwin.Device("p32a80", overrides=overrides, hmb=8)
+    cache = device.map_cache()
+    coverage = (cache["sram_segments"] + cache["hmb_segments"]) * cache["segment_bytes"] // 4 * 4096
+    assert coverage == int(8.25 * GIB)
+    assert value(result, "map_coverage_bytes") == pytest.approx(coverage, rel=0.15)
+    assert result.estimates["slc_cache_bytes"].status == "absent"
+    text = tomllib.loads(result.profile_toml())
+    assert (text["map_cache"]["location"], text["map_cache"]["sram_kib"]) == ("hmb", 256)
+
+
+def test_gc_reaches_snia_steady_state_and_its_amplification_is_within_the_fifo_bound() -> None:
+    """generic-tlc-1tb cut to 64 superblocks of 96 MiB: the rounds reach the window rules,
+    and the write amplification the steady-state IOPS imply is at least 1 and at most
+    FIFO's, which greedy GC never exceeds (Desnoyers: (1 + OP) / (2 OP), OP the spare GC
+    can use: the largest namespace the array allows over the namespace, less one)."""
+    overrides: dict[str, object] = {
+        "nand.pages_per_block": 96,
+        "nand.blocks_per_plane": 64,
+        "identity.capacity_bytes": 4 * GIB,
+    }
+    settings = Settings.for_twin().only(("floor", "geometry", "slc", "gc"))
+    result = run("generic-tlc-1tb", overrides, settings)
+    assert result.gc is not None and result.gc.steady
+    rounds = result.gc.table
+    window = rounds[rounds.in_window].iops
+    assert len(window) == 5 and (window.max() - window.min()) <= 0.2 * window.mean()
+    strings = [f"{k}={v}" for k, v in overrides.items()]
+    op = _ssdtwin.max_namespace_bytes("generic-tlc-1tb", strings) / (4 * GIB) - 1
+    wa = value(result, "steady_write_amplification")
+    assert 1.0 <= wa <= (1 + op) / (2 * op)
+    assert result.estimates["spare_share"].status == "inferred"
+
+
+def test_a_drive_with_several_lba_formats_gets_each_measured() -> None:
+    overrides: dict[str, object] = {"nand.blocks_per_plane": 64, "identity.capacity_bytes": 64 * GIB}
+    result = run("micron-9200max", overrides, Settings.for_twin().only(("floor", "lbaf")))
+    deserved = {name: value(result, name) for name in result.estimates if name.endswith("_deserved_rp")}
+    # 512 B formats pay read-modify-write for one-LBA writes; 4 KiB formats do not.
+    assert deserved == {"lbaf0_deserved_rp": 1, "lbaf1_deserved_rp": 1, "lbaf2_deserved_rp": 0, "lbaf3_deserved_rp": 0}

@@ -115,6 +115,40 @@ fn a_bulk_fill_over_written_data_agrees_too() {
 }
 
 #[test]
+fn on_a_worn_drive_the_bulk_fill_opens_the_superblocks_the_timed_path_opens() {
+    // Random overwrites wear the superblocks unevenly, and a format frees them all with
+    // their wear kept: each wear-levelling policy then picks, superblock by superblock,
+    // where a sequential fill goes, and the bulk fill must pick the same ones.
+    for levelling in ["fifo", "dynamic", "static"] {
+        let cfg = small_config(40, 25.0, &[&format!("ftl.wear_levelling={levelling}"), "nand.pages_per_block=3"]);
+        let prepare = || {
+            let mut dev = Ssd::with_verify(cfg.clone(), true);
+            dev.fill(FillPattern::Random {
+                percent: 70.0,
+                sequential_passes: 1,
+                overwrite_passes: 2.0,
+                seed: 4,
+                exact: true,
+            })
+            .unwrap();
+            dev.format(None).unwrap();
+            dev
+        };
+        let (mut timed, mut bulk) = (prepare(), prepare());
+        let f = timed.ftl();
+        let erases: Vec<u32> = (0..f.sbs.len()).map(|sb| f.sbs.erase_count(sb)).collect();
+        assert!(erases.iter().min() < erases.iter().max(), "{levelling}: the drive must be worn unevenly");
+        let units = (cfg.logical_units as f64 * 0.6).round() as u64;
+        run_one(&mut timed, job("fill", RwPattern::Write, 1 << 17, 32), Some(units * 4096), None);
+        timed.quiesce();
+        bulk.fill(FillPattern::Sequential { percent: 60.0, command_bytes: 1 << 17 }).unwrap();
+        assert_eq!(timed.counters().gc_jobs, bulk.counters().gc_jobs, "{levelling}");
+        assert_same_state(&timed, &bulk);
+        assert_eq!(timed.ftl().tags(), bulk.ftl().tags());
+    }
+}
+
+#[test]
 fn snapshot_round_trip_restores_everything() {
     let cfg = small_config(48, 25.0, &["nand.pages_per_block=3"]);
     let logical = cfg.logical_units;

@@ -81,6 +81,9 @@ def is_pool_state(path: str | Path) -> bool:
     >>> is_pool_state("/nonexistent")
     False
     """
+    # Only a regular file is opened: opening a FIFO would wait for a writer for ever.
+    if not Path(path).is_file():
+        return False
     try:
         with open(path, "rb") as f:
             head = f.read(64)

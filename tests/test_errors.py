@@ -38,7 +38,18 @@ def test_the_root_is_not_a_value_error() -> None:
     assert issubclass(SsdtwinError, Exception)
     assert not issubclass(SsdtwinError, ValueError)
     assert sorted(errors.__all__) == sorted(
-        ["DeviceError", "JobError", "ProbeError", "ProfileError", "SsdtwinError", "StateError", "TraceError"]
+        [
+            "DeviceError",
+            "JobError",
+            "PoolError",
+            "PoolFullError",
+            "PoolUnavailableError",
+            "ProbeError",
+            "ProfileError",
+            "SsdtwinError",
+            "StateError",
+            "TraceError",
+        ]
     )
 
 

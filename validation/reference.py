@@ -94,6 +94,8 @@ R5_PUBLISHED = [
         1.0,
         note="issue #8130: no benefit; reads served by the normal vdev",
     ),
+]
+
 #: R6 (Fusion-io ioDrive2 1.2 TB and Intel SSD 910 400 GB as extended memory, Linux 3.6.0,
 #: Xeon E5-2650 with 32 GiB): its published statements, as ratios of bandwidths. x is the
 #: drive: 0 the ioDrive2, 1 the Intel 910.

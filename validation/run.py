@@ -568,6 +568,8 @@ def zfs_special() -> bool:
     print("\nPublished speedups beside the study's (100,000 files, lognormal sizes, median 16 KiB):\n")
     _r5_published(mirror, raidz)
     print(f"\nWall time {time.perf_counter() - start:.0f} s.")
+
+
 def memory() -> bool:
     """R6: the memcpy sweep (both drives, both kernels, mmap and malloc, in order and at
     random, 1 and 8 threads, no advice) and fio's comparison, as ratios of bandwidths."""

@@ -18,14 +18,15 @@ import json
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from . import _ssdtwin
 from .device import DEFAULT_HOST, RunResult, _Observer, override_strings
 from .errors import PoolError
 from .jobs import job_input
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The pool used when none is named: a two-way disk mirror with a two-way SSD special mirror.
 DEFAULT_POOL = "hdd-mirror-special"
@@ -312,6 +313,8 @@ class Pool:
     def txg_log(self) -> pd.DataFrame:
         """One row per txg synced: ``txg``, ``start_s``, ``end_s``, ``written_bytes`` and the
         space by class when it was done."""
+        import pandas as pd
+
         rows = []
         for t in self._pool.txg_log():
             u = t["usage"]
@@ -738,6 +741,8 @@ def plan_table(plan: Mapping[str, Any]) -> pd.DataFrame:
     >>> bool(t.needed_bytes.iloc[1] > t.needed_bytes.iloc[0])
     True
     """
+    import pandas as pd
+
     return pd.DataFrame(plan["rows"])
 
 

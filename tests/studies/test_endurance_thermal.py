@@ -54,7 +54,7 @@ def test_the_projection_is_the_rates_scaled_to_a_day(projection: object) -> None
         assert r.years_to_rated_tbw == pytest.approx(0.5 / r.host_tb_per_day / 365)
         assert r.projected_over_rated == pytest.approx(r.projected_tb_written / 0.5)
         assert r.date_rated_tbw == (dt.date(2030, 1, 1) + dt.timedelta(days=r.years_to_rated_tbw * 365)).isoformat()
-    assert "random-4k: WA" in report(t)  # type: ignore[arg-type]
+    assert "random-4k: WA" in report(t)
 
 
 def test_the_endurance_command_writes_its_table(run_main: RunMain, small_profile_file: Path, tmp_path: Path) -> None:

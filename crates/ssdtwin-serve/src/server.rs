@@ -186,12 +186,16 @@ impl Server {
                 }
                 let l = UnixListener::bind(path)
                     .map_err(|e| ServeError::Listen { what: path.display().to_string(), reason: e.to_string() })?;
-                (Listener::Unix { listener: l, _file: SocketFile(path.clone()) }, format!("nbd+unix:///{}?socket={}", config.export_name, path.display()))
+                (
+                    Listener::Unix { listener: l, _file: SocketFile(path.clone()) },
+                    format!("nbd+unix:///{}?socket={}", config.export_name, path.display()),
+                )
             }
             Listen::Tcp(addr) => {
                 let l = TcpListener::bind(addr)
                     .map_err(|e| ServeError::Listen { what: addr.to_string(), reason: e.to_string() })?;
-                let bound = l.local_addr().map_err(|e| ServeError::Listen { what: addr.to_string(), reason: e.to_string() })?;
+                let bound =
+                    l.local_addr().map_err(|e| ServeError::Listen { what: addr.to_string(), reason: e.to_string() })?;
                 (Listener::Tcp(l), format!("nbd://{bound}/{}", config.export_name))
             }
         };
@@ -215,7 +219,13 @@ impl Server {
             None => Store::memory(self.config.memory_limit_bytes),
             Some(path) => {
                 let bad = |e: io::Error| ServeError::File { path: path.display().to_string(), reason: e.to_string() };
-                let f = std::fs::File::options().read(true).write(true).create(true).truncate(false).open(path).map_err(bad)?;
+                let f = std::fs::File::options()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(path)
+                    .map_err(bad)?;
                 f.set_len(export.size_bytes).map_err(bad)?;
                 Store::File(f)
             }
@@ -224,10 +234,10 @@ impl Server {
             None => None,
             // `--record` goes to /dev/nvme0n1, so that a replay in `ssdtwin fio` addresses
             // the namespace.
-            Some(path) => Some(IologWriter::create(path, "/dev/nvme0n1", false).map_err(|e| ServeError::File {
-                path: path.display().to_string(),
-                reason: e.to_string(),
-            })?),
+            Some(path) => Some(
+                IologWriter::create(path, "/dev/nvme0n1", false)
+                    .map_err(|e| ServeError::File { path: path.display().to_string(), reason: e.to_string() })?,
+            ),
         };
         let mut signals = Vec::new();
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -506,9 +516,12 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
             rec.record(us, op, offset, bytes);
         }
         match opcode {
-            Opcode::Read => (self.stats.reads, self.stats.bytes_read) = (self.stats.reads + 1, self.stats.bytes_read + bytes),
+            Opcode::Read => {
+                (self.stats.reads, self.stats.bytes_read) = (self.stats.reads + 1, self.stats.bytes_read + bytes)
+            }
             Opcode::Write => {
-                (self.stats.writes, self.stats.bytes_written) = (self.stats.writes + 1, self.stats.bytes_written + bytes);
+                (self.stats.writes, self.stats.bytes_written) =
+                    (self.stats.writes + 1, self.stats.bytes_written + bytes);
             }
             Opcode::Trim => self.stats.trims += 1,
             Opcode::Flush => self.stats.flushes += 1,

@@ -513,7 +513,15 @@ pub struct VerifySpec {
 
 impl Default for VerifySpec {
     fn default() -> Self {
-        VerifySpec { method: None, do_verify: true, only: false, backlog: 0, backlog_batch: 0, offloaded: false, interval: 0 }
+        VerifySpec {
+            method: None,
+            do_verify: true,
+            only: false,
+            backlog: 0,
+            backlog_batch: 0,
+            offloaded: false,
+            interval: 0,
+        }
     }
 }
 

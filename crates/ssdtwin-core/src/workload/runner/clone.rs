@@ -10,10 +10,10 @@
 use super::super::files::PlacedFile;
 use super::super::generators::{BsChooser, OffsetChooser};
 use super::super::logs::JobLogs;
-use super::super::{Direction, Distribution, ExitWhat, FileService, JobResult, JobSpec, RwPattern, RwSequencer};
-use super::thread::ThreadState;
 use super::super::trace::TraceOp;
+use super::super::{Direction, Distribution, ExitWhat, FileService, JobResult, JobSpec, RwPattern, RwSequencer};
 use super::control::Control;
+use super::thread::ThreadState;
 use super::verify::{Phase, Verify};
 use crate::engine::{SimDuration, SimRng, SimTime};
 use std::collections::VecDeque;

@@ -23,8 +23,8 @@ mod control;
 mod flow;
 mod latency;
 mod priority;
-mod replay;
 mod rate_min;
+mod replay;
 mod steady;
 mod thread;
 mod verify;
@@ -35,8 +35,8 @@ pub(crate) use thread::EngineRun;
 use super::files::{self, FileTable, Layout, PlacedFile};
 use super::logs::JobLogs;
 use super::{
-    DirResult, Direction, DiskUtil, ExitWhat, FadviseHint, GroupResult, JobError, JobFailure, JobSet, JobSpec, RunResult, SizeSpec,
-    WindowRow,
+    DirResult, Direction, DiskUtil, ExitWhat, FadviseHint, GroupResult, JobError, JobFailure, JobSet, JobSpec,
+    RunResult, SizeSpec, WindowRow,
 };
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
@@ -306,8 +306,7 @@ pub fn run<D: BlockDevice>(
                 thread_number += 1;
                 let core = pick_core(spec, k, thread_number, host.config());
                 let mut thread = ThreadState::new(engines[j].clone(), spec, core, host.irq_core(core));
-                thread.flush_sync_writes =
-                    opts.fs_syncs && spec.sync_writes && thread.engine.buffered.is_none();
+                thread.flush_sync_writes = opts.fs_syncs && spec.sync_writes && thread.engine.buffered.is_none();
                 let logs = JobLogs::open(spec, thread_number, &opts.log_dir, !super::is_sync_engine(&spec.ioengine))?;
                 let files = placed.next().expect("one placement per clone");
                 let stream_base = next_stream;
@@ -327,9 +326,9 @@ pub fn run<D: BlockDevice>(
                     Some(path) => {
                         let path = if k == 0 { path.clone() } else { format!("{path}.{k}") };
                         let file = spec.filename.clone().unwrap_or_else(|| format!("/dev/{}", opts.device_name));
-                        let w = super::trace::IologWriter::create(std::path::Path::new(&path), &file, true).map_err(|e| {
-                            RunError::LogFile { path: path.clone(), reason: e.to_string(), kind: e.kind() }
-                        })?;
+                        let w = super::trace::IologWriter::create(std::path::Path::new(&path), &file, true).map_err(
+                            |e| RunError::LogFile { path: path.clone(), reason: e.to_string(), kind: e.kind() },
+                        )?;
                         Some(w)
                     }
                     None => None,
@@ -618,7 +617,9 @@ fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError
             return Err(invalid(
                 job,
                 match nodes {
-                    1 => format!("NUMA node {node} does not exist: host {host_name} has one node, 0 (a host with more: --host-set cpu.numa_nodes=N)"),
+                    1 => format!(
+                        "NUMA node {node} does not exist: host {host_name} has one node, 0 (a host with more: --host-set cpu.numa_nodes=N)"
+                    ),
                     _ => format!("NUMA node {node} does not exist: host {host_name} has nodes 0 to {}", nodes - 1),
                 },
             ));
@@ -628,16 +629,16 @@ fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError
             // start on LBA boundaries, so a direct job's byte offsets must be LBA multiples
             // (fio's direct read at offset 1000 fails with EINVAL). Through the page cache any
             // offset is fine.
-            let misaligned = [job.offset, job.offset_increment]
-                .into_iter()
-                .find_map(|o| match o {
-                    SizeSpec::Bytes(b) if b % lba != 0 => Some(b),
-                    _ => None,
-                });
+            let misaligned = [job.offset, job.offset_increment].into_iter().find_map(|o| match o {
+                SizeSpec::Bytes(b) if b % lba != 0 => Some(b),
+                _ => None,
+            });
             if let (Some(b), true) = (misaligned, job.direct) {
                 return Err(invalid(
                     job,
-                    format!("offset {b} is not a multiple of the {lba}-byte LBA size, which direct I/O needs (direct=0 allows it)"),
+                    format!(
+                        "offset {b} is not a multiple of the {lba}-byte LBA size, which direct I/O needs (direct=0 allows it)"
+                    ),
                 ));
             }
             continue;

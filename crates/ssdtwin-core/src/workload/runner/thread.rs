@@ -26,8 +26,8 @@
 //! call that carried it returns (synchronous engines: when the call starts) and completes
 //! when the reap call that found it returns. slat = issue − start, clat = complete − issue.
 
-use super::super::{Direction, JobError, JobSpec};
 use super::super::trace::TraceOp;
+use super::super::{Direction, JobError, JobSpec};
 use super::replay::ReplayCursor;
 use super::verify::Phase;
 use super::{InFlightIo, Runner, SyncCall, Timer};
@@ -126,7 +126,9 @@ impl EngineRun {
             )));
         }
         if mmap && host.is_none() {
-            return Err(invalid("ioengine=mmap needs a host with virtual memory; the bare twin (--host none) has none".into()));
+            return Err(invalid(
+                "ioengine=mmap needs a host with virtual memory; the bare twin (--host none) has none".into(),
+            ));
         }
         if !spec.direct && page_cache.is_none() && !mmap {
             return Err(invalid(format!(
@@ -646,7 +648,8 @@ impl Runner {
         }
         if !full {
             let dir = c.next_dir();
-            let due = if c.control.is_some() { c.replay().map_or(SimTime::ZERO, ReplayCursor::due) } else { SimTime::ZERO };
+            let due =
+                if c.control.is_some() { c.replay().map_or(SimTime::ZERO, ReplayCursor::due) } else { SimTime::ZERO };
             let allowed = c.rate_allows_at(dir).max(due);
             if due > now && due == allowed {
                 // fio's iolog_delay: the thread sleeps until the entry's time, what is in

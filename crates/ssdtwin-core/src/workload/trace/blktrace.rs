@@ -61,7 +61,15 @@ impl BlktraceReader {
     /// fio's depth: each direction's largest, at most 1024, at least 1 where it has I/O.
     pub fn inferred_depth(&self, ios: &[u64; 4]) -> u32 {
         (0..3)
-            .map(|d| if self.depth[d] > 1024 { 1024 } else if self.depth[d] <= 0 && ios[d] > 0 { 1 } else { self.depth[d] })
+            .map(|d| {
+                if self.depth[d] > 1024 {
+                    1024
+                } else if self.depth[d] <= 0 && ios[d] > 0 {
+                    1
+                } else {
+                    self.depth[d]
+                }
+            })
             .max()
             .unwrap_or(1)
             .max(1) as u32
@@ -101,7 +109,9 @@ impl BlktraceReader {
                 let b: [u8; 2] = raw[46..48].try_into().expect("2 bytes");
                 if le { u16::from_le_bytes(b) } else { u16::from_be_bytes(b) }
             };
-            if pdu_len > 0 && std::io::copy(&mut (&mut self.input).take(u64::from(pdu_len)), &mut std::io::sink()).is_err() {
+            if pdu_len > 0
+                && std::io::copy(&mut (&mut self.input).take(u64::from(pdu_len)), &mut std::io::sink()).is_err()
+            {
                 return Some(Err(self.bad("cut short in its payload")));
             }
             if action & TC_NOTIFY != 0 {
@@ -212,7 +222,15 @@ impl MergeInput {
             let scaled = (u128::from(time + self.iter * self.length) * u128::from(self.scalar) / 100) as u64;
             // Written out little-endian with the scaled time and no payload.
             let mut out = [0u8; RECORD_BYTES];
-            let fields32 = [(0, get32(0)), (4, get32(4)), (24, get32(24)), (28, action), (32, get32(32)), (36, get32(36)), (40, get32(40))];
+            let fields32 = [
+                (0, get32(0)),
+                (4, get32(4)),
+                (24, get32(24)),
+                (28, action),
+                (32, get32(32)),
+                (36, get32(36)),
+                (40, get32(40)),
+            ];
             for (at, v) in fields32 {
                 out[at..at + 4].copy_from_slice(&v.to_le_bytes());
             }
@@ -360,10 +378,15 @@ pub(crate) mod tests {
         let paths = [a.to_str().unwrap().to_string(), b.to_str().unwrap().to_string()];
         // b at 175 % (its event at 3500 ns), a twice (its second pass 3000 ns later).
         merge(&paths, &[100, 175], &[2, 1], &out).unwrap();
-        let (e, _) = entries(&std::fs::read(&out).unwrap(), ReplayOptions { no_stall: true, ..ReplayOptions::default() });
+        let (e, _) =
+            entries(&std::fs::read(&out).unwrap(), ReplayOptions { no_stall: true, ..ReplayOptions::default() });
         let order: Vec<u64> = e.unwrap().iter().map(|e| e.offset / 512).collect();
         assert_eq!(order, vec![0, 8, 16, 0, 8]);
-        assert!(merge(&paths, &[100], &[], &out).unwrap_err().starts_with("merge_blktrace_scalars has 1 values for 2 traces"));
+        assert!(
+            merge(&paths, &[100], &[], &out)
+                .unwrap_err()
+                .starts_with("merge_blktrace_scalars has 1 values for 2 traces")
+        );
         for p in [a, b, out] {
             std::fs::remove_file(p).unwrap();
         }
@@ -376,6 +399,11 @@ pub(crate) mod tests {
         let skip = ReplayOptions { skip: [false, true, false, false], ..ReplayOptions::default() };
         assert_eq!(entries(&data, skip).0.unwrap().len(), 1);
         data.truncate(data.len() - 10);
-        assert!(entries(&data, ReplayOptions::default()).0.unwrap_err().ends_with(": record 2: cut short (a partial record at the end)"));
+        assert!(
+            entries(&data, ReplayOptions::default())
+                .0
+                .unwrap_err()
+                .ends_with(": record 2: cut short (a partial record at the end)")
+        );
     }
 }

@@ -22,7 +22,14 @@ pub struct IologReader {
 impl IologReader {
     /// Reads the version line of `file` (`path` names it in messages).
     pub fn new(path: &str, file: File, options: ReplayOptions) -> Result<Self, String> {
-        let mut r = IologReader { path: path.to_string(), lines: BufReader::new(file), version: 0, line: 0, last_time: 0, options };
+        let mut r = IologReader {
+            path: path.to_string(),
+            lines: BufReader::new(file),
+            version: 0,
+            line: 0,
+            last_time: 0,
+            options,
+        };
         let first = r.read_line()?.unwrap_or_default();
         r.version = match first.trim_end() {
             "fio version 2 iolog" => 2,
@@ -92,7 +99,11 @@ impl IologReader {
             [_file, action] => (*action, None),
             [_file, action, offset, length] => (*action, Some((number(offset, "offset")?, number(length, "length")?))),
             _ => {
-                let shape = if self.version == 3 { "TIMESTAMP FILE ACTION [OFFSET LENGTH]" } else { "FILE ACTION [OFFSET LENGTH]" };
+                let shape = if self.version == 3 {
+                    "TIMESTAMP FILE ACTION [OFFSET LENGTH]"
+                } else {
+                    "FILE ACTION [OFFSET LENGTH]"
+                };
                 return Err(self.bad(&format!("expected {shape}")));
             }
         };
@@ -116,7 +127,13 @@ impl IologReader {
         };
         let (offset, bytes) = range.unwrap_or((0, 0));
         if op == TraceOp::Wait {
-            return Ok((!self.options.no_stall).then_some(TraceEntry { op, offset: 0, bytes: 0, delay_us: offset, at: self.line }));
+            return Ok((!self.options.no_stall).then_some(TraceEntry {
+                op,
+                offset: 0,
+                bytes: 0,
+                delay_us: offset,
+                at: self.line,
+            }));
         }
         let offset = if op == TraceOp::Sync { 0 } else { self.options.place(offset) };
         let bytes = if op == TraceOp::Sync { 0 } else { bytes };
@@ -160,7 +177,10 @@ mod tests {
         let e = read(text, ReplayOptions::default()).unwrap();
         let shape: Vec<(TraceOp, u64, u64, u64)> = e.iter().map(|e| (e.op, e.offset, e.bytes, e.delay_us)).collect();
         // The first I/O follows a stamp of 0: no delay, as fio's delay_since_ttime.
-        assert_eq!(shape, vec![(TraceOp::Read, 4096, 4096, 0), (TraceOp::Write, 0, 8192, 9990), (TraceOp::Sync, 0, 0, 85)]);
+        assert_eq!(
+            shape,
+            vec![(TraceOp::Read, 4096, 4096, 0), (TraceOp::Write, 0, 8192, 9990), (TraceOp::Sync, 0, 0, 85)]
+        );
         assert_eq!(e[1].at, 5);
     }
 
@@ -175,9 +195,21 @@ mod tests {
     fn malformed_lines_are_named() {
         let o = ReplayOptions::default();
         assert_eq!(read("hello\n", o).unwrap_err().split(": not a trace").next().unwrap(), "t.log:1");
-        assert_eq!(read("fio version 3 iolog\n5 f fly 0 1\n", o).unwrap_err(), "t.log:2: unknown action 'fly'; allowed add, open, close, read, write, trim, sync, datasync");
-        assert_eq!(read("fio version 3 iolog\nx f read 0 1\n", o).unwrap_err(), "t.log:2: timestamp 'x' is not a number");
-        assert_eq!(read("fio version 3 iolog\n1 f wait 5 0\n", o).unwrap_err(), "t.log:2: 'wait' is not allowed in a version 3 iolog (timestamps pace it)");
-        assert_eq!(read("fio version 2 iolog\nf read 0\n", o).unwrap_err(), "t.log:2: expected FILE ACTION [OFFSET LENGTH]");
+        assert_eq!(
+            read("fio version 3 iolog\n5 f fly 0 1\n", o).unwrap_err(),
+            "t.log:2: unknown action 'fly'; allowed add, open, close, read, write, trim, sync, datasync"
+        );
+        assert_eq!(
+            read("fio version 3 iolog\nx f read 0 1\n", o).unwrap_err(),
+            "t.log:2: timestamp 'x' is not a number"
+        );
+        assert_eq!(
+            read("fio version 3 iolog\n1 f wait 5 0\n", o).unwrap_err(),
+            "t.log:2: 'wait' is not allowed in a version 3 iolog (timestamps pace it)"
+        );
+        assert_eq!(
+            read("fio version 2 iolog\nf read 0\n", o).unwrap_err(),
+            "t.log:2: expected FILE ACTION [OFFSET LENGTH]"
+        );
     }
 }

@@ -20,7 +20,8 @@ pub struct IologWriter {
 impl IologWriter {
     /// Creates `path` (`replace`: even if it exists) for I/O on `file`.
     pub fn create(path: &Path, file: &str, replace: bool) -> io::Result<Self> {
-        let handle = if replace { File::create(path)? } else { File::options().write(true).create_new(true).open(path)? };
+        let handle =
+            if replace { File::create(path)? } else { File::options().write(true).create_new(true).open(path)? };
         let mut out = BufWriter::new(handle);
         writeln!(out, "fio version 3 iolog")?;
         writeln!(out, "0 {file} add")?;

@@ -9,11 +9,11 @@
 use super::draft::JobDraft;
 use super::splits;
 use super::values::{self, DefaultTimeUnit, MAX_BLOCK_BYTES, SizeOrPercent};
-use crate::workload::{
-    Distribution, ExitWhat, FadviseHint, FileService, FlowSpec, IoPriority, LatencyTarget, PrioritySplit, ReplaySpec, RwPattern,
-    RwSequencer, SizeSpec, VerifyMethod,
-};
 use crate::workload::trace::ReplayOptions;
+use crate::workload::{
+    Distribution, ExitWhat, FadviseHint, FileService, FlowSpec, IoPriority, LatencyTarget, PrioritySplit, ReplaySpec,
+    RwPattern, RwSequencer, SizeSpec, VerifyMethod,
+};
 
 /// How an option is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -523,13 +523,14 @@ static OPTIONS: &[OptionDef] = &[
         // fio's `<mode>[:<nodes>]`: default and local take no nodes, prefer one, bind and
         // interleave a list.
         let (mode, nodes) = v.split_once(':').unwrap_or((v, ""));
-        d.spec.numa_mem_nodes = match (values::one_of(mode, &["default", "local", "prefer", "bind", "interleave"])?, nodes) {
-            ("default" | "local", "") => Vec::new(),
-            ("default" | "local", _) => return Err(format!("'{v}': {mode} takes no node list")),
-            (_, "") => return Err(format!("'{v}': {mode} needs nodes, e.g. {mode}:0")),
-            ("prefer", n) => vec![values::plain_integer(n)? as u32],
-            (_, n) => numa_nodes(n)?,
-        };
+        d.spec.numa_mem_nodes =
+            match (values::one_of(mode, &["default", "local", "prefer", "bind", "interleave"])?, nodes) {
+                ("default" | "local", "") => Vec::new(),
+                ("default" | "local", _) => return Err(format!("'{v}': {mode} takes no node list")),
+                (_, "") => return Err(format!("'{v}': {mode} needs nodes, e.g. {mode}:0")),
+                ("prefer", n) => vec![values::plain_integer(n)? as u32],
+                (_, n) => numa_nodes(n)?,
+            };
         Ok(())
     }),
     // ---- I/O priorities: recorded per command and reported per priority; an NVMe drive
@@ -924,12 +925,17 @@ fn per_direction_u32(v: &str, out: &mut [u32; 2], parse: impl Fn(&str) -> Result
 /// `:` (fio's `split_parse_prio_ddir`): zero shares are dropped, entries are ordered by
 /// size, and each size's shares may not add up to more than 100.
 fn priority_splits(text: &str, kb_base: u64) -> Result<Vec<PrioritySplit>, String> {
-    const FORMAT: &str = "allowed entries bs/percent or bs/percent/class/level separated by ':', e.g. 64k/40:1m/100/1/0";
+    const FORMAT: &str =
+        "allowed entries bs/percent or bs/percent/class/level separated by ':', e.g. 64k/40:1m/100/1/0";
     let mut splits = Vec::new();
     for entry in text.split(':').take_while(|e| !e.is_empty()) {
         let fields: Vec<&str> = entry.split('/').collect();
         let number = |k: usize| -> Result<u64, String> {
-            fields.get(k).filter(|f| !f.is_empty()).map_or(Ok(0), |f| values::plain_integer(f)).map_err(|_| format!("'{entry}': {FORMAT}"))
+            fields
+                .get(k)
+                .filter(|f| !f.is_empty())
+                .map_or(Ok(0), |f| values::plain_integer(f))
+                .map_err(|_| format!("'{entry}': {FORMAT}"))
         };
         let bytes = values::size(fields[0], kb_base).map_err(|_| format!("'{entry}': {FORMAT}"))?;
         let priority = match fields.len() {
@@ -961,7 +967,8 @@ fn numa_nodes(v: &str) -> Result<Vec<u32>, String> {
     if v == "all" {
         return Ok(Vec::new());
     }
-    values::cpu_list(v).map_err(|_| format!("'{v}': allowed NUMA node numbers and ranges, e.g. 0 or 0-1 or 0,2, or all"))
+    values::cpu_list(v)
+        .map_err(|_| format!("'{v}': allowed NUMA node numbers and ranges, e.g. 0 or 0-1 or 0,2, or all"))
 }
 
 /// `verify=`: fio's names for its methods (`0` turns verification off).
@@ -1307,7 +1314,10 @@ const HINTS: &[(&[&str], &str)] = &[
         "it is an option of a passthrough engine (sg, io_uring_cmd, xnvme), which ssdtwin does not model; use io_uring or libaio",
     ),
     (&["donorname", "inplace"], "it is an option of the e4defrag engine, which ssdtwin does not run"),
-    (&["skip_bad"], "it is an option of the mtd engine, which addresses raw flash through Linux MTD, not an NVMe namespace"),
+    (
+        &["skip_bad"],
+        "it is an option of the mtd engine, which addresses raw flash through Linux MTD, not an NVMe namespace",
+    ),
     (
         &["program", "arguments", "grace_time", "std_redirect"],
         "it is an option of the exec engine, which runs programs, not I/O",

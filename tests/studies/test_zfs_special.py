@@ -74,3 +74,16 @@ def test_the_cli_writes_the_table_figure_and_json(run_main: RunMain, tmp_path: P
     assert_one_line_error(again, "exists; add --force")
     assert_one_line_error(run_main("study", "zfs-special", "--pool", "hdd-mirror"), "has no special vdev to compare")
     assert_one_line_error(run_main("study", "zfs-special", "--workloads", "find"), "create first")
+
+
+def test_an_executor_runs_the_parts_and_gives_the_same_table(run_main: RunMain, tmp_path: Path) -> None:
+    args = ["study", "zfs-special", "--files", "800", "--workloads", "create,find,stat", "--fill-files", "2000"]
+    args += ["--fill-special-size", "64M", "--json"]
+    here = run_main(*args, "--out", tmp_path / "a")
+    there = run_main(*args, "--out", tmp_path / "b", "--executor", "local:2")
+    assert here.status == there.status == 0, (here, there)
+    # Three configurations of three workloads, then the fill run's txgs, in that order.
+    records = json.loads(there.out)
+    assert [r["workload"] for r in records[:9]] == ["create", "find", "stat"] * 3
+    assert {r["workload"] for r in records[9:]} == {"fill-to-spill"}
+    assert records == json.loads(here.out)

@@ -27,6 +27,8 @@ fn rss_bytes() -> u64 {
         .map_or(0, |kib| kib * 1024)
 }
 
+// A benchmark's whole output is the JSON object it prints.
+#[allow(clippy::print_stdout)]
 fn main() {
     let mut args = std::env::args().skip(1);
     let files: u64 = args.next().map_or(1_000_000, |a| a.parse().expect("FILES is a number"));

@@ -138,6 +138,8 @@ const SLC: &[&str] = &[
 /// Runs `steps` on `dev` (after a full sequential fill if `prefill`), checking it against
 /// the reference after every step and once quiet at the end.
 fn run_case(mut dev: Ssd, prefill: bool, steps: Vec<Step>) -> Result<Ssd, TestCaseError> {
+    // Unique per snapshot, so cases running at once never share a state file.
+    static SAVES: AtomicU64 = AtomicU64::new(0);
     let mut reference = Reference { versions: vec![0; UNITS as usize], next: 1 };
     if prefill {
         // A full device makes every case churn GC; the fill writes versions 1..=UNITS in order.
@@ -161,7 +163,6 @@ fn run_case(mut dev: Ssd, prefill: bool, steps: Vec<Step>) -> Result<Ssd, TestCa
             }
             Step::Snapshot => {
                 dev.quiesce();
-                static SAVES: AtomicU64 = AtomicU64::new(0);
                 let n = SAVES.fetch_add(1, Ordering::Relaxed);
                 let path = std::env::temp_dir().join(format!("ssdtwin-prop-{}-{n}.state", std::process::id()));
                 dev.save(&path).unwrap();

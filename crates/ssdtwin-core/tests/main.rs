@@ -2,6 +2,8 @@
 
 // The tests compare simulated times and ratios with exactly computed ones on purpose.
 #![allow(clippy::float_cmp)]
+// The tests name a host h, an engine e, a job j, a result r, as the runner does.
+#![allow(clippy::many_single_char_names)]
 
 mod common;
 

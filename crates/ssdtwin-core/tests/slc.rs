@@ -35,6 +35,8 @@ fn fastest_read_us(dev: &mut Ssd, span: u64) -> f64 {
 }
 
 #[test]
+// The two reads are named for the cell mode they read from.
+#[allow(clippy::similar_names)]
 fn reads_take_the_tr_of_their_blocks_mode() {
     // Fold after 10 ms idle: data written, then read at once, is in SLC; after idling, TLC.
     // Folding takes full SLC superblocks: write two and a half, read the first two.

@@ -144,7 +144,7 @@ fn mmap_miss_above_100_stops_read_around() {
     let windows = (r.counter("host.mmap_readahead_bytes") / PAGE) as f64 / 31.0;
     assert!((101.0..=115.0).contains(&windows), "{windows} read-around windows");
     let majors = r.counter("host.major_faults");
-    assert!(majors > (DRAM_MIB * 16 << 20) / PAGE * 9 / 10, "{majors}: almost every fault is major");
+    assert!(majors > ((DRAM_MIB * 16) << 20) / PAGE * 9 / 10, "{majors}: almost every fault is major");
 }
 
 /// `MADV_SEQUENTIAL` reads `ra_pages` forward from each miss (`page_cache_sync_ra` with a
@@ -253,7 +253,7 @@ fn written_pages_leave_memory_only_after_their_write_back() {
     // Three arrays of 8 MiB pages' worth each: 1.5 times DRAM in all.
     let elements = (DRAM_MIB << 20) / 2 / 8;
     let bench = Bench::Stream { elements, ntimes: 1 };
-    let footprint = bench.footprint_bytes();
+    let footprint = bench.footprint_bytes(PAGE);
     let spec = |alloc| MemorySpec {
         bench,
         alloc,

@@ -33,6 +33,8 @@ fn create(pool: &mut Pool, scan: &str) {
     pool.run_op("tank/data", TreeOp::Create, &mut |_, _| true).unwrap();
 }
 
+// A test's scan text: one string per line reads plainest.
+#[allow(clippy::format_collect)]
 fn files(n: usize, bytes: u64, ext: &str, dir: &str) -> String {
     (0..n).map(|i| format!("{bytes} {dir}/f{i}.{ext}\n")).collect()
 }

@@ -478,9 +478,9 @@ impl Device {
         self.inner.ftl().slc_resident_fraction(first..end)
     }
 
-    /// Every physical block's wear, as columns: die, plane, block (in its plane; slots first,
-    /// then spares), superblock (-1: none), slc_erases, native_erases, life_used and
-    /// endurance (shares of the rated life), role ("in-service", "spare", "bad").
+    /// Every physical block's wear, as columns: `die`, `plane`, `block` (in its plane; slots
+    /// first, then spares), `superblock` (-1: none), `slc_erases`, `native_erases`, `life_used`
+    /// and `endurance` (shares of the rated life), `role` ("in-service", "spare", "bad").
     fn block_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         use ssdtwin_core::ftl::BlockRole;
         let blocks = self.inner.ftl().blocks();
@@ -502,8 +502,8 @@ impl Device {
         Ok(d)
     }
 
-    /// Every superblock, as columns: superblock, state, mode, valid_units, erases,
-    /// slc_erases, life_used (share of the rated life).
+    /// Every superblock, as columns: `superblock`, `state`, `mode`, `valid_units`, `erases`,
+    /// `slc_erases`, `life_used` (share of the rated life).
     fn superblock_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let f = self.inner.ftl();
         let sbs: Vec<u32> = (0..f.sbs.len()).collect();

@@ -135,7 +135,7 @@ fn run_op(
     let result = py.detach(|| {
         pool.run_op(dataset, op, &mut |done, total| {
             Python::attach(|py| {
-                let go = !py.check_signals().is_err()
+                let go = py.check_signals().is_ok()
                     && progress.as_ref().is_none_or(|cb| {
                         cb.call1(py, (done, total)).is_ok_and(|r| r.extract::<bool>(py).unwrap_or(true))
                     });
@@ -213,7 +213,7 @@ impl Pool {
 
     /// Runs operation `op` (create, find, stat, read-small, read-seq, read-random, scrub)
     /// on `dataset`'s tree; returns what it did.
-    #[pyo3(signature = (dataset, op, max_bytes = 65536, min_bytes = 1048576, total_bytes = 1073741824, count = 1000, io_bytes = 4096, seed = 1, progress = None))]
+    #[pyo3(signature = (dataset, op, max_bytes = 65536, min_bytes = 1_048_576, total_bytes = 1_073_741_824, count = 1000, io_bytes = 4096, seed = 1, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn run_op<'py>(
         &mut self,

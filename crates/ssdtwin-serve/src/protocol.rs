@@ -1,7 +1,7 @@
-//! The NBD protocol as the server speaks it (NetworkBlockDevice `doc/proto.md`): the fixed
+//! The NBD protocol as the server speaks it (`NetworkBlockDevice/nbd`, `doc/proto.md`): the fixed
 //! newstyle handshake with `OPT_GO`, `OPT_INFO`, `OPT_EXPORT_NAME`, `OPT_LIST` and
 //! `OPT_ABORT` (every other option answered `ERR_UNSUP`), then simple replies to READ,
-//! WRITE, FLUSH, TRIM, WRITE_ZEROES and DISC. All integers are big-endian.
+//! WRITE, FLUSH, TRIM, `WRITE_ZEROES` and DISC. All integers are big-endian.
 
 use std::io::{self, Read, Write};
 
@@ -31,7 +31,7 @@ const REP_ERR_UNKNOWN: u32 = (1 << 31) + 6;
 const INFO_EXPORT: u16 = 0;
 const INFO_BLOCK_SIZE: u16 = 3;
 
-/// Transmission flags: flags present, FLUSH, FUA, TRIM and WRITE_ZEROES accepted, and one
+/// Transmission flags: flags present, FLUSH, FUA, TRIM and `WRITE_ZEROES` accepted, and one
 /// drive behind every connection (`CAN_MULTI_CONN`).
 const TRANSMISSION_FLAGS: u16 = 1 | (1 << 2) | (1 << 3) | (1 << 5) | (1 << 6) | (1 << 8);
 

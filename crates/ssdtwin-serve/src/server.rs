@@ -335,12 +335,9 @@ fn connection(mut stream: Stream, conn: u32, export: &Export, tx: &Sender<Messag
     if tx.send(Message::Open { conn, writer }).is_err() {
         return;
     }
-    loop {
-        let request = match protocol::read_request(&mut stream) {
-            Ok(Some(r)) => r,
-            // End of stream without DISC (fio's nbd engine closes so), or a broken request.
-            Ok(None) | Err(_) => break,
-        };
+    // The connection ends at the end of its stream without DISC (fio's nbd engine closes so)
+    // or at a broken request.
+    while let Ok(Some(request)) = protocol::read_request(&mut stream) {
         let arrived = Instant::now();
         if request.command == Command::Disconnect {
             break;
@@ -406,8 +403,8 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
             } else {
                 self.to_wall(next).saturating_duration_since(Instant::now()).min(IDLE_CHECK)
             };
-            if wait > SPIN_BEFORE {
-                match rx.recv_timeout(wait - SPIN_BEFORE) {
+            if let Some(sleep) = wait.checked_sub(SPIN_BEFORE).filter(|d| !d.is_zero()) {
+                match rx.recv_timeout(sleep) {
                     Ok(m) => self.handle(m),
                     Err(RecvTimeoutError::Timeout) => {}
                     Err(RecvTimeoutError::Disconnected) => return,
@@ -517,7 +514,7 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
         }
         match opcode {
             Opcode::Read => {
-                (self.stats.reads, self.stats.bytes_read) = (self.stats.reads + 1, self.stats.bytes_read + bytes)
+                (self.stats.reads, self.stats.bytes_read) = (self.stats.reads + 1, self.stats.bytes_read + bytes);
             }
             Opcode::Write => {
                 (self.stats.writes, self.stats.bytes_written) =

@@ -64,7 +64,7 @@ impl Store {
         Ok(Ok(()))
     }
 
-    /// Makes `bytes` from `offset` read as zeros (TRIM, WRITE_ZEROES): whole pages are
+    /// Makes `bytes` from `offset` read as zeros (TRIM, `WRITE_ZEROES`): whole pages are
     /// dropped, partial ones zeroed.
     pub fn zero(&mut self, offset: u64, bytes: u64) -> io::Result<()> {
         match self {

@@ -216,6 +216,11 @@ for _study in REGISTRY:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")
 @click.option("--force", is_flag=True, help="Replace existing outputs.")
+@click.option(
+    "--executor",
+    default=None,
+    help="Run the configurations and the fill run on local[:N] processes, dask-local[:N] or dask://HOST:PORT.",
+)
 def zfs_special(
     pool: str,
     overrides: tuple[str, ...],
@@ -231,6 +236,7 @@ def zfs_special(
     out: Path | None,
     as_json: bool,
     force: bool,
+    executor: str | None,
 ) -> None:
     """The same file tree and operations on a pool with and without its special vdev, and a
     special vdev filled until metadata spills (reference R5)."""
@@ -243,22 +249,30 @@ def zfs_special(
     for path in paths:
         if path.exists() and not force:
             raise click.UsageError(f"{path} exists; add --force to replace the study's outputs")
-    steps = (1 + len(thresholds)) * len(choice_list(workloads, OPERATIONS, "--workloads")) + (1 if fill_files else 0)
-    with progress.steps_bar("zfs-special", steps, progress.wanted(as_json)) as advance:
-        table = zfs_special_sweep(
-            pool,
-            files=files,
-            size_dist=size_dist,
-            files_per_dir=files_per_dir,
-            special_small_blocks=thresholds,
-            workloads=choice_list(workloads, OPERATIONS, "--workloads"),
-            fill_files=fill_files,
-            fill_special_bytes=fill_bytes,
-            overrides=settings,
-            host=host,
-            seed=seed,
-            advance=advance,
-        )
+    operations = choice_list(workloads, OPERATIONS, "--workloads")
+    options: dict[str, Any] = {
+        "files": files,
+        "size_dist": size_dist,
+        "files_per_dir": files_per_dir,
+        "special_small_blocks": thresholds,
+        "workloads": operations,
+        "fill_files": fill_files,
+        "fill_special_bytes": fill_bytes,
+        "overrides": settings,
+        "host": host,
+        "seed": seed,
+    }
+    if executor is None:
+        steps = (1 + len(thresholds)) * len(operations) + (1 if fill_files else 0)
+        with progress.steps_bar("zfs-special", steps, progress.wanted(as_json)) as advance:
+            table = zfs_special_sweep(pool, advance=advance, **options)
+    else:
+        steps = 1 + len(thresholds) + (1 if fill_files else 0)
+        with (
+            progress.steps_bar("zfs-special", steps, progress.wanted(as_json)) as advance,
+            open_executor(executor) as ex,
+        ):
+            table = zfs_special_sweep(pool, advance=advance, executor=ex, **options)
     figure = plot_zfs_special(table)
     try:
         write_outputs(table, [figure], paths)

@@ -237,10 +237,15 @@ class Runner:
     def _condition(self, job: Job) -> None:
         self._run(job)
 
-    def idle(self, seconds: float, measurement: str) -> None:
-        """Lets ``seconds`` of the drive's time pass with no I/O."""
+    def idle(self, seconds: float, measurement: str, *, wake: bool = True) -> None:
+        """Lets ``seconds`` of the drive's time pass with no I/O, then (``wake``) wakes the
+        drive with one 4 KiB read: a host that enabled APST lets an idle drive enter a
+        low-power state, and the first command after it waits for the state's exit
+        latency, which would otherwise land in the next measurement."""
         self._idle(seconds)
         self.steps.append(Step(measurement, "idle", seconds=seconds))
+        if wake:
+            self.run(Job("wake", "read", 4096, size=4096, number_ios=1), measurement)
 
     def purge(self, measurement: str) -> None:
         """Unmaps every LBA (a format, or a TRIM of the whole target), so what follows

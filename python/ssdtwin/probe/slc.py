@@ -238,7 +238,9 @@ def measure_recovery(
         if size < 16 * bs:
             return
         if trigger == "idle":
-            runner.idle(seconds, "recovery")
+            # No wake-up read: where reads start folding it would free what the idle did not
+            # (the burst measures bandwidth, which one exit latency barely moves).
+            runner.idle(seconds, "recovery", wake=False)
         else:
             read = Job("reads before a burst", "read", bs, size=int(cliff.cache_bytes or bs), runtime_s=seconds)
             runner.run(read, "recovery")

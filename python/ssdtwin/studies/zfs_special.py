@@ -14,12 +14,15 @@ from __future__ import annotations
 import tempfile
 import tomllib
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 import pandas as pd
 
+from ..sweep.engine import run_all
 from ..zfs import DEFAULT_POOL, OPERATIONS, Pool, nicenum, pool_toml
 from .base import Advance, choice_list
 
@@ -73,6 +76,31 @@ def _class_bytes(usage: Mapping[str, Any], name: str) -> int:
     return int(usage[name]["allocated_bytes"])
 
 
+@dataclass(frozen=True)
+class ZfsSpecialPart:
+    """One independent part of the study: the pool without its special vdevs
+    (``kind="disks"``), with them at one ``special_small_blocks`` (``"special"``), or the
+    fill-to-spill run (``"fill"``); each builds pools of its own."""
+
+    kind: str
+    threshold: int
+    pool: str
+    overrides: Mapping[str, object]
+    dataset: str
+    files: int
+    size_dist: str
+    files_per_dir: int
+    workloads: tuple[str, ...]
+    fill_files: int
+    fill_special_bytes: int
+    host: str
+    seed: int
+
+    @property
+    def label(self) -> str:
+        return {"disks": "disks only", "fill": "fill to spill"}.get(self.kind, f"special {nicenum(self.threshold)}")
+
+
 def zfs_special_sweep(
     pool: str = DEFAULT_POOL,
     *,
@@ -87,6 +115,7 @@ def zfs_special_sweep(
     host: str = "linux-6.1",
     seed: int = 1,
     advance: Advance = None,
+    executor: Executor | None = None,
 ) -> pd.DataFrame:
     """On pool ``pool`` (without its special vdevs, then with them at each
     ``special_small_blocks``), one row per workload: ``workload``, ``special`` (whether the
@@ -98,77 +127,149 @@ def zfs_special_sweep(
     ``fill-to-spill``): ``data_written_bytes`` and the special class's metadata and small
     data bytes, size, and what was redirected or spilled.
 
+    Each configuration and the fill run are independent parts of the sweep engine, run in
+    this process or on ``executor`` (any :class:`concurrent.futures.Executor`) with the same
+    table; ``advance`` is called per workload in this process, per part on an executor.
+
     >>> t = zfs_special_sweep(files=300, workloads=["create", "stat"], fill_files=0)
     >>> t.groupby("special").size().to_dict()
     {False: 2, True: 4}
     >>> bool(t[t.special].special_alloc_bytes.min() > 0)
     True
     """
-    overrides = dict(overrides or {})
+    parts = zfs_special_parts(
+        pool,
+        files=files,
+        size_dist=size_dist,
+        files_per_dir=files_per_dir,
+        special_small_blocks=special_small_blocks,
+        workloads=workloads,
+        fill_files=fill_files,
+        fill_special_bytes=fill_special_bytes,
+        overrides=overrides,
+        host=host,
+        seed=seed,
+    )
+    tables: dict[int, list[dict[str, Any]]] = {}
+
+    def done(i: int, rows: list[dict[str, Any]]) -> None:
+        tables[i] = rows
+        if executor is not None and advance:
+            advance(parts[i].label)
+
+    if executor is None:
+        run_all(lambda part: run_zfs_special_part(part, advance), parts, None, done)
+    else:
+        run_all(run_zfs_special_part, parts, executor, done)
+    return pd.DataFrame([row for i in range(len(parts)) for row in tables[i]])
+
+
+def zfs_special_parts(
+    pool: str,
+    *,
+    files: int,
+    size_dist: str,
+    files_per_dir: int,
+    special_small_blocks: Sequence[int],
+    workloads: Sequence[str],
+    fill_files: int,
+    fill_special_bytes: int,
+    overrides: Mapping[str, object] | None,
+    host: str,
+    seed: int,
+) -> list[ZfsSpecialPart]:
+    """The study's parts, in table order, after checking the workloads and the pool."""
     bad = [w for w in workloads if w not in OPERATIONS]
     if bad or not workloads or workloads[0] != "create":
         raise click.BadParameter(
             f"'{','.join(workloads)}': create first, then any of {', '.join(OPERATIONS[1:])}",
             param_hint="--workloads",
         )
+    probe = Pool(pool, overrides=overrides, host=host)
+    if probe.usage()["special"]["size_bytes"] == 0:
+        raise click.BadParameter(f"pool '{pool}' has no special vdev to compare", param_hint="--pool")
+    kinds = [("disks", 0), *(("special", t) for t in special_small_blocks)]
+    if fill_files > 0:
+        kinds.append(("fill", max(special_small_blocks)))
+    return [
+        ZfsSpecialPart(
+            kind,
+            threshold,
+            pool=pool,
+            overrides=dict(overrides or {}),
+            dataset=probe.default_dataset,
+            files=files,
+            size_dist=size_dist,
+            files_per_dir=files_per_dir,
+            workloads=tuple(workloads),
+            fill_files=fill_files,
+            fill_special_bytes=fill_special_bytes,
+            host=host,
+            seed=seed,
+        )
+        for kind, threshold in kinds
+    ]
+
+
+def run_zfs_special_part(part: ZfsSpecialPart, advance: Advance = None) -> list[dict[str, Any]]:
+    """One part's rows (a top-level function, so that another process can import it)."""
+    dataset = part.dataset
+    ds_key = dataset.split("/", 1)[1] if "/" in dataset else dataset
+    if part.kind == "fill":
+        spill = _fill_to_spill(
+            part.pool,
+            part.overrides,
+            ds_key,
+            dataset,
+            part.fill_files,
+            part.fill_special_bytes,
+            part.size_dist,
+            part.files_per_dir,
+            part.threshold,
+            part.host,
+            part.seed,
+        )
+        if advance:
+            advance(part.label)
+        return spill
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        configs: list[tuple[bool, int, Pool]] = [
-            (False, 0, Pool(_without_special(pool, overrides, Path(tmp)), host=host))
-        ]
-        probe = Pool(pool, overrides=overrides, host=host)
-        if probe.usage()["special"]["size_bytes"] == 0:
-            raise click.BadParameter(f"pool '{pool}' has no special vdev to compare", param_hint="--pool")
-        dataset = probe.default_dataset
-        ds_key = dataset.split("/", 1)[1] if "/" in dataset else probe.name
-        for t in special_small_blocks:
-            o = {**overrides, f"datasets.{ds_key}.special_small_blocks_bytes": t}
-            configs.append((True, t, Pool(pool, overrides=o, host=host)))
-        for special, threshold, p in configs:
-            p.add_tree(dataset, files=files, size_dist=size_dist, files_per_dir=files_per_dir, seed=seed)
-            for w in workloads:
-                if w != "create":
-                    p.drop_caches()
-                r = p.run_op(w, dataset, seed=seed)
-                u = p.usage()
-                rows.append(
-                    {
-                        "workload": w,
-                        "special": special,
-                        "special_small_blocks": threshold,
-                        "seconds": r["seconds"],
-                        "ops_per_s": r["ops_per_s"],
-                        "special_alloc_bytes": _class_bytes(u, "special"),
-                        "normal_alloc_bytes": _class_bytes(u, "normal"),
-                        "spilled_bytes": u["spilled_bytes"],
-                        "host": host,
-                        "ops": r["ops"],
-                        "op_unit": r["op_unit"],
-                        "normal_read_bytes": r["leaf_read_bytes"][0],
-                        "special_read_bytes": r["leaf_read_bytes"][1],
-                        "normal_reads": r["leaf_reads"][0],
-                        "special_reads": r["leaf_reads"][1],
-                    }
-                )
-                if advance:
-                    advance(f"{'special' if special else 'disks only'} {w}")
-        if fill_files > 0:
-            rows += _fill_to_spill(
-                pool,
-                overrides,
-                ds_key,
-                dataset,
-                fill_files,
-                fill_special_bytes,
-                size_dist,
-                files_per_dir,
-                max(special_small_blocks),
-                host,
-                seed,
+        if part.kind == "disks":
+            p = Pool(_without_special(part.pool, part.overrides, Path(tmp)), host=part.host)
+        else:
+            o = {**part.overrides, f"datasets.{ds_key}.special_small_blocks_bytes": part.threshold}
+            p = Pool(part.pool, overrides=o, host=part.host)
+        special = part.kind == "special"
+        p.add_tree(
+            dataset, files=part.files, size_dist=part.size_dist, files_per_dir=part.files_per_dir, seed=part.seed
+        )
+        for w in part.workloads:
+            if w != "create":
+                p.drop_caches()
+            r = p.run_op(w, dataset, seed=part.seed)
+            u = p.usage()
+            rows.append(
+                {
+                    "workload": w,
+                    "special": special,
+                    "special_small_blocks": part.threshold,
+                    "seconds": r["seconds"],
+                    "ops_per_s": r["ops_per_s"],
+                    "special_alloc_bytes": _class_bytes(u, "special"),
+                    "normal_alloc_bytes": _class_bytes(u, "normal"),
+                    "spilled_bytes": u["spilled_bytes"],
+                    "host": part.host,
+                    "ops": r["ops"],
+                    "op_unit": r["op_unit"],
+                    "normal_read_bytes": r["leaf_read_bytes"][0],
+                    "special_read_bytes": r["leaf_read_bytes"][1],
+                    "normal_reads": r["leaf_reads"][0],
+                    "special_reads": r["leaf_reads"][1],
+                }
             )
             if advance:
-                advance("fill to spill")
-    return pd.DataFrame(rows)
+                advance(f"{part.label} {w}")
+    return rows
 
 
 def _fill_to_spill(

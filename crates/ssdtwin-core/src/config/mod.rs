@@ -240,7 +240,7 @@ pub(crate) struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    pub(crate) fn range<T: PartialOrd + std::fmt::Display>(
+    pub(crate) fn range<T: PartialOrd + std::fmt::Display + Copy>(
         &self,
         field: &str,
         v: T,

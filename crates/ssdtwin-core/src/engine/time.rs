@@ -39,6 +39,7 @@ impl SimTime {
     }
 
     /// `d` before `self`, or the start if that would be earlier.
+    #[must_use]
     pub const fn saturating_sub(self, d: SimDuration) -> SimTime {
         SimTime(self.0.saturating_sub(d.0))
     }
@@ -79,6 +80,7 @@ impl SimDuration {
         SimDuration(u64::try_from(ns).unwrap_or(u64::MAX))
     }
     /// This span `n` times over.
+    #[must_use]
     pub const fn times(self, n: u64) -> Self {
         SimDuration(self.0.saturating_mul(n))
     }

@@ -194,6 +194,7 @@ impl Ftl {
     }
 
     /// Enables an SLC cache (before any write).
+    #[must_use]
     pub fn with_slc(mut self, slc: SlcCacheConfig) -> Self {
         self.slc = slc;
         self

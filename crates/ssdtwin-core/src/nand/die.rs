@@ -166,6 +166,7 @@ pub struct Die {
 
 /// A die asks its owner to start an op: the owner books the channel for programs and
 /// returns when the array operation starts.
+#[derive(Clone, Copy)]
 pub(crate) enum Started {
     /// Nothing to do.
     Idle,

@@ -184,13 +184,13 @@ pub struct PageCacheSection {
     pub dirty_expire_centisecs: u64,
     /// Background writeback requests in flight (blk-wbt's background limit).
     pub writeback_background_depth: u32,
-    /// Writeback requests in flight for fsync and O_SYNC writes (blk-wbt's normal limit).
+    /// Writeback requests in flight for fsync and `O_SYNC` writes (blk-wbt's normal limit).
     pub writeback_sync_depth: u32,
     /// Copy to or from user memory, ns per KiB.
     pub copy_ns_per_kib: u64,
     /// Per page a read finds or adds (lookup, LRU marking), ns.
     pub read_page_ns: u64,
-    /// Per page written (write_begin/write_end, dirty accounting), ns.
+    /// Per page written (`write_begin`/`write_end`, dirty accounting), ns.
     pub write_page_ns: u64,
 }
 

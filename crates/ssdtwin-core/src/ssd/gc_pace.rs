@@ -40,7 +40,7 @@ impl GcPace {
 
     /// Host units the job's progress lets the host write beyond the reserve now.
     pub(super) fn available(&self) -> u64 {
-        let earned = if self.valid == 0 { self.freed } else { (self.moved * self.freed / self.valid).min(self.freed) };
+        let earned = (self.moved * self.freed).checked_div(self.valid).map_or(self.freed, |e| e.min(self.freed));
         earned.saturating_sub(self.spent)
     }
 

@@ -126,6 +126,8 @@ impl Ssd {
     }
 
     fn save_as(&self, path: &Path, replace: bool) -> Result<(), SnapshotError> {
+        // Unique per save, so concurrent saves (threads of one process too) never share one.
+        static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         if !self.is_quiet() {
             return Err(SnapshotError::Busy);
         }
@@ -157,8 +159,6 @@ impl Ssd {
         }
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let name = path.file_name().map_or_else(|| "state".into(), |n| n.to_string_lossy().into_owned());
-        // Unique per save, so concurrent saves (threads of one process too) never share one.
-        static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
         let written = self.write_state(&tmp, &header);

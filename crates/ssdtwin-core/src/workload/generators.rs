@@ -241,7 +241,7 @@ impl OffsetChooser {
                 let u2 = rng.unit_f64();
                 let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
                 let v = (*center + z * *sigma).round() as i64;
-                v.rem_euclid(*blocks as i64) as u64
+                v.rem_euclid(i64::try_from(*blocks).expect("a region holds fewer than 2^63 blocks")) as u64
             }
             OffsetChooser::Zoned { zones } => {
                 let total = zones.last().map_or(100.0, |z| z.0);

@@ -232,6 +232,8 @@ pub enum Distribution {
 }
 
 /// One job section (before `numjobs` cloning).
+// Each flag is one of fio's boolean options, named as fio names it.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobSpec {
     /// `name=` or the section name.
@@ -597,7 +599,7 @@ pub struct PrioritySpec {
     pub percentage: [u32; 2],
     /// `cmdprio_bssplit=` per direction, entries with a zero share dropped, by size.
     pub bssplit: [Vec<PrioritySplit>; 2],
-    /// The `cmdprio*` options that were given (they belong to the libaio and io_uring
+    /// The `cmdprio*` options that were given (they belong to the libaio and `io_uring`
     /// engines).
     pub cmd_options: Vec<&'static str>,
 }
@@ -631,6 +633,8 @@ impl IoPriority {
 }
 
 /// fio's file options (HOWTO "Target file/device"), for jobs that do I/O on files.
+// Each flag is one of fio's boolean options, named as fio names it.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Clone, Debug, PartialEq)]
 pub struct FileOptions {
     /// `directory=`: where files are made (`:`-separated: files spread over them in turn).

@@ -159,25 +159,25 @@ impl JobLogs {
         offset: u64,
         priority: IoPriority,
     ) -> Result<(), LogError> {
-        let t_ms = t_ns / 1_000_000;
+        let at_ms = t_ns / 1_000_000;
         let prio = self.prio_column(priority);
         if let Some(h) = &mut self.hist {
-            h.record(t_ms, dir.index(), clat, bytes)?;
+            h.record(at_ms, dir.index(), clat, bytes)?;
         }
         if self.avg_ms == 0 {
             let d = dir.index();
             let lat = slat + clat;
-            let bw_kib = if clat == 0 { 0 } else { bytes * 1_000_000_000 / clat / 1024 };
+            let bw_kib = (bytes * 1_000_000_000).checked_div(clat).map_or(0, |b| b / 1024);
             if self.log_slat {
-                line(&mut self.slat, t_ms, slat, d, bytes, offset, self.offset_column, &prio)?;
+                line(&mut self.slat, at_ms, slat, d, bytes, offset, self.offset_column, &prio)?;
             }
-            line(&mut self.clat, t_ms, clat, d, bytes, offset, self.offset_column, &prio)?;
-            line(&mut self.lat, t_ms, lat, d, bytes, offset, self.offset_column, &prio)?;
-            line(&mut self.bw, t_ms, bw_kib, d, bytes, offset, self.offset_column, &prio)?;
-            line(&mut self.iops, t_ms, 1, d, bytes, offset, self.offset_column, &prio)?;
+            line(&mut self.clat, at_ms, clat, d, bytes, offset, self.offset_column, &prio)?;
+            line(&mut self.lat, at_ms, lat, d, bytes, offset, self.offset_column, &prio)?;
+            line(&mut self.bw, at_ms, bw_kib, d, bytes, offset, self.offset_column, &prio)?;
+            line(&mut self.iops, at_ms, 1, d, bytes, offset, self.offset_column, &prio)?;
             return Ok(());
         }
-        self.flush_until(t_ms)?;
+        self.flush_until(at_ms)?;
         let w = &mut self.windows[dir.index()];
         w.n += 1;
         w.bytes += bytes;

@@ -77,8 +77,9 @@ pub enum PoolError {
         file: String,
         /// Field, e.g. `vdevs[0].drives[1]`.
         field: String,
-        /// What is wrong with the drive profile.
-        source: ProfileError,
+        /// What is wrong with the drive profile (boxed: a `ProfileError` is several times
+        /// the size of the other variants).
+        source: Box<ProfileError>,
     },
     /// A pool file that exists cannot be read (not a regular file, too large, not UTF-8).
     #[error("pool file '{path}' cannot be read: {reason}")]
@@ -756,15 +757,12 @@ fn set_path(node: &mut toml::Value, path: &[&str], value: toml::Value, pool: Opt
             } else {
                 // A dataset by name; the root dataset is created if the file has none.
                 let name = if Some(head) == pool { "" } else { head };
-                match items.iter().position(|d| d.get("name").and_then(|n| n.as_str()) == Some(name)) {
-                    Some(i) => i,
-                    None => {
-                        let mut t = toml::Table::new();
-                        t.insert("name".into(), toml::Value::String(name.to_string()));
-                        items.push(toml::Value::Table(t));
-                        items.len() - 1
-                    }
-                }
+                items.iter().position(|d| d.get("name").and_then(|n| n.as_str()) == Some(name)).unwrap_or_else(|| {
+                    let mut t = toml::Table::new();
+                    t.insert("name".into(), toml::Value::String(name.to_string()));
+                    items.push(toml::Value::Table(t));
+                    items.len() - 1
+                })
             };
             if rest.is_empty() {
                 return Err("name a field of the element".into());
@@ -784,6 +782,8 @@ fn valid_name(name: &str) -> bool {
 }
 
 /// Checks a loaded pool file and builds its drives' configurations.
+// One check after another, in the file's order: read top to bottom.
+#[allow(clippy::too_many_lines)]
 pub fn build_pool(loaded: &LoadedPool) -> Result<PoolConfig, PoolError> {
     let file = loaded.source.as_str();
     let c = Check { file };
@@ -855,7 +855,11 @@ pub fn build_pool(loaded: &LoadedPool) -> Result<PoolConfig, PoolError> {
         let mut leaves = Vec::with_capacity(n);
         for (j, drive) in v.drives.iter().enumerate() {
             let field = format!("vdevs[{i}].drives[{j}]");
-            let wrap = |source: ProfileError| PoolError::Drive { file: file.into(), field: field.clone(), source };
+            let wrap = |source: ProfileError| PoolError::Drive {
+                file: file.into(),
+                field: field.clone(),
+                source: Box::new(source),
+            };
             let config = build_drive(drive, &v.set).map_err(wrap)?;
             let leaf_name = match v.names.get(j) {
                 Some(n) => n.clone(),

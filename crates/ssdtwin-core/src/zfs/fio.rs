@@ -280,7 +280,7 @@ impl Pool {
     /// `copy_us_per_mib`).
     fn finish_after_copy(&mut self, c: u32, bytes: u64) {
         let t =
-            crate::engine::SimDuration((u128::from(self.zpl.copy_per_mib.as_ns()) * u128::from(bytes) >> 20) as u64);
+            crate::engine::SimDuration(((u128::from(self.zpl.copy_per_mib.as_ns()) * u128::from(bytes)) >> 20) as u64);
         if t.as_ns() == 0 {
             self.complete_cmd(c);
         } else {
@@ -337,26 +337,21 @@ impl Pool {
         let rs = self.record_bytes();
         let now = self.now;
         let hit = self.fio.streams.iter().position(|s| s.next == first || (s.next > first && s.next <= last + 1));
-        let s = match hit {
-            Some(i) => {
-                let s = &mut self.fio.streams[i];
-                s.distance =
-                    if s.distance < min { (s.distance * 2).max(rs) } else { (s.distance + s.distance / 8).min(max) };
-                s.next = last + 1;
-                s.used = now;
-                *s
+        let Some(i) = hit else {
+            let s = Stream { next: last + 1, distance: 0, used: now };
+            if self.fio.streams.len() < MAX_STREAMS {
+                self.fio.streams.push(s);
+            } else {
+                let lru = (0..MAX_STREAMS).min_by_key(|&i| self.fio.streams[i].used).expect("full");
+                self.fio.streams[lru] = s;
             }
-            None => {
-                let s = Stream { next: last + 1, distance: 0, used: now };
-                if self.fio.streams.len() < MAX_STREAMS {
-                    self.fio.streams.push(s);
-                } else {
-                    let lru = (0..MAX_STREAMS).min_by_key(|&i| self.fio.streams[i].used).expect("full");
-                    self.fio.streams[lru] = s;
-                }
-                return;
-            }
+            return;
         };
+        let s = &mut self.fio.streams[i];
+        s.distance = if s.distance < min { (s.distance * 2).max(rs) } else { (s.distance + s.distance / 8).min(max) };
+        s.next = last + 1;
+        s.used = now;
+        let s = *s;
         let ahead = (s.distance / rs).max(1);
         for r in s.next..s.next + ahead {
             self.need_record(r, IoClass::AsyncRead, None);
@@ -409,15 +404,15 @@ impl Pool {
         } else {
             true
         };
-        let mut copied = 0u64;
+        let mut log_record_bytes = 0u64;
         let mut leaves = Vec::new();
         let mut indirect: Vec<u64> = Vec::new();
         for &(r, bytes, _) in &itx {
             if in_place && bytes >= immediate {
                 indirect.push(r);
-                copied += LOG_RECORD_BYTES;
+                log_record_bytes += LOG_RECORD_BYTES;
             } else {
-                copied += LOG_RECORD_BYTES + bytes;
+                log_record_bytes += LOG_RECORD_BYTES + bytes;
             }
         }
         indirect.sort_unstable();
@@ -451,7 +446,7 @@ impl Pool {
                 }
             }
         }
-        let mut left = copied;
+        let mut left = log_record_bytes;
         let log_role = Role { metadata: false, indirect: false, small_blocks: 0, intent_log: true };
         while left > 0 {
             let bytes = left.min(LOG_BLOCK_MAX_BYTES).div_ceil(4096) * 4096;

@@ -113,12 +113,11 @@ impl Metaslab {
                 }
             }
         }
-        let offset = match found {
-            Some(o) => o,
-            None => {
-                let &(_, start) = self.by_size.range((size, 0)..).next()?;
-                start
-            }
+        let offset = if let Some(o) = found {
+            o
+        } else {
+            let &(_, start) = self.by_size.range((size, 0)..).next()?;
+            start
         };
         self.take(offset, size);
         self.cursors[slot] = offset + size;
@@ -168,12 +167,12 @@ impl Metaslab {
         }
         let (mut weighted, mut total) = (0u128, 0u128);
         for &(len, _) in &self.by_size {
-            let bucket = (63 - len.leading_zeros()).saturating_sub(9) as usize;
+            let bucket = len.ilog2().saturating_sub(9) as usize;
             let pct = FRAG_TABLE.get(bucket).copied().unwrap_or(0);
             weighted += u128::from(len) * u128::from(pct);
             total += u128::from(len);
         }
-        Some(if total == 0 { 0 } else { (weighted / total) as u64 })
+        Some(weighted.checked_div(total).map_or(0, |f| f as u64))
     }
 
     /// `metaslab_space_weight` for metaslab `id` of `count` on a vdev that rotates or not.

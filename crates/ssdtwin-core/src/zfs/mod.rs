@@ -244,6 +244,8 @@ pub struct Pool {
 impl Pool {
     /// A new, empty pool on `host` (whose RAM sizes the ARC and the dirty-data limit, and
     /// whose core speed scales file-system call costs).
+    // The pool's parts built in order, each from the ones before.
+    #[allow(clippy::too_many_lines)]
     pub fn new(config: PoolConfig, host: &HostConfig) -> Result<Pool, OpError> {
         if host.dram_bytes < 1 << 30 {
             return Err(OpError::Parameter {

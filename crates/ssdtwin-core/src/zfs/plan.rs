@@ -8,7 +8,7 @@
 //!   row's ASIZE (every copy, at the pool's ashift) and the block-size histogram. The
 //!   histogram bins *every* block by physical size, so small blocks below a threshold
 //!   include small metadata blocks too: the estimate counts them twice and errs large (the
-//!   recipe of the allocation-classes PR #5182 and Level1Techs' thread);
+//!   recipe of the allocation-classes PR #5182 and the `Level1Techs` forum thread);
 //! * from the model: a tree created on a pool ([`Plan::from_pool`]), every block's physical
 //!   size and copies known exactly, rounded to the special vdev's allocation unit.
 //!

@@ -105,13 +105,10 @@ pub struct BlockStats {
 
 impl BlockStats {
     fn add(&mut self, ot: u8, level: u8, lsize: u64, psize: u64, asize: u64, embedded: bool) {
-        let i = match self.types.iter().position(|t| t.ot == ot && t.level == Some(level)) {
-            Some(i) => i,
-            None => {
-                self.types.push(TypeStats { ot, level: Some(level), ..Default::default() });
-                self.types.len() - 1
-            }
-        };
+        let i = self.types.iter().position(|t| t.ot == ot && t.level == Some(level)).unwrap_or_else(|| {
+            self.types.push(TypeStats { ot, level: Some(level), ..Default::default() });
+            self.types.len() - 1
+        });
         for t in [&mut self.types[i], &mut self.total] {
             t.count += 1;
             t.lsize += lsize;
@@ -190,7 +187,7 @@ impl Pool {
                 }
             }
             for page in d.flat.pages.iter().flatten() {
-                for r in page.iter() {
+                for r in page {
                     count_bp(&mut s, &r.dva, ot::PLAIN_FILE, 0, d.cfg.recordsize_bytes, u64::from(r.psize));
                 }
             }
@@ -237,7 +234,7 @@ impl Pool {
                     n += u128::from(t.asize);
                 }
             }
-            Some(if n == 0 { 0 } else { (w / n) as u64 })
+            Some(w.checked_div(n).map_or(0, |f| f as u64))
         };
         let mut rows = vec![ListRow {
             name: self.config.name.clone(),

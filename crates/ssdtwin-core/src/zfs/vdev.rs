@@ -191,6 +191,8 @@ impl TopVdev {
 
     /// The children's parts of an I/O of `asize` bytes at vdev `offset`: all of them for a
     /// write, the data columns (or, for a mirror, the caller's one child) for a read.
+    // The RAID-Z arithmetic keeps the short names of OpenZFS's `vdev_raidz_map_alloc`.
+    #[allow(clippy::many_single_char_names)]
     pub(crate) fn columns(&self, offset: u64, asize: u64, out: &mut Vec<Column>) {
         out.clear();
         match self.layout {

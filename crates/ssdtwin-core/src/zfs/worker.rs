@@ -211,18 +211,20 @@ impl Pool {
             meta += levels.iter().sum::<u64>();
         }
         let mut zap_base = Vec::with_capacity(tree.dirs());
-        let mut long = vec![false; tree.dirs()];
-        for dir in 0..tree.dirs() {
-            let files = tree.dir_first_file[dir] as usize..(tree.dir_first_file[dir] + tree.dir_files[dir]) as usize;
-            long[dir] = tree.file_name_len[files].iter().any(|&n| u64::from(n) > f.microzap_name_max_bytes)
-                || tree
-                    .children(dir as u32)
-                    .any(|c| u64::from(tree.dir_name_len[c as usize]) > f.microzap_name_max_bytes);
-        }
-        for dir in 0..tree.dirs() {
+        let dir_long_names: Vec<bool> = (0..tree.dirs())
+            .map(|dir| {
+                let files =
+                    tree.dir_first_file[dir] as usize..(tree.dir_first_file[dir] + tree.dir_files[dir]) as usize;
+                tree.file_name_len[files].iter().any(|&n| u64::from(n) > f.microzap_name_max_bytes)
+                    || tree
+                        .children(dir as u32)
+                        .any(|c| u64::from(tree.dir_name_len[c as usize]) > f.microzap_name_max_bytes)
+            })
+            .collect();
+        for (dir, &long) in dir_long_names.iter().enumerate() {
             zap_base.push(meta as u32);
             let entries = u64::from(tree.dir_files[dir]) + tree.children(dir as u32).count() as u64;
-            meta += ZapShape::of(entries, long[dir], f).blocks();
+            meta += ZapShape::of(entries, long, f).blocks();
         }
         if meta >= u64::from(u32::MAX) || blocks.saturating_mul(copies as u64) > (isize::MAX as u64) / 8 {
             return Err(OpError::Tree {
@@ -247,7 +249,7 @@ impl Pool {
             ind_base,
             zap_base,
             dir_entries: vec![0; dirs],
-            dir_long_names: long,
+            dir_long_names,
             dir_dirty: vec![0; dirs],
             data: vec![Dva::HOLE; (blocks as usize) * copies],
             copies,
@@ -262,6 +264,8 @@ impl Pool {
 
     /// Runs `op` on dataset `dataset`'s tree to its end; `observe(done, total)` is called
     /// every few thousand events and may return false to stop (an `Err` then).
+    // The checks of an operation's parameters, then its setup and loop.
+    #[allow(clippy::too_many_lines)]
     pub fn run_op(
         &mut self,
         dataset: &str,
@@ -616,7 +620,7 @@ impl Pool {
     }
 
     fn copy_time(&self, bytes: u64) -> SimDuration {
-        SimDuration((u128::from(self.zpl.copy_per_mib.as_ns()) * u128::from(bytes) >> 20) as u64)
+        SimDuration(((u128::from(self.zpl.copy_per_mib.as_ns()) * u128::from(bytes)) >> 20) as u64)
     }
 
     // ---- the operations ----
@@ -941,21 +945,20 @@ impl Pool {
             return Step::Done;
         }
         let TreeOp::ReadRandom { io_bytes, .. } = self.worker.as_ref().expect("running").op else { unreachable!() };
-        let (f, offset) = match pick {
-            Some(p) => p,
-            None => {
-                let w = self.worker.as_mut().expect("running");
-                let total = w.large.last().map_or(0, |l| l.0);
-                if total == 0 {
-                    return Step::Done;
-                }
-                let at = w.rng.below(total);
-                let i = w.large.partition_point(|&(start, _)| start <= at) - 1;
-                let (start, f) = w.large[i];
-                let within = (at - start) / io_bytes * io_bytes;
-                self.set_state(State::ReadRandom { left, pick: Some((f, within)) });
-                (f, within)
+        let (f, offset) = if let Some(p) = pick {
+            p
+        } else {
+            let w = self.worker.as_mut().expect("running");
+            let total = w.large.last().map_or(0, |l| l.0);
+            if total == 0 {
+                return Step::Done;
             }
+            let at = w.rng.below(total);
+            let i = w.large.partition_point(|&(start, _)| start <= at) - 1;
+            let (start, f) = w.large[i];
+            let within = (at - start) / io_bytes * io_bytes;
+            self.set_state(State::ReadRandom { left, pick: Some((f, within)) });
+            (f, within)
         };
         let rs = self.datasets[ds].cfg.recordsize_bytes;
         let (object, size) = {

@@ -60,11 +60,13 @@ pub const HIMENO_FLOPS_PER_POINT: u64 = 34;
 pub const HIMENO_BYTES_PER_POINT: u64 = 16 * 4;
 
 impl Bench {
-    /// Bytes the benchmark allocates.
-    pub fn footprint_bytes(&self) -> u64 {
+    /// Bytes the benchmark allocates, in pages of `page_bytes`: STREAM's three arrays each
+    /// start on a page (arrays this large are mapped, so page-aligned), the others are one
+    /// region.
+    pub fn footprint_bytes(&self, page_bytes: u64) -> u64 {
         match *self {
             Bench::Memcpy { bytes, .. } => bytes,
-            Bench::Stream { elements, .. } => 3 * elements * 8,
+            Bench::Stream { elements, .. } => 3 * (elements * 8).div_ceil(page_bytes) * page_bytes,
             Bench::Himeno { grid, .. } => HIMENO_ARRAYS * grid.iter().product::<u64>() * 4,
         }
     }
@@ -343,6 +345,16 @@ mod tests {
     }
 
     #[test]
+    fn stream_arrays_that_end_inside_a_page_stay_within_the_footprint() {
+        // 1000 doubles: each array ends inside its second page, and the next starts on a page.
+        let bench = Bench::Stream { elements: 1000, ntimes: 1 };
+        let (r, _) = rows(&mut Program::new(bench, true, 0, 1, 4096, 0));
+        let highest = r.iter().flatten().map(|t| t.0).max().unwrap();
+        assert_eq!(bench.footprint_bytes(4096), 3 * 2 * 4096);
+        assert_eq!(highest, 3 * 2 - 1, "c's last page is the footprint's last");
+    }
+
+    #[test]
     fn himeno_rows_read_twelve_arrays_and_three_planes_of_p() {
         // K = 2048 floats: each (i, j) row is two pages; 14 arrays of 4x4x2048 floats.
         let bench = Bench::Himeno { grid: [4, 4, 2048], iterations: 1 };
@@ -351,6 +363,6 @@ mod tests {
         assert_eq!(r.len(), 2 * 2 * 2, "(I-2)(J-2) rows per sweep, two sweeps");
         assert_eq!(r[0].len(), 2 * 16, "12 arrays, 3 rows of p, wrk2");
         assert_eq!(r[0].iter().filter(|t| t.1).count(), 2, "wrk2's two pages are written");
-        assert_eq!(bench.footprint_bytes(), 14 * 4 * 4 * 2048 * 4);
+        assert_eq!(bench.footprint_bytes(4096), 14 * 4 * 4 * 2048 * 4);
     }
 }

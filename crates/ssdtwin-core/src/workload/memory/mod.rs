@@ -272,7 +272,7 @@ pub fn run_memory<D: BlockDevice>(
             ),
         });
     }
-    let pages = spec.bench.footprint_bytes().div_ceil(page_bytes);
+    let pages = spec.bench.footprint_bytes(page_bytes).div_ceil(page_bytes);
     let m = match spec.alloc {
         Alloc::Malloc => {
             for &(offset, bytes) in &spec.swap_areas {
@@ -369,8 +369,8 @@ fn validate<D: BlockDevice>(host: &Host<D>, spec: &MemorySpec) -> Result<MemoryC
     if spec.threads == 0 || spec.threads > c.cores {
         return Err(invalid(format!("threads {}: allowed 1 to the host's {} cores", spec.threads, c.cores)));
     }
-    let footprint = spec.bench.footprint_bytes();
     let page = vm.page_bytes;
+    let footprint = spec.bench.footprint_bytes(page);
     if footprint == 0 || footprint.div_ceil(page) >= 1 << 30 {
         return Err(invalid(format!("a footprint of {footprint} bytes: allowed 1 byte to 4 TiB")));
     }

@@ -111,6 +111,8 @@ impl FileCursor {
     }
 }
 
+// Each flag is one state of the clone fio keeps as a flag too.
+#[allow(clippy::struct_excessive_bools)]
 pub(super) struct JobClone {
     pub group: usize,
     /// What `exitall` ends when this clone finishes.
@@ -207,6 +209,8 @@ pub(super) struct CloneSetup<'a> {
 }
 
 impl JobClone {
+    // The clone's whole setup from its job's options, one field after another.
+    #[allow(clippy::too_many_lines)]
     pub(super) fn new(s: CloneSetup) -> Self {
         let spec = s.spec;
         let ns_bytes = s.namespace_bytes;
@@ -369,7 +373,7 @@ impl JobClone {
 
     /// `verify_only`: the pass's writes are decided and logged without being issued.
     pub(super) fn dry_run_pass(&mut self) {
-        while !self.budget_bytes.is_some_and(|b| self.issued_bytes >= b) {
+        while self.budget_bytes.is_none_or(|b| self.issued_bytes < b) {
             let (_, _, bytes, _) = self.next_io();
             self.issued_bytes += bytes.max(1);
         }

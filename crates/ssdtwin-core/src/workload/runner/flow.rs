@@ -38,13 +38,10 @@ pub(super) struct Flows {
 impl Flows {
     /// Clone joins the flow `spec` names (`flow_init_job`).
     pub(super) fn join(&mut self, spec: &FlowSpec) -> Member {
-        let flow = match self.flows.iter().position(|f| f.id == spec.id) {
-            Some(k) => k,
-            None => {
-                self.flows.push(Flow { id: spec.id, counter: 1, total_weight: 0, waiting: Vec::new() });
-                self.flows.len() - 1
-            }
-        };
+        let flow = self.flows.iter().position(|f| f.id == spec.id).unwrap_or_else(|| {
+            self.flows.push(Flow { id: spec.id, counter: 1, total_weight: 0, waiting: Vec::new() });
+            self.flows.len() - 1
+        });
         self.flows[flow].total_weight += u64::from(spec.weight);
         Member { flow, weight: u64::from(spec.weight), issued: 0, sleep_ns: spec.sleep_ns }
     }

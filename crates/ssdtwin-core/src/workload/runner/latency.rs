@@ -1,5 +1,5 @@
 //! fio's latency limits: `max_latency` fails a job on one slow I/O; `latency_target`
-//! searches for the deepest queue whose I/Os meet the target (io_u.c `lat_target_init`,
+//! searches for the deepest queue whose I/Os meet the target (`io_u.c` `lat_target_init`,
 //! `lat_target_check`, `lat_target_success`, `__lat_target_failed`, `queue_full`).
 //!
 //! The search starts at depth 1 and, every `latency_window`, judges the I/Os completed in
@@ -141,7 +141,7 @@ impl Search {
         if self.qd == self.low {
             self.low -= 1;
         }
-        self.qd = (self.qd + self.low) / 2;
+        self.qd = u32::midpoint(self.qd, self.low);
         self.stable = 0;
         self.new_window(now, done_ios);
     }
@@ -158,7 +158,7 @@ impl Search {
                 self.stable = 0;
             }
         }
-        self.qd = if self.high != self.iodepth { (self.qd + self.high) / 2 } else { self.qd * 2 };
+        self.qd = if self.high == self.iodepth { self.qd * 2 } else { u32::midpoint(self.qd, self.high) };
         self.qd = self.qd.min(self.iodepth);
         // Going deeper needs no quiesce; the same depth again is the answer.
         let mut verdict = Verdict::Continue;

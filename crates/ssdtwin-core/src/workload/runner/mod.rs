@@ -18,6 +18,9 @@
 //! The loop alternates between the host's next event and the runner's (thread timers,
 //! start, ramp end, deadline), host first on ties, so a run is deterministic.
 
+// The runner names a clone's index i, the clone c, its thread t, its engine e and a count n.
+#![allow(clippy::many_single_char_names)]
+
 mod clone;
 mod control;
 mod flow;
@@ -236,6 +239,8 @@ struct Runner {
 
 /// Runs `set` on `host`; `observe` is called with progress now and then and may return
 /// false to stop the run ([`RunError::Cancelled`]).
+// The run's setup, then its event loop: read top to bottom.
+#[allow(clippy::too_many_lines)]
 pub fn run<D: BlockDevice>(
     host: &mut Host<D>,
     set: &JobSet,
@@ -556,6 +561,8 @@ fn group_ids(set: &JobSet) -> Vec<u32> {
 }
 
 /// Checks every job against the target before anything runs.
+// One check after another, each with its own message.
+#[allow(clippy::too_many_lines)]
 fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError> {
     let device = host.device();
     let (cores, host_name) = (host.config().cores, &host.config().name);
@@ -723,7 +730,7 @@ impl Runner {
                 self.on_timer(host, now, timer)?;
             }
             self.steps += 1;
-            if self.steps & 0xFFFF == 0 && !observe(&self.progress(host)) {
+            if self.steps.trailing_zeros() >= 16 && !observe(&self.progress(host)) {
                 return Err(RunError::Cancelled);
             }
             if self.unfinished == 0 {
@@ -890,21 +897,21 @@ impl Runner {
         }
         let clat = at.since(issue).as_ns();
         let slat = issue.since(start).as_ns();
-        let d = &mut c.result.dirs[dir.index()];
-        d.io_bytes += bytes;
-        d.total_ios += 1;
+        let stats = &mut c.result.dirs[dir.index()];
+        stats.io_bytes += bytes;
+        stats.total_ios += 1;
         if c.sync_engine {
-            d.latency.record_without_slat(slat + clat, clat);
+            stats.latency.record_without_slat(slat + clat, clat);
         } else {
-            d.latency.record(slat, clat);
+            stats.latency.record(slat, clat);
         }
-        if let Some(p) = d.prios.get_mut(usize::from(prio)) {
+        if let Some(p) = stats.prios.get_mut(usize::from(prio)) {
             p.record(clat);
         }
         c.close_sample_windows(at, sample_window);
-        let w = &mut c.windows[dir.index()];
-        w.bytes += bytes;
-        w.ios += 1;
+        let window = &mut c.windows[dir.index()];
+        window.bytes += bytes;
+        window.ios += 1;
         if let Some(check) = c.rate_check.as_mut()
             && c.result.error.is_none()
             && let Some(failure) = check.on_completion(dir.index(), bytes, at, c.start, &c.result.name)
@@ -916,8 +923,8 @@ impl Runner {
                 self.timers.push(at, Timer::Deadline(i as u32));
             }
             if self.exitall {
-                let (g, what) = (self.clones[i].group, self.clones[i].exit_what);
-                self.terminate_others(i, g, what, at);
+                let (group, what) = (self.clones[i].group, self.clones[i].exit_what);
+                self.terminate_others(i, group, what, at);
             }
         }
         if self.clones[i].control.as_ref().is_some_and(|c| c.latency.is_some()) {
@@ -925,6 +932,8 @@ impl Runner {
         }
         let c = &mut self.clones[i];
         let since = at.since(c.ramp_end).as_ns();
+        // The log is borrowed only after the clone has given the offset and priority.
+        #[allow(clippy::unnecessary_unwrap)]
         if c.logs.is_some() {
             // fio logs the offset in the file (on a device, the device is the file).
             let in_file = offset - c.file_at(offset).1.0;
@@ -972,8 +981,8 @@ impl Runner {
         }
         let c = &mut self.clones[i];
         let latency = c.control.as_deref().and_then(|c| c.latency.as_ref());
-        c.thread.depth_cap = latency.map_or(u32::MAX, |l| l.depth());
-        c.result.latency_depth = latency.and_then(|l| l.reported_depth());
+        c.thread.depth_cap = latency.map_or(u32::MAX, latency::LatencyControl::depth);
+        c.result.latency_depth = latency.and_then(latency::LatencyControl::reported_depth);
     }
 
     /// Wakes `clones` waiting for their flow's count to move.
@@ -1179,7 +1188,7 @@ impl DirResult {
     /// fio's bandwidth in KiB/s over the measured runtime (as `bw` in the JSON).
     pub fn bw_kib_per_sec(&self) -> u64 {
         let ms = self.runtime_ns / 1_000_000;
-        if ms == 0 { 0 } else { self.io_bytes * 1000 / ms / 1024 }
+        (self.io_bytes * 1000).checked_div(ms).map_or(0, |b| b / 1024)
     }
 
     /// fio's IOPS over the measured runtime.

@@ -42,13 +42,11 @@ impl PrioritySelector {
             }
             let list = &mut priorities[d];
             let mut index_of = |prio: IoPriority| -> u8 {
-                match list.iter().position(|&q| q == prio) {
-                    Some(k) => k as u8,
-                    None => {
-                        list.push(prio);
-                        (list.len() - 1) as u8
-                    }
-                }
+                let k = list.iter().position(|&q| q == prio).unwrap_or_else(|| {
+                    list.push(prio);
+                    list.len() - 1
+                });
+                k as u8
             };
             rules[d] = Some(if p.percentage[d] > 0 {
                 Rule::Share { percent: p.percentage[d], index: index_of(p.cmd_priority(d)) }

@@ -27,7 +27,7 @@ impl RateCheck {
     /// The check `spec` asks for, if any.
     pub(super) fn new(spec: &JobSpec) -> Option<Self> {
         let wanted = spec.rate_min.iter().chain(&spec.rate_iops_min).any(Option::is_some);
-        wanted.then(|| RateCheck {
+        wanted.then_some(RateCheck {
             min_bytes: spec.rate_min,
             min_ios: spec.rate_iops_min,
             cycle_ms: spec.rate_cycle_ms,

@@ -83,6 +83,8 @@ impl SteadyTracker {
     }
 
     /// fio's `steadystate_slope` / `steadystate_deviation` on a full window.
+    // The regression's sums are named as in its formula.
+    #[allow(clippy::similar_names)]
     fn judge(&mut self, ys: &[u64]) -> bool {
         let n = ys.len() as u64;
         let sum_y: u64 = ys.iter().sum();

@@ -38,6 +38,8 @@ use std::collections::VecDeque;
 
 /// An engine as one job runs it: fio's batching options resolved and the host's costs
 /// combined per step.
+// Each flag is one way an engine runs, as fio and the host decide it.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Clone, Debug)]
 pub(crate) struct EngineRun {
     pub kind: EngineKind,
@@ -105,6 +107,8 @@ impl BufferedCosts {
 
 impl EngineRun {
     /// The engine `spec` names on `host`, or why it cannot run there.
+    // One check or cost per engine option, in turn: read top to bottom.
+    #[allow(clippy::too_many_lines)]
     pub(crate) fn resolve(spec: &JobSpec, host: &HostConfig, on_file: bool) -> Result<Self, JobError> {
         let invalid = |problem: String| JobError::Invalid { job: spec.name.clone(), problem };
         let name = spec.ioengine.as_str();
@@ -286,6 +290,8 @@ pub(super) enum Then {
 }
 
 /// A clone's thread.
+// Each flag is one state of the thread fio keeps as a flag too.
+#[allow(clippy::struct_excessive_bools)]
 pub(super) struct ThreadState {
     pub engine: EngineRun,
     pub core: CoreId,
@@ -538,6 +544,8 @@ impl Runner {
         }
     }
 
+    // fio's thread loop decisions, in the order it makes them.
+    #[allow(clippy::too_many_lines)]
     fn next_action(&mut self, i: usize, now: SimTime) -> Action {
         let c = &mut self.clones[i];
         if c.control.is_some() && c.verify().is_some_and(|v| v.dry_run && v.phase == Phase::Io) && !c.stopped {

@@ -122,7 +122,7 @@ fn write_job_headers(out: &mut String, set: &JobSet, result: &RunResult) {
 fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &OutputOptions) {
     match e.error {
         None => {
-            put!(out, "{}: (groupid={}, jobs={}): err= 0: pid=0: {}\n", e.name, e.groupid, e.members, opts.wall.ctime)
+            put!(out, "{}: (groupid={}, jobs={}): err= 0: pid=0: {}\n", e.name, e.groupid, e.members, opts.wall.ctime);
         }
         // fio's verror names the source place of td_verror; the twin's is backend.c's call.
         Some(f) => put!(

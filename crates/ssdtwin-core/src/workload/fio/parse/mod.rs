@@ -83,6 +83,7 @@ use crate::workload::{JobError, JobSet, JobSpec};
 use draft::JobDraft;
 use options::{OptionDef, Takes};
 use std::cmp::Reverse;
+use std::fmt::Write;
 use std::path::Path;
 
 /// Place label for errors in command-line arguments.
@@ -206,7 +207,7 @@ pub fn showcmd(args: &[String]) -> Result<String, JobError> {
                 continue;
             }
             if !section.name.starts_with("global") {
-                out.push_str(&format!("--name={} ", section.name));
+                write!(out, "--name={} ", section.name).expect("writing to a String cannot fail");
             }
             // fio echoes options under their own names, in the order it parsed them: each
             // section sorted (stably) by parse priority. Options ssdtwin does not know keep
@@ -224,9 +225,10 @@ pub fn showcmd(args: &[String]) -> Result<String, JobError> {
                 // fio quotes only the description (it may hold spaces).
                 let quote = if name == "description" { "\"" } else { "" };
                 match value {
-                    Some(v) => out.push_str(&format!("--{name}={quote}{v}{quote} ")),
-                    None => out.push_str(&format!("--{name} ")),
+                    Some(v) => write!(out, "--{name}={quote}{v}{quote} "),
+                    None => write!(out, "--{name} "),
                 }
+                .expect("writing to a String cannot fail");
             }
         }
         out.push('\n');

@@ -973,7 +973,10 @@ fn numa_nodes(v: &str) -> Result<Vec<u32>, String> {
 
 /// `verify=`: fio's names for its methods (`0` turns verification off).
 fn verify_method(v: &str) -> Result<Option<VerifyMethod>, String> {
-    use VerifyMethod::*;
+    use VerifyMethod::{
+        Crc7, Crc16, Crc32, Crc32c, Crc64, Md5, Meta, Null, Pattern, Sha1, Sha3_224, Sha3_256, Sha3_384, Sha3_512,
+        Sha256, Sha512, Xxhash,
+    };
     const METHODS: &[(&str, VerifyMethod)] = &[
         ("md5", Md5),
         ("crc64", Crc64),

@@ -192,7 +192,7 @@ def test_huge_or_endless_amounts_are_refused(dev: Device) -> None:
 
 def test_fill_errors(dev: Device) -> None:
     e = raised(dev.fill, "zigzag")
-    assert (type(e), str(e)) == (DeviceError, "fill pattern 'zigzag': allowed seq, random, overwrite")
+    assert (type(e), str(e)) == (DeviceError, "fill pattern 'zigzag': allowed seq, random, steady, overwrite")
     e = raised(dev.fill, "seq", 120)
     assert (type(e), str(e)) == (DeviceError, "fill percentage 120 is outside 0 to 100")
 

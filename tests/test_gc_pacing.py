@@ -30,11 +30,13 @@ def test_no_window_goes_without_writes(op_pct: float) -> None:
     # whether it happens, depends on the fill's seed and the order free superblocks reopen).
     full = iops[2:-1]
     assert sum(v == 0 for v in full) <= 1, full
-    # 20 ms windows: the rate varies with each victim's valid share, by well under half.
+    # 20 ms windows: the rate varies with each victim's valid share u (the host earns
+    # (1 - u) / u units per unit moved: a victim at u = 0.72 instead of 0.8 gives 55 % more),
+    # not by the bursts of whole superblocks (a window at several times the mean, then none).
     _, iops = steady_random_writes(op_pct, "400ms", 20)
     full = iops[2:-1]
     mean = sum(full) / len(full)
-    assert max(abs(v - mean) for v in full) < 0.5 * mean, full
+    assert max(abs(v - mean) for v in full) < 0.6 * mean, full
 
 
 def test_short_runs_do_not_measure_in_superblock_steps() -> None:

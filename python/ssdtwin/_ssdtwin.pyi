@@ -280,8 +280,10 @@ class Device:
         overwrite_passes: float = 2.0,
         seed: int = 1,
         progress: Callable[[int, int], bool] | None = None,
+        exact: bool = False,
     ) -> None:
-        """Fills without simulating time ("seq", "random" or "overwrite"); progress(done, total) every GiB."""
+        """Fills without simulating time ("seq", "random", "steady" or "overwrite"; random
+        overwrites are sampled unless ``exact``); progress(done, total) every GiB."""
     def format(self, lbaf: int | None = None) -> None:
         """Format NVM; ``lbaf`` switches the LBA format."""
     def idle(self, seconds: float) -> None:

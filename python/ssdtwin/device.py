@@ -328,13 +328,19 @@ class Device:
         overwrite_passes: float = 2.0,
         seed: int = 1,
         progress: Callable[[int, int], bool | None] | None = None,
+        exact: bool = False,
     ) -> None:
         """Preconditions without simulating time: ``seq`` writes the first ``percent`` of the
         namespace in order; ``random`` then overwrites it randomly ``overwrite_passes``
-        times (GC reaches steady state); ``overwrite`` does only those random overwrites,
-        over what the drive holds (to continue a preconditioning). ``progress(done, total)`` (4 KiB units) is called at
-        the start, every GiB and at the end; returning False, or Ctrl-C, stops the fill with
-        ``KeyboardInterrupt``, leaving the drive part-filled (discard it).
+        times (GC reaches steady state); ``steady`` writes it in order twice before the
+        random passes, as SNIA's PTS preconditions; ``overwrite`` does only the random
+        overwrites, over what the drive holds (to continue a preconditioning). Random
+        overwrites are sampled superblock by superblock (seconds per TiB; docs/model.md,
+        Bulk fill) where the drive holds exactly the span and has no SLC cache, unless
+        ``exact``, which places every one (the slow path). ``progress(done, total)`` (4 KiB
+        units) is called at the start, every GiB and at the end; returning False, or Ctrl-C,
+        stops the fill with ``KeyboardInterrupt``, leaving the drive part-filled or, while
+        sampling, empty (discard it).
 
         >>> dev = Device("generic-tlc-1tb", **{"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 << 30})
         >>> seen = []
@@ -345,7 +351,7 @@ class Device:
 
         observe = _Observer(progress)
         with observe.raising():
-            self._dev.fill(pattern, percent, command_bytes, overwrite_passes, seed, observe.for_core())
+            self._dev.fill(pattern, percent, command_bytes, overwrite_passes, seed, observe.for_core(), exact)
 
     def format(self, lbaf: int | None = None) -> None:
         """Format NVM: unmaps everything; ``lbaf`` selects another LBA format."""

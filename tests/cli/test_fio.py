@@ -305,7 +305,8 @@ def test_the_seed_changes_random_offsets_and_is_repeatable() -> None:
         ([], "ssdtwin: no job: give fio options (--name=... --rw=...) or job files (see 'ssdtwin fio --help')"),
         (
             ["--fill", "sideways", "--name=a"],
-            "ssdtwin: Invalid value for --fill: 'sideways': allowed seq, random, seq:PERCENT, random:PERCENT (see "
+            "ssdtwin: Invalid value for --fill: 'sideways': allowed seq, random, steady, seq:PERCENT, random:PERCENT, "
+            "steady:PERCENT (see "
             "'ssdtwin fio --help')",
         ),
         (

@@ -94,7 +94,14 @@ fn main() {
     if phase.is_empty() || phase == "write" {
         let mut dev = device();
         let t = Instant::now();
-        dev.fill(FillPattern::Random { percent: 90.0, overwrite_passes: 1.0, seed: 1 }).unwrap();
+        dev.fill(FillPattern::Random {
+            percent: 90.0,
+            sequential_passes: 1,
+            overwrite_passes: 1.0,
+            seed: 1,
+            exact: true,
+        })
+        .unwrap();
         out.insert("random_precondition_s".into(), t.elapsed().as_secs_f64().into());
         let region = CAPACITY_BYTES / 10 * 9 / 4096 * 4096;
         let before = dev.counters();

@@ -9,8 +9,18 @@ use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{JobSet, RunOptions, RwPattern, run};
 
 fn assert_same_state(a: &Ssd, b: &Ssd) {
-    assert_eq!(a.ftl().l2p(), b.ftl().l2p(), "maps differ");
+    assert!(a.ftl().map == b.ftl().map, "maps differ");
+    // The reverse maps may be stored differently (a bulk fill leaves its entries implicit)
+    // but must name the same owner for every physical unit.
+    a.ftl().check_invariants().unwrap();
+    b.ftl().check_invariants().unwrap();
+    let (ma, mb) = (&a.ftl().map, &b.ftl().map);
+    for ppa in 0..ma.physical_units() {
+        assert_eq!(ma.owner(ppa), mb.owner(ppa), "physical unit {ppa} is owned differently");
+    }
     assert_eq!(a.ftl().export_state(), b.ftl().export_state(), "FTL state differs");
+    // Every block's erases (SLC and native), spares and bad blocks.
+    assert!(a.ftl().wear == b.ftl().wear, "per-block wear differs");
     let (ha, hb) = (a.host_counters(), b.host_counters());
     assert_eq!(
         (ha.bytes_written, ha.write_cmds, ha.units_programmed),
@@ -43,7 +53,7 @@ fn bulk_sequential_fill_equals_the_timed_path() {
 fn a_partial_fill_ending_mid_page_agrees_too() {
     let cfg = small_config(40, 25.0, &[]);
     // 37 % of the namespace in 4 KiB commands leaves the last program unit partly filled.
-    let units = (f64::from(cfg.logical_units) * 0.37).round() as u64;
+    let units = (cfg.logical_units as f64 * 0.37).round() as u64;
     let mut timed = Ssd::new(cfg.clone());
     run_one(&mut timed, job("fill", RwPattern::Write, 4096, 8), Some(units * 4096), None);
     timed.quiesce();
@@ -56,23 +66,95 @@ fn a_partial_fill_ending_mid_page_agrees_too() {
 #[test]
 fn an_overwrite_fill_continues_a_sequential_fill_as_a_random_fill_would() {
     // A random fill is a sequential pass then random overwrites; the same overwrites as a
-    // fill of their own, after a sequential fill, leave the same drive.
+    // fill of their own, after a sequential fill, leave the same drive, whether they are
+    // placed one by one or sampled superblock by superblock.
     let cfg = small_config(40, 25.0, &[]);
-    let mut random = Ssd::with_verify(cfg.clone(), true);
-    random.fill(FillPattern::Random { percent: 100.0, overwrite_passes: 1.5, seed: 9 }).unwrap();
-    let mut split = Ssd::with_verify(cfg, true);
-    split.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
-    split.fill(FillPattern::Overwrite { percent: 100.0, overwrite_passes: 1.5, seed: 9 }).unwrap();
-    assert_same_state(&random, &split);
-    assert!(random.counters().gc_jobs > 0, "the overwrites made GC run");
+    for exact in [true, false] {
+        let mut random = Ssd::with_verify(cfg.clone(), true);
+        let (overwrite_passes, seed) = (1.5, 9);
+        random
+            .fill(FillPattern::Random { percent: 100.0, sequential_passes: 1, overwrite_passes, seed, exact })
+            .unwrap();
+        let mut split = Ssd::with_verify(cfg.clone(), true);
+        split.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
+        split.fill(FillPattern::Overwrite { percent: 100.0, overwrite_passes, seed, exact }).unwrap();
+        assert_same_state(&random, &split);
+        assert_eq!(random.ftl().tags(), split.ftl().tags());
+        assert!(random.counters().gc_jobs > 0, "the overwrites made GC run (exact: {exact})");
+        assert!(random.counters().block_erases > 0, "GC's erases wore blocks (exact: {exact})");
+    }
+}
+
+#[test]
+fn a_bulk_fill_over_written_data_agrees_too() {
+    // Half the drive filled in bulk, a third of that rewritten at random, then the first
+    // 30 % filled again: units in the bulk fill's superblocks (whose reverse entries are
+    // implicit) and rewritten ones are overwritten. Too little is written for GC to start,
+    // so the timed path must leave exactly what the bulk fill leaves.
+    let cfg = small_config(40, 25.0, &[]);
+    let ns = cfg.namespace.capacity_bytes;
+    let prepare = || {
+        let mut dev = Ssd::with_verify(cfg.clone(), true);
+        dev.fill(FillPattern::Sequential { percent: 50.0, command_bytes: 1 << 17 }).unwrap();
+        let mut w = job("w", RwPattern::RandWrite, 4096, 16);
+        w.io_size = Some(ssdtwin_core::workload::SizeSpec::Bytes(ns / 6 / 4096 * 4096));
+        run_one(&mut dev, w, Some(ns / 2 / 4096 * 4096), None);
+        dev.quiesce();
+        dev
+    };
+    let mut timed = prepare();
+    let mut bulk = prepare();
+    let units = (cfg.logical_units as f64 * 0.3).round() as u64;
+    run_one(&mut timed, job("fill", RwPattern::Write, 1 << 17, 32), Some(units * 4096), None);
+    timed.quiesce();
+    bulk.fill(FillPattern::Sequential { percent: 30.0, command_bytes: 1 << 17 }).unwrap();
+    assert_eq!(timed.counters().gc_jobs, 0, "the comparison needs a drive that does not collect");
+    assert_same_state(&timed, &bulk);
+    assert_eq!(timed.ftl().tags(), bulk.ftl().tags());
+    assert_eq!(bulk.verifier().unwrap().errors, 0);
+}
+
+#[test]
+fn on_a_worn_drive_the_bulk_fill_opens_the_superblocks_the_timed_path_opens() {
+    // Random overwrites wear the superblocks unevenly, and a format frees them all with
+    // their wear kept: each wear-levelling policy then picks, superblock by superblock,
+    // where a sequential fill goes, and the bulk fill must pick the same ones.
+    for levelling in ["fifo", "dynamic", "static"] {
+        let cfg = small_config(40, 25.0, &[&format!("ftl.wear_levelling={levelling}"), "nand.pages_per_block=3"]);
+        let prepare = || {
+            let mut dev = Ssd::with_verify(cfg.clone(), true);
+            dev.fill(FillPattern::Random {
+                percent: 70.0,
+                sequential_passes: 1,
+                overwrite_passes: 2.0,
+                seed: 4,
+                exact: true,
+            })
+            .unwrap();
+            dev.format(None).unwrap();
+            dev
+        };
+        let (mut timed, mut bulk) = (prepare(), prepare());
+        let f = timed.ftl();
+        let erases: Vec<u32> = (0..f.sbs.len()).map(|sb| f.sbs.erase_count(sb)).collect();
+        assert!(erases.iter().min() < erases.iter().max(), "{levelling}: the drive must be worn unevenly");
+        let units = (cfg.logical_units as f64 * 0.6).round() as u64;
+        run_one(&mut timed, job("fill", RwPattern::Write, 1 << 17, 32), Some(units * 4096), None);
+        timed.quiesce();
+        bulk.fill(FillPattern::Sequential { percent: 60.0, command_bytes: 1 << 17 }).unwrap();
+        assert_eq!(timed.counters().gc_jobs, bulk.counters().gc_jobs, "{levelling}");
+        assert_same_state(&timed, &bulk);
+        assert_eq!(timed.ftl().tags(), bulk.ftl().tags());
+    }
 }
 
 #[test]
 fn snapshot_round_trip_restores_everything() {
     let cfg = small_config(48, 25.0, &["nand.pages_per_block=3"]);
-    let logical = u64::from(cfg.logical_units);
+    let logical = cfg.logical_units;
     let mut dev = Ssd::with_verify(cfg, true);
-    dev.fill(FillPattern::Random { percent: 100.0, overwrite_passes: 1.5, seed: 9 }).unwrap();
+    dev.fill(FillPattern::Random { percent: 100.0, sequential_passes: 1, overwrite_passes: 1.5, seed: 9, exact: true })
+        .unwrap();
     let mut w = job("w", RwPattern::RandWrite, 4096, 16);
     w.io_size = Some(ssdtwin_core::workload::SizeSpec::Bytes(logical / 2 * 4096));
     run_one(&mut dev, w, None, None);

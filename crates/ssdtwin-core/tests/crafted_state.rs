@@ -34,7 +34,8 @@ fn pack(path: &Path, head: &[u8], header: &serde_json::Value, rest: &[u8]) {
 /// Saves a filled small drive, changes its header with `edit`, and returns the load error.
 fn load_after(name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
     let mut dev = Ssd::new(small_config(48, 25.0, &["nand.pages_per_block=3"]));
-    dev.fill(FillPattern::Random { percent: 80.0, overwrite_passes: 0.5, seed: 3 }).unwrap();
+    dev.fill(FillPattern::Random { percent: 80.0, sequential_passes: 1, overwrite_passes: 0.5, seed: 3, exact: true })
+        .unwrap();
     dev.quiesce();
     let path = std::env::temp_dir().join(format!("ssdtwin-crafted-{name}-{}.state", std::process::id()));
     dev.save(&path).unwrap();

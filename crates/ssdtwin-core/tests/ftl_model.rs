@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(Clone, Debug)]
 enum Op {
-    Write(u32, u32),
-    Trim(u32, u32),
-    Read(u32, u32),
+    Write(u64, u32),
+    Trim(u64, u32),
+    Read(u64, u32),
     Flush,
 }
 
@@ -40,21 +40,21 @@ impl Reference {
     fn apply(&mut self, op: &Op) {
         match *op {
             Op::Write(lpn, len) => {
-                for u in lpn..lpn + len {
+                for u in lpn..lpn + u64::from(len) {
                     self.versions[u as usize] = self.next;
                     self.next += 1;
                 }
             }
-            Op::Trim(lpn, len) => (lpn..lpn + len).for_each(|u| self.versions[u as usize] = 0),
+            Op::Trim(lpn, len) => (lpn..lpn + u64::from(len)).for_each(|u| self.versions[u as usize] = 0),
             Op::Read(..) | Op::Flush => {}
         }
     }
 }
 
-const UNITS: u32 = 2150;
+const UNITS: u64 = 2150;
 
 fn op() -> impl Strategy<Value = Op> {
-    let range = (0..UNITS).prop_flat_map(|lpn| (Just(lpn), 1..=(UNITS - lpn).min(32)));
+    let range = (0..UNITS).prop_flat_map(|lpn| (Just(lpn), 1..=(UNITS - lpn).min(32) as u32));
     prop_oneof![
         6 => range.clone().prop_map(|(l, n)| Op::Write(l, n)),
         1 => range.clone().prop_map(|(l, n)| Op::Trim(l, n)),
@@ -73,12 +73,13 @@ fn step() -> impl Strategy<Value = Step> {
 /// NVMe leaves the order of overlapping commands in flight together undefined, so a batch
 /// keeps only the first of any writes and trims that overlap.
 fn without_overlapping_updates(ops: Vec<Op>) -> Vec<Op> {
-    let mut taken: Vec<(u32, u32)> = Vec::new();
+    let mut taken: Vec<(u64, u64)> = Vec::new();
     ops.into_iter()
         .filter(|op| match *op {
             Op::Write(l, n) | Op::Trim(l, n) => {
-                let clash = taken.iter().any(|&(a, b)| l < b && a < l + n);
-                taken.push((l, l + n));
+                let end = l + u64::from(n);
+                let clash = taken.iter().any(|&(a, b)| l < b && a < end);
+                taken.push((l, end));
                 !clash
             }
             Op::Read(..) | Op::Flush => true,
@@ -89,9 +90,9 @@ fn without_overlapping_updates(ops: Vec<Op>) -> Vec<Op> {
 fn command(op: &Op) -> Command {
     // 4 KiB LBAs: one LBA per map unit.
     match *op {
-        Op::Write(l, n) => Command { opcode: Opcode::Write, slba: u64::from(l), blocks: n },
-        Op::Trim(l, n) => Command { opcode: Opcode::Trim, slba: u64::from(l), blocks: n },
-        Op::Read(l, n) => Command { opcode: Opcode::Read, slba: u64::from(l), blocks: n },
+        Op::Write(l, n) => Command { opcode: Opcode::Write, slba: l, blocks: n },
+        Op::Trim(l, n) => Command { opcode: Opcode::Trim, slba: l, blocks: n },
+        Op::Read(l, n) => Command { opcode: Opcode::Read, slba: l, blocks: n },
         Op::Flush => Command { opcode: Opcode::Flush, slba: 0, blocks: 0 },
     }
 }
@@ -111,7 +112,7 @@ fn check(dev: &Ssd, reference: &Reference) -> Result<(), TestCaseError> {
 
 fn device(extra: &[&str]) -> Ssd {
     // 4 KiB LBAs, so each LBA is one unit, and a namespace of exactly UNITS units.
-    let capacity = format!("identity.capacity_bytes={}", u64::from(UNITS) * 4096);
+    let capacity = format!("identity.capacity_bytes={}", UNITS * 4096);
     let mut o = vec![
         "nand.pages_per_block=3",
         "controller.write_buffer_mib=0.125",
@@ -143,7 +144,7 @@ fn run_case(mut dev: Ssd, prefill: bool, steps: Vec<Step>) -> Result<Ssd, TestCa
     if prefill {
         // A full device makes every case churn GC; the fill writes versions 1..=UNITS in order.
         dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
-        reference.apply(&Op::Write(0, UNITS));
+        reference.apply(&Op::Write(0, UNITS as u32));
     }
     for step in steps {
         match step {
@@ -218,13 +219,13 @@ proptest! {
         }
         for op in &ops {
             match *op {
-                Op::Write(l, n) => for u in l..l + n {
+                Op::Write(l, n) => for u in l..l + u64::from(n) {
                     ftl.write_untimed(u, next, &mut scratch);
                     ftl.gc_untimed(&mut job, &mut scratch);
                     reference[u as usize] = next;
                     next += 1;
                 },
-                Op::Trim(l, n) => for u in l..l + n {
+                Op::Trim(l, n) => for u in l..l + u64::from(n) {
                     ftl.trim(u);
                     reference[u as usize] = 0;
                 },

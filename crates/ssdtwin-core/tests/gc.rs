@@ -65,7 +65,7 @@ fn cost_benefit_runs_to_steady_state_with_a_sane_write_amplification() {
 #[test]
 fn host_writes_wait_for_gc_and_reads_still_return_the_last_version() {
     let cfg = small_config(64, 25.0, &["nand.pages_per_block=3"]);
-    let logical = u64::from(cfg.logical_units);
+    let logical = cfg.logical_units;
     let mut dev = Ssd::with_verify(cfg, true);
     dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
     let ns = dev.config().namespace.capacity_bytes;
@@ -84,7 +84,7 @@ fn host_writes_wait_for_gc_and_reads_still_return_the_last_version() {
 fn trimmed_space_lowers_write_amplification() {
     let run = |trim_half: bool| {
         let cfg = small_config(64, 25.0, &["nand.pages_per_block=3"]);
-        let logical = u64::from(cfg.logical_units);
+        let logical = cfg.logical_units;
         let mut dev = Ssd::new(cfg);
         dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
         let ns = dev.config().namespace.capacity_bytes;

@@ -65,7 +65,14 @@ fn worn_out_blocks_spend_the_spare_and_raise_the_warnings() {
     let spare_blocks = per_sb + u64::from(g.superblocks() - e.min_superblocks) * per_sb;
     let mut seen_warning = false;
     for seed in 0..20 {
-        dev.fill(FillPattern::Random { percent: 60.0, overwrite_passes: 2.0, seed }).unwrap();
+        dev.fill(FillPattern::Random {
+            percent: 60.0,
+            sequential_passes: 1,
+            overwrite_passes: 2.0,
+            seed,
+            exact: false,
+        })
+        .unwrap();
         let (h, bad) = (dev.health(), dev.counters().bad_blocks);
         // Available Spare: the blocks the drive can still lose, of those it could at first.
         assert_eq!(u64::from(h.available_spare_pct), 100 * spare_blocks.saturating_sub(bad) / spare_blocks);

@@ -39,6 +39,8 @@ mod zfs;
 mod vm;
 // Wear: P/E cycles per block against programs and erases, levelling, bad blocks.
 mod wear;
+// The sampled steady-state fill against timed GC, and the state it leaves.
+mod steady;
 // Temperature, throttling at the thresholds, APST exit latency after idle.
 mod thermal;
 // The SMART / Health log against the counters; power cycles from saves, loads, power loss.

@@ -165,7 +165,7 @@ fn writes_short_of_space_fold_whatever_the_watermarks() {
     // A dynamic cache that may take most of the drive, watermarks it never reaches and no
     // idle trigger: writing the whole namespace twice must fold to make room.
     let cfg = slc_config(&["slc_cache.dynamic_max_gib=0.0625", "slc_cache.fold_high_gib=0.06"]);
-    let capacity = u64::from(cfg.logical_units) * 4096;
+    let capacity = cfg.logical_units * 4096;
     let mut dev = Ssd::new(cfg);
     let mut w = job("w", RwPattern::Write, 128 << 10, 8);
     w.loops = 2;
@@ -186,7 +186,7 @@ fn a_bulk_fill_folds_when_the_cache_crowds_out_native_space() {
         dev.ftl().check_invariants().unwrap();
         // Every unit holds the version the fill wrote, and the full SLC superblocks are folded.
         for lpn in 0..units {
-            assert_eq!(dev.ftl().tag_of(lpn), Some(lpn + 1), "{when_full}: unit {lpn}");
+            assert_eq!(dev.ftl().tag_of(lpn), Some(lpn as u32 + 1), "{when_full}: unit {lpn}");
         }
         let c = dev.counters();
         assert!(c.slc_cached_bytes <= MIB / 2, "{when_full}: only the open SLC superblock keeps data: {c:?}");
@@ -200,7 +200,7 @@ fn gc_collects_a_full_slc_superblock_when_nothing_else_gains() {
     let mut dev = Ssd::new(slc_config(&["slc_cache.dynamic_max_gib=0.0625", "slc_cache.fold_high_gib=0.06"]));
     dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 128 << 10 }).unwrap();
     let before = dev.counters();
-    let capacity = u64::from(dev.config().logical_units) * 4096;
+    let capacity = dev.config().logical_units * 4096;
     run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 8), Some(capacity), None);
     dev.quiesce();
     let c = dev.counters();

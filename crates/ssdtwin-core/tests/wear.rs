@@ -128,6 +128,32 @@ fn every_erase_and_program_is_counted_on_its_blocks() {
 }
 
 #[test]
+fn a_sampled_steady_state_fill_counts_its_erases_on_the_blocks() {
+    // The sampled fill (`Ftl::steady_fill`) erases each GC victim die by die as any erase
+    // does: its blocks carry the P/E cycles, and the programs match the superblock fills.
+    for levelling in ["dynamic", "static"] {
+        let mut dev = Ssd::new(small_config(
+            40,
+            25.0,
+            &["endurance.spare_blocks_per_plane=2", &format!("ftl.wear_levelling={levelling}")],
+        ));
+        dev.fill(FillPattern::Random {
+            percent: 100.0,
+            sequential_passes: 1,
+            overwrite_passes: 3.0,
+            seed: 8,
+            exact: false,
+        })
+        .unwrap();
+        let c = dev.counters();
+        assert!(c.erases > 3 * 40 / 2, "{levelling}: GC must cycle the superblocks: {} erases", c.erases);
+        assert_eq!(c.erases, c.gc_jobs, "{levelling}: every victim erased once");
+        assert_wear_accounts(&dev);
+        dev.ftl().check_invariants().unwrap();
+    }
+}
+
+#[test]
 fn slc_mode_cycles_wear_at_the_slc_rating() {
     // A static SLC cache of six superblocks, folded when idle: the cache's superblocks are
     // erased in SLC mode, each cycle costing 1 / slc_pe_cycles of a block's life.
@@ -201,10 +227,25 @@ fn worn_blocks_fail_into_spares_then_retire_their_superblocks() {
         ],
     );
     let planes = u64::from(cfg.geometry.dies() * cfg.geometry.planes);
+    // Both ways of filling: every overwrite placed, and overwrites sampled superblock by
+    // superblock (their erases go through the same steps).
+    for exact in [true, false] {
+        worn_out(cfg.clone(), planes, exact);
+    }
+}
+
+fn worn_out(cfg: DeviceConfig, planes: u64, exact: bool) {
     let mut dev = Ssd::with_verify(cfg, true);
     let mut bad = 0;
     for round in 0..12 {
-        dev.fill(FillPattern::Random { percent: 60.0, overwrite_passes: 2.0, seed: round }).unwrap();
+        dev.fill(FillPattern::Random {
+            percent: 60.0,
+            sequential_passes: 1,
+            overwrite_passes: 2.0,
+            seed: round,
+            exact,
+        })
+        .unwrap();
         let c = dev.counters();
         assert!(c.bad_blocks >= bad, "blocks do not heal");
         bad = c.bad_blocks;
@@ -214,8 +255,12 @@ fn worn_blocks_fail_into_spares_then_retire_their_superblocks() {
     let f = dev.ftl();
     let e = &dev.config().endurance;
     let blocks = f.wear.blocks(e, dev.config().geometry.native);
-    assert!(c.bad_blocks > planes, "more blocks failed ({}) than there were spares ({planes})", c.bad_blocks);
-    assert!(c.retired_superblocks > 0);
+    assert!(
+        c.bad_blocks > planes,
+        "exact {exact}: more blocks failed ({}) than there were spares ({planes})",
+        c.bad_blocks
+    );
+    assert!(c.retired_superblocks > 0, "exact {exact}");
     // A block fails at the erase that takes it to its endurance, not before.
     for b in &blocks {
         match b.role {
@@ -234,7 +279,7 @@ fn worn_blocks_fail_into_spares_then_retire_their_superblocks() {
     for sb in (0..f.sbs.len()).filter(|&sb| f.sbs.state(sb) == SbState::Retired) {
         assert!(blocks.iter().all(|b| b.superblock != Some(sb)));
     }
-    assert!(c.life_used_ppm > 1_000_000, "past the rated life: {} ppm", c.life_used_ppm);
+    assert!(c.life_used_ppm > 1_000_000, "exact {exact}: past the rated life: {} ppm", c.life_used_ppm);
     // Data survived every failure and retirement.
     let ns = dev.config().namespace.capacity_bytes;
     let mut r = job("r", RwPattern::Read, 1 << 17, 8);
@@ -252,7 +297,8 @@ fn wear_survives_a_save_and_load() {
     );
     let mut dev = Ssd::new(cfg);
     for seed in 0..10 {
-        dev.fill(FillPattern::Random { percent: 60.0, overwrite_passes: 2.0, seed }).unwrap();
+        dev.fill(FillPattern::Random { percent: 60.0, sequential_passes: 1, overwrite_passes: 2.0, seed, exact: true })
+            .unwrap();
     }
     assert!(dev.counters().bad_blocks > 0);
     let path = std::env::temp_dir().join(format!("ssdtwin-wear-{}.state", std::process::id()));

@@ -147,9 +147,11 @@ impl Device {
         });
     }
 
-    /// Fills without simulating time: `pattern` "seq" or "random"; `progress(done, total)`
-    /// (4 KiB units) is called every GiB, and Ctrl-C stops the fill.
-    #[pyo3(signature = (pattern, percent = 100.0, command_bytes = 131_072, overwrite_passes = 2.0, seed = 1, progress = None))]
+    /// Fills without simulating time: `pattern` "seq", "random", "steady" (two sequential
+    /// passes before the random ones) or "overwrite" (the random ones alone, over what the
+    /// drive holds); random overwrites are sampled unless `exact`;
+    /// `progress(done, total)` (4 KiB units) is called every GiB, and Ctrl-C stops the fill.
+    #[pyo3(signature = (pattern, percent = 100.0, command_bytes = 131_072, overwrite_passes = 2.0, seed = 1, progress = None, exact = false))]
     #[allow(clippy::too_many_arguments)]
     fn fill(
         &mut self,
@@ -160,12 +162,21 @@ impl Device {
         overwrite_passes: f64,
         seed: u64,
         progress: Option<Py<PyAny>>,
+        exact: bool,
     ) -> PyResult<()> {
+        let random =
+            |sequential_passes| FillPattern::Random { percent, sequential_passes, overwrite_passes, seed, exact };
         let pattern = match pattern {
             "seq" => FillPattern::Sequential { percent, command_bytes },
-            "random" => FillPattern::Random { percent, overwrite_passes, seed },
-            "overwrite" => FillPattern::Overwrite { percent, overwrite_passes, seed },
-            other => return Err(errors::device(py, format!("fill pattern '{other}': allowed seq, random, overwrite"))),
+            "random" => random(1),
+            "steady" => random(2),
+            "overwrite" => FillPattern::Overwrite { percent, overwrite_passes, seed, exact },
+            other => {
+                return Err(errors::device(
+                    py,
+                    format!("fill pattern '{other}': allowed seq, random, steady, overwrite"),
+                ));
+            }
         };
         let inner = &mut self.inner;
         let result = py.detach(|| {
@@ -461,9 +472,9 @@ impl Device {
     /// Share of the mapped data in `length` bytes from `offset` that sits in SLC-mode blocks.
     fn slc_resident_fraction(&self, offset: u64, length: u64) -> f64 {
         let unit = ssdtwin_core::nand::UNIT_BYTES;
-        let logical = u64::from(self.inner.config().logical_units);
-        let first = (offset / unit).min(logical) as u32;
-        let end = (offset + length).div_ceil(unit).min(logical) as u32;
+        let logical = self.inner.config().logical_units;
+        let first = (offset / unit).min(logical);
+        let end = (offset + length).div_ceil(unit).min(logical);
         self.inner.ftl().slc_resident_fraction(first..end)
     }
 

@@ -46,7 +46,9 @@ def _formats(value: str) -> list[str]:
 )
 @click.option("--output-format", "output_format", default="normal", help="normal, json or json+ (comma-separated).")
 @click.option("--output", type=OutputFile(), help="Write the report to FILE (replaced if it exists, as fio does).")
-@click.option("--fill", "fill", help="Precondition first, untimed: seq|random[:PERCENT] (as 'ssdtwin precondition').")
+@click.option(
+    "--fill", "fill", help="Precondition first, untimed: seq|random|steady[:PERCENT] (as 'ssdtwin precondition')."
+)
 @click.option("--save-state", type=OutputFile(), help="Save the device state after the run.")
 @click.option("--force", is_flag=True, help="Let --save-state replace an existing file.")
 @click.option("--seed", type=int, default=0x5EED, show_default=True, help="Seed of every random stream.")

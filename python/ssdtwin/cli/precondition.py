@@ -11,14 +11,16 @@ from .common import OutputFile, load_device, profile_options
 
 
 def parse_fill(value: str) -> tuple[str, float]:
-    """``seq``, ``random`` or either with ``:PERCENT``.
+    """``seq``, ``random``, ``steady`` or any with ``:PERCENT``.
 
     >>> parse_fill("random:90")
     ('random', 90.0)
     """
     kind, _, pct = value.partition(":")
-    if kind not in ("seq", "random"):
-        raise click.BadParameter(f"'{value}': allowed seq, random, seq:PERCENT, random:PERCENT", param_hint="--fill")
+    if kind not in ("seq", "random", "steady"):
+        raise click.BadParameter(
+            f"'{value}': allowed seq, random, steady, seq:PERCENT, random:PERCENT, steady:PERCENT", param_hint="--fill"
+        )
     try:
         percent = float(pct) if pct else 100.0
     except ValueError:
@@ -30,7 +32,13 @@ def parse_fill(value: str) -> tuple[str, float]:
 
 @click.command("precondition")
 @profile_options
-@click.option("--fill", "fill", required=True, help="seq|random[:PERCENT] (random also overwrites twice).")
+@click.option(
+    "--fill",
+    "fill",
+    required=True,
+    help="seq|random|steady[:PERCENT] (random also overwrites twice at random; steady writes in order twice first).",
+)
+@click.option("--exact", is_flag=True, help="Place every random overwrite instead of sampling GC (slow).")
 @click.option("--save", "save", required=True, type=OutputFile(), help="State file to write.")
 @click.option("--force", is_flag=True, help="Replace the state file if it exists.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the random fill.")
@@ -42,18 +50,22 @@ def command(
     save: Path,
     force: bool,
     seed: int,
+    exact: bool,
 ) -> None:
     """Fill a simulated drive (without simulating time) and save its state.
 
     A sequential fill writes the first PERCENT of the namespace in order; a random fill does
-    that, then overwrites it at random twice over, which brings GC to steady state.
+    that, then overwrites it at random twice over, which brings GC to steady state; a steady
+    fill writes it in order twice before the random passes (SNIA PTS preconditioning). The
+    random passes are sampled superblock by superblock, seconds per TiB; --exact places
+    every write instead (hours for large drives).
     """
     kind, percent = parse_fill(fill)
     if save.exists() and not force:
         raise click.UsageError(f"{save} exists; add --force to replace it")
     device = load_device(profile, state, overrides)
     with progress.fill_bar(f"{kind} fill", progress.wanted(False)) as bar:
-        device.fill(kind, percent, seed=seed, progress=bar)
+        device.fill(kind, percent, seed=seed, progress=bar, exact=exact)
     device.save(save, overwrite=True)
     c = device.counters()
     click.echo(

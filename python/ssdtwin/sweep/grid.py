@@ -85,8 +85,8 @@ def _check(where: str, spec: dict[str, Any]) -> None:
             raise GridError(f"{where}.seed: expected a non-negative integer, got {s!r}")
     fill = spec.get("fill")
     for f in fill if isinstance(fill, list) else [fill]:
-        if f is not None and f != "none" and f.partition(":")[0] not in ("seq", "random"):
-            raise GridError(f"{where}.fill: '{f}'; allowed none, seq[:PERCENT], random[:PERCENT]")
+        if f is not None and f != "none" and f.partition(":")[0] not in ("seq", "random", "steady"):
+            raise GridError(f"{where}.fill: '{f}'; allowed none, seq[:PERCENT], random[:PERCENT], steady[:PERCENT]")
 
 
 def from_dict(spec: dict[str, Any], source: str = "grid") -> Grid:

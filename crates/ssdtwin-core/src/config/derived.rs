@@ -10,15 +10,24 @@ use crate::nand::{CellMode, UNIT_BYTES};
 /// Bytes of one L2P entry in the map (one per 4 KiB unit).
 const MAP_ENTRY_BYTES: u64 = 4;
 
-/// Bytes of host memory the model's big arrays take for a drive built from `c`: 4 B per
-/// logical 4 KiB unit (L2P) and per physical one (P2L), and as much again for the version
-/// tags in verify mode. Anonymous memory the kernel must be willing to map, touched only as
-/// the drive fills.
+/// Bytes of host memory the model's big arrays take for a drive built from `c`, at most
+/// (`ftl::PageMap`): 4 B per logical 4 KiB unit for the L2P, a quarter byte more on arrays
+/// of 2³² physical units or more (its bits 32–33), 4 B per physical unit for the P2L, and
+/// in verify mode 4 B more per logical and per physical unit for the data versions; plus
+/// the per-superblock tables. Anonymous memory touched only as the drive is written: a
+/// sequential fill touches the L2P alone, rewrites the P2L too.
 #[must_use]
 pub fn model_memory_bytes(c: &DeviceConfig, verify: bool) -> u64 {
-    let logical = u64::from(c.logical_units);
+    let logical = c.logical_units;
     let physical = c.geometry.total_units();
-    4 * (logical + physical) + if verify { 4 * (logical + physical) } else { 0 }
+    let high_bits = if physical >= 1 << 32 { logical.div_ceil(4) } else { 0 };
+    // State, mode, valid and erase counts, age, pending erases, runs, victim flags.
+    let per_superblock = 64 * u64::from(c.geometry.superblocks());
+    MAP_ENTRY_BYTES * logical
+        + high_bits
+        + 4 * physical
+        + per_superblock
+        + if verify { 4 * (logical + physical) } else { 0 }
 }
 
 /// The derived values of one built profile; every field carries its unit.
@@ -80,7 +89,7 @@ impl Derived {
         let namespace_bytes = c.namespace.capacity_bytes;
         let superblock_bytes = u64::from(g.sb_units()) * UNIT_BYTES;
         let slc_superblock_bytes = u64::from(g.sb_units_in(CellMode::Slc)) * UNIT_BYTES;
-        let units = u64::from(c.logical_units);
+        let units = c.logical_units;
         let map_segments = units.div_ceil(u64::from(c.map_cache.segment_entries.max(1)));
         let map_bytes = units * MAP_ENTRY_BYTES;
         let map_controller_bytes = match c.map_cache.location {

@@ -196,7 +196,7 @@ pub struct DeviceConfig {
     /// Namespace formats and size.
     pub namespace: Namespace,
     /// Logical 4 KiB map units exposed.
-    pub logical_units: u32,
+    pub logical_units: u64,
     /// How the host sees the device, if not as one NVMe namespace on the in-box driver.
     pub host_interface: Option<crate::block::HostInterface>,
     /// Rated P/E cycles, spares, block wear-out and wear levelling.
@@ -307,7 +307,7 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
     let slc = build_slc(&c, p.slc_cache.as_ref(), &geometry, &nand)?;
     let controller = build_controller(&c, &p.controller, &geometry)?;
     let namespace = build_namespace(&c, &p, &geometry, &gc, &slc)?;
-    let logical_units = (namespace.capacity_bytes / UNIT_BYTES) as u32;
+    let logical_units = namespace.capacity_bytes / UNIT_BYTES;
     let host_interface = p
         .host_interface
         .as_ref()
@@ -329,8 +329,8 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
         })
         .transpose()?;
     let map_cache = build_map_cache(&c, &p.map_cache, &identity, &nand, geometry.native)?;
-    let min_superblocks = u64::from(logical_units).div_ceil(u64::from(geometry.sb_units())) as u32
-        + namespace_limit(&geometry, &gc, &slc).1;
+    let min_superblocks =
+        logical_units.div_ceil(u64::from(geometry.sb_units())) as u32 + namespace_limit(&geometry, &gc, &slc).1;
     let (endurance, rated) = build_endurance(&c, &p, &geometry, &identity.serial, min_superblocks)?;
     let (thermal, hctm_range_kelvin) = build_thermal(&c, &p, &geometry, build_power_model(&c, &p.power)?)?;
     let power = build_power_states(&c, &p.identity)?;
@@ -685,13 +685,17 @@ fn build_nand(c: &Checker, s: &NandSection) -> Result<(Geometry, NandTiming), Pr
         s.page_bytes,
         native,
     );
-    if geometry.total_units() >= u64::from(u32::MAX) {
+    // The map addresses 2^34 - 1 units of 4 KiB (64 TiB of raw NAND, ftl::PageMap); program
+    // units are numbered in 32 bits.
+    if geometry.total_units() > crate::ftl::MAX_PHYSICAL_UNITS || geometry.total_pus() > u64::from(u32::MAX) {
         return Err(c.bad(
             "nand.blocks_per_plane",
             &s.blocks_per_plane,
             &format!(
-                "the array must hold fewer than 2^32 map units (16 TiB); this geometry has {}",
-                geometry.total_units()
+                "the array must hold at most 2^34 - 1 map units of 4 KiB (64 TiB) and 2^32 - 1 program units; \
+                 this geometry has {} and {}",
+                geometry.total_units(),
+                geometry.total_pus()
             ),
         ));
     }
@@ -1163,7 +1167,7 @@ mod tests {
         assert_eq!((e.levelling, e.spare_blocks_per_plane, e.spare_threshold_pct), (WearLevelling::Dynamic, 0, 10));
         assert!((e.block_spread - 0.1).abs() < 1e-12);
         // The drive needs its namespace's superblocks and the reserve beyond them.
-        let ns_sb = u64::from(c.logical_units).div_ceil(u64::from(c.geometry.sb_units())) as u32;
+        let ns_sb = c.logical_units.div_ceil(u64::from(c.geometry.sb_units())) as u32;
         assert!(e.min_superblocks > ns_sb && e.min_superblocks <= c.geometry.superblocks(), "{}", e.min_superblocks);
         let c = shipped_with(&["endurance.qlc_pe_cycles=600", "ftl.wear_levelling=static"]).unwrap();
         assert_eq!(
@@ -1286,6 +1290,21 @@ mod tests {
     fn capacity_beyond_the_nand_is_refused() {
         let e = shipped_with(&["identity.capacity_bytes=2000398934016"]).unwrap_err();
         assert!(e.to_string().contains("may hold at most"), "{e}");
+    }
+
+    #[test]
+    fn drives_beyond_two_to_the_32_units_build_up_to_64_tib_of_nand() {
+        // The generic drive with 32 times the blocks: 32 TiB of NAND behind 30.72 TB.
+        let c = shipped_with(&["nand.blocks_per_plane=29120", "identity.capacity_bytes=30720000000000"]).unwrap();
+        assert_eq!(c.logical_units, 30_720_000_000_000 / 4096);
+        assert!(c.geometry.total_units() > 1 << 32);
+        // 4 B per logical unit and its 2 high bits, 4 B per physical unit: ~62 GiB.
+        let l = c.logical_units;
+        let expected = 4 * l + l.div_ceil(4) + 4 * c.geometry.total_units();
+        let estimate = model_memory_bytes(&c, false);
+        assert!(estimate >= expected && estimate < expected + (8 << 20), "{estimate} vs {expected}");
+        let e = shipped_with(&["nand.blocks_per_plane=65536"]).unwrap_err();
+        assert!(e.to_string().contains("at most 2^34 - 1 map units of 4 KiB (64 TiB)"), "{e}");
     }
 
     #[test]

@@ -25,8 +25,11 @@ impl<T: Pod> BigArray<T> {
     pub fn filled(len: usize, value: T) -> Self {
         let bytes = len * std::mem::size_of::<T>();
         let map = (bytes > 0).then(|| {
+            // No swap reserved: the model's memory is estimated and refused up front
+            // (`config::model_memory_bytes`), and most of a large map may never be touched.
             let map = MmapOptions::new()
                 .len(bytes)
+                .no_reserve_swap()
                 .map_anon()
                 .unwrap_or_else(|e| panic!("cannot map {bytes} bytes of memory for the model: {e}"));
             // Advice only: where huge pages are unavailable the kernel ignores it.
@@ -39,6 +42,16 @@ impl<T: Pod> BigArray<T> {
             array.fill(value);
         }
         array
+    }
+
+    /// Backs the whole array with memory now, in one step (`MADV_POPULATE_WRITE`), before
+    /// it is written all over in random order: the kernel zeroes it in bulk instead of page
+    /// fault by page fault, and stores and prefetches then find their pages. Where the
+    /// kernel lacks the advice, nothing happens and pages come on first touch as before.
+    pub fn populate(&self) {
+        if let Some(map) = &self.map {
+            let _ = map.advise(Advice::PopulateWrite);
+        }
     }
 
     /// Copies `values` into a new array.

@@ -199,6 +199,19 @@ impl Frontier {
         }
     }
 
+    /// Marks program units `pus` of `sb` as programmed (a bulk fill's).
+    pub(crate) fn mark_range_programmed(&mut self, sb: u32, pus: std::ops::Range<u32>) {
+        let states = if self.sb == Some(sb) {
+            &mut self.pu_state
+        } else {
+            match self.prev.as_mut() {
+                Some((p, states)) if *p == sb => states,
+                _ => return,
+            }
+        };
+        states[pus.start as usize..pus.end as usize].fill(DONE);
+    }
+
     /// True if a program unit of `sb` this frontier wrote is not programmed yet.
     pub(crate) fn has_pending(&self, sb: u32) -> bool {
         if self.sb == Some(sb) {

@@ -1,132 +1,330 @@
 //! The page-level map at 4 KiB map units: L2P (logical → physical) and its reverse, P2L,
 //! used by GC to find which logical unit a valid physical unit holds.
 //!
-//! Memory: 4 bytes per logical unit plus 4 bytes per physical unit. A physical unit is valid
-//! exactly when its P2L entry is not [`UNMAPPED`], so no separate valid bitmap is kept.
-//! Entries are stored plus one (so [`UNMAPPED`], `u32::MAX`, is stored as 0): a fresh map is
-//! untouched zeroed memory, costing neither time nor resident memory until written.
+//! Memory, at most 4 bytes per logical and 4 per physical unit at every capacity (docs/model.md
+//! § Page map; docs/performance.md):
+//!
+//! * **L2P** (`ftl/l2p.rs`): entries stored plus one (0 is [`UNMAPPED`]), so a fresh map is
+//!   untouched zeroed memory, costing neither time nor resident memory until written; the
+//!   low 32 bits in a `u32` array, bits 32–33 in a side array where the physical array has
+//!   2³² units or more (0.25 B per logical unit more). Chunks of 2¹⁹ entries written whole by
+//!   one sequential run are held as one number until written again.
+//! * **P2L**: per physical unit, `lpn mod (2³² − 1)`, plus one, or 0 for a unit that holds
+//!   nothing valid, so a unit is valid exactly when its entry is not 0. Below 2³² − 1 logical
+//!   units that is the whole logical unit; above, the candidates `low + k·(2³² − 1)` are
+//!   checked against the L2P (the one that maps here is the owner: at most five, and only GC
+//!   and invariant checks ask).
+//! * **Sequential runs**: a bulk sequential fill (`ssd/fill.rs`) does not write the P2L. For
+//!   each superblock it records the run it wrote (units `first..first + len` hold logical
+//!   units `lpn..lpn + len`), and those units' P2L entries stay 0 and untouched: such a unit
+//!   is valid while the L2P still maps its logical unit to it. A superblock's run is
+//!   forgotten when it is erased. So a sequentially filled drive touches next to no memory
+//!   for its map (its L2P is in sequential chunks), and its P2L costs memory only where data
+//!   has been rewritten.
 
+use super::l2p::L2p;
 use crate::engine::BigArray;
 
 /// Marks an unmapped logical unit, or an invalid physical unit.
-pub const UNMAPPED: u32 = u32::MAX;
+pub const UNMAPPED: u64 = u64::MAX;
 
-/// Stored form of a value: plus one, wrapping, so UNMAPPED is 0.
-#[inline]
-fn encode(v: u32) -> u32 {
-    v.wrapping_add(1)
+/// P2L entries hold logical units modulo this (so that `+ 1` still fits 32 bits).
+const P2L_MODULUS: u64 = (1 << 32) - 1;
+
+/// Most physical units the map can address: L2P entries are 34 bits, stored plus one.
+pub const MAX_PHYSICAL_UNITS: u64 = (1 << 34) - 1;
+
+/// Units `first..first + len` of a superblock hold logical units `lpn..lpn + len` unless
+/// rewritten since (`len == 0`: no run).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Run {
+    first: u32,
+    len: u32,
+    lpn: u64,
 }
 
-#[inline]
-fn decode(v: u32) -> u32 {
-    v.wrapping_sub(1)
-}
-
-/// L2P and P2L arrays.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// L2P and P2L.
+#[derive(Clone, Debug)]
 pub struct PageMap {
-    l2p: BigArray<u32>,
+    l2p: L2p,
     p2l: BigArray<u32>,
+    /// Per superblock, the run a bulk fill wrote with implicit P2L entries.
+    runs: Vec<Run>,
+    /// Physical units per superblock (superblocks are contiguous in physical addresses).
+    sb_units: u64,
+    /// True while some superblock has a run (lets writes skip the check otherwise).
+    any_run: bool,
 }
+
+impl PartialEq for PageMap {
+    /// Equal when both map every logical unit alike (the P2L follows from the L2P), however
+    /// each stores it.
+    fn eq(&self, other: &Self) -> bool {
+        self.logical_units() == other.logical_units()
+            && (0..self.logical_units()).all(|l| self.l2p.get(l) == other.l2p.get(l))
+    }
+}
+
+impl Eq for PageMap {}
 
 impl PageMap {
-    /// Everything unmapped.
-    pub fn new(logical_units: u32, physical_units: u32) -> Self {
+    /// Everything unmapped: `physical_units` in superblocks of `sb_units`.
+    pub fn new(logical_units: u64, physical_units: u64, sb_units: u32) -> Self {
+        assert!(physical_units <= MAX_PHYSICAL_UNITS, "config validation bounds the array");
+        let superblocks = physical_units.div_ceil(u64::from(sb_units.max(1)));
         PageMap {
-            l2p: BigArray::filled(logical_units as usize, encode(UNMAPPED)),
-            p2l: BigArray::filled(physical_units as usize, encode(UNMAPPED)),
+            l2p: L2p::new(logical_units, physical_units >= 1 << 32),
+            p2l: BigArray::filled(physical_units as usize, 0),
+            runs: vec![Run::default(); superblocks as usize],
+            sb_units: u64::from(sb_units.max(1)),
+            any_run: false,
         }
     }
 
     /// Physical location of `lpn`, or [`UNMAPPED`].
     #[inline]
-    pub fn lookup(&self, lpn: u32) -> u32 {
-        decode(self.l2p[lpn as usize])
+    pub fn lookup(&self, lpn: u64) -> u64 {
+        self.l2p.get(lpn).wrapping_sub(1)
     }
 
     /// Prefetches the L2P entry of `lpn`.
     #[inline]
-    pub fn touch(&self, lpn: u32) {
-        crate::engine::prefetch(&self.l2p, lpn as usize);
+    pub fn touch(&self, lpn: u64) {
+        self.l2p.touch(lpn);
+    }
+
+    /// The run covering `ppa`, if its P2L entry is implicit.
+    #[inline]
+    fn run_lpn(&self, ppa: u64) -> Option<u64> {
+        run_lpn(&self.runs, self.any_run, self.sb_units, ppa)
     }
 
     /// Logical unit held at `ppa`, or [`UNMAPPED`] if the unit is invalid.
     #[inline]
-    pub fn owner(&self, ppa: u32) -> u32 {
-        decode(self.p2l[ppa as usize])
+    pub fn owner(&self, ppa: u64) -> u64 {
+        let stored = self.p2l[ppa as usize];
+        if stored == 0 {
+            return match self.run_lpn(ppa) {
+                Some(lpn) if self.lookup(lpn) == ppa => lpn,
+                _ => UNMAPPED,
+            };
+        }
+        let low = u64::from(stored - 1);
+        let logical = self.logical_units();
+        if logical <= P2L_MODULUS {
+            return low;
+        }
+        let mut lpn = low;
+        while lpn < logical {
+            if self.lookup(lpn) == ppa {
+                return lpn;
+            }
+            lpn += P2L_MODULUS;
+        }
+        unreachable!("a valid P2L entry has an owner that maps to it")
     }
 
     /// Logical units.
-    pub fn logical_units(&self) -> u32 {
-        self.l2p.len() as u32
+    pub fn logical_units(&self) -> u64 {
+        self.l2p.len()
     }
 
     /// Physical units.
-    pub fn physical_units(&self) -> u32 {
-        self.p2l.len() as u32
+    pub fn physical_units(&self) -> u64 {
+        self.p2l.len() as u64
     }
 
-    /// The L2P in stored form (location + 1, 0 when unmapped), for snapshots.
-    pub fn stored_l2p(&self) -> &[u32] {
-        &self.l2p
+    /// True if entries need more than 32 bits (arrays of 2³² physical units or more).
+    pub fn has_high_bits(&self) -> bool {
+        self.l2p.has_high()
+    }
+
+    /// Calls `f` with the stored L2P (location + 1, 0 when unmapped) chunk by chunk, low 32
+    /// bits and, on arrays of 2³² physical units or more, bits 32–33 four entries per byte
+    /// (for snapshots).
+    pub fn for_each_stored_chunk(&self, f: impl FnMut(&[u32], Option<&[u8]>)) {
+        self.l2p.for_each_chunk(f);
+    }
+
+    /// True if `lpn` holds data.
+    #[inline]
+    pub fn is_mapped(&self, lpn: u64) -> bool {
+        self.l2p.get(lpn) != 0
+    }
+
+    /// True if every logical unit of `lpns` holds data.
+    pub fn all_mapped(&self, lpns: std::ops::Range<u64>) -> bool {
+        self.l2p.all_mapped(lpns)
+    }
+
+    /// Clears the P2L entry of `old`, which the L2P no longer points at (nothing to do where
+    /// the entry is implicit).
+    #[inline]
+    fn invalidate(&mut self, old: u64) {
+        invalidate(&mut self.p2l, &self.runs, self.any_run, self.sb_units, old);
     }
 
     /// Points `lpn` at `ppa`; returns the location it had before (now invalid).
     #[inline]
-    pub(crate) fn remap(&mut self, lpn: u32, ppa: u32) -> u32 {
-        let old = decode(std::mem::replace(&mut self.l2p[lpn as usize], encode(ppa)));
+    pub(crate) fn remap(&mut self, lpn: u64, ppa: u64) -> u64 {
+        let old = self.lookup(lpn);
+        self.l2p.set(lpn, ppa + 1);
         if old != UNMAPPED {
-            self.p2l[old as usize] = encode(UNMAPPED);
+            self.invalidate(old);
         }
-        self.p2l[ppa as usize] = encode(lpn);
+        self.p2l[ppa as usize] = (lpn % P2L_MODULUS) as u32 + 1;
         old
+    }
+
+    /// Unmaps everything, with the arrays backed by memory at once: for a map about to be
+    /// laid out whole, in random order.
+    pub(crate) fn clear_for_layout(&mut self) {
+        self.clear();
+        self.l2p.populate();
+        self.p2l.populate();
+    }
+
+    /// Points `lpn`, which is unmapped, at `ppa`, which is invalid (a map being laid out
+    /// from nothing): no lookup of what was there.
+    #[inline]
+    pub(crate) fn map_fresh(&mut self, lpn: u64, ppa: u64) {
+        debug_assert!(!self.is_mapped(lpn) && self.p2l[ppa as usize] == 0);
+        self.l2p.set(lpn, ppa + 1);
+        self.p2l[ppa as usize] = (lpn % P2L_MODULUS) as u32 + 1;
     }
 
     /// Unmaps `lpn`; returns the location it had.
     #[inline]
-    pub(crate) fn unmap(&mut self, lpn: u32) -> u32 {
-        let old = decode(std::mem::replace(&mut self.l2p[lpn as usize], encode(UNMAPPED)));
+    pub(crate) fn unmap(&mut self, lpn: u64) -> u64 {
+        let old = self.lookup(lpn);
         if old != UNMAPPED {
-            self.p2l[old as usize] = encode(UNMAPPED);
+            self.l2p.set(lpn, 0);
+            self.invalidate(old);
         }
         old
+    }
+
+    /// Maps `count` consecutive logical units from `lpn` to consecutive units from `ppa`,
+    /// all in superblock `sb` from its unit `offset` on, as a sequential write places them;
+    /// calls `old(location)` for every unit that was mapped before, after which it is
+    /// invalid. The P2L entries are left implicit when the superblock's run can take them
+    /// (see the module doc).
+    pub(crate) fn map_run(&mut self, lpn: u64, ppa: u64, count: u32, mut old: impl FnMut(u64)) {
+        let sb = (ppa / self.sb_units) as usize;
+        let offset = (ppa % self.sb_units) as u32;
+        let run = self.runs[sb];
+        let implicit = if run.len == 0 && offset == 0 {
+            true
+        } else {
+            run.len > 0 && run.first + run.len == offset && run.lpn + u64::from(run.len) == lpn
+        };
+        let (p2l, runs, any_run, sb_units) = (&mut self.p2l, &self.runs, self.any_run, self.sb_units);
+        self.l2p.set_seq(lpn, ppa + 1, u64::from(count), |stored| {
+            invalidate(p2l, runs, any_run, sb_units, stored - 1);
+            old(stored - 1);
+        });
+        if implicit {
+            let run = &mut self.runs[sb];
+            if run.len == 0 {
+                *run = Run { first: offset, len: 0, lpn };
+            }
+            run.len += count;
+            self.any_run = true;
+        } else {
+            for k in 0..u64::from(count) {
+                self.p2l[(ppa + k) as usize] = ((lpn + k) % P2L_MODULUS) as u32 + 1;
+            }
+        }
+    }
+
+    /// Superblock `sb` was erased: its run, if any, ends.
+    pub(crate) fn forget_run(&mut self, sb: u32) {
+        self.runs[sb as usize] = Run::default();
+        self.any_run = self.runs.iter().any(|r| r.len > 0);
     }
 
     /// Unmaps everything.
     pub(crate) fn clear(&mut self) {
         // Fresh arrays rather than a fill: untouched pages cost neither time nor memory.
-        self.l2p = BigArray::filled(self.l2p.len(), encode(UNMAPPED));
-        self.p2l = BigArray::filled(self.p2l.len(), encode(UNMAPPED));
+        self.l2p.clear();
+        self.p2l = BigArray::filled(self.p2l.len(), 0);
+        self.runs.fill(Run::default());
+        self.any_run = false;
     }
 
-    /// Replaces the L2P with `stored` (stored form, as [`PageMap::stored_l2p`] gives) and
-    /// rebuilds P2L. Fails if an entry points beyond the physical array.
-    pub(crate) fn restore(&mut self, stored: &[u32]) -> Result<(), String> {
-        if stored.len() != self.l2p.len() {
-            return Err(format!("map has {} units, this device {}", stored.len(), self.l2p.len()));
-        }
+    /// Replaces the L2P chunk by chunk, as [`PageMap::for_each_stored_chunk`] gave it:
+    /// `read(low, high)` fills one chunk. [`PageMap::rebuild_reverse`] must follow.
+    pub(crate) fn restore_l2p<E>(
+        &mut self,
+        read: impl FnMut(&mut [u32], Option<&mut [u8]>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.l2p.restore(read)
+    }
+
+    /// Rebuilds P2L from the L2P (after a restore wrote it). Fails if an entry points beyond
+    /// the physical array or two entries point at one unit.
+    pub(crate) fn rebuild_reverse(&mut self) -> Result<(), String> {
+        self.p2l = BigArray::filled(self.p2l.len(), 0);
+        self.runs.fill(Run::default());
+        self.any_run = false;
         let physical = self.physical_units();
-        if stored.iter().any(|&s| decode(s) != UNMAPPED && decode(s) >= physical) {
-            return Err("map points beyond the physical array".into());
-        }
-        self.l2p.copy_from_slice(stored);
-        self.p2l.fill(encode(UNMAPPED));
-        for (lpn, &s) in self.l2p.iter().enumerate() {
-            if decode(s) != UNMAPPED {
-                self.p2l[decode(s) as usize] = encode(lpn as u32);
+        let twice = |ppa: u64| format!("two logical units map to physical unit {ppa}");
+        for lpn in 0..self.logical_units() {
+            let ppa = self.lookup(lpn);
+            if ppa == UNMAPPED {
+                continue;
+            }
+            if ppa >= physical {
+                return Err("map points beyond the physical array".into());
+            }
+            if self.p2l[ppa as usize] != 0 {
+                return Err(twice(ppa));
+            }
+            // Sequentially written stretches become runs again, as the bulk fill left them.
+            let (sb, offset) = ((ppa / self.sb_units) as usize, (ppa % self.sb_units) as u32);
+            let run = &mut self.runs[sb];
+            if run.len == 0 && offset == 0 {
+                *run = Run { first: 0, len: 1, lpn };
+                self.any_run = true;
+            } else if run.len > 0 && run.first + run.len == offset && run.lpn + u64::from(run.len) == lpn {
+                run.len += 1;
+            } else if self.run_lpn(ppa).is_some() {
+                return Err(twice(ppa));
+            } else {
+                self.p2l[ppa as usize] = (lpn % P2L_MODULUS) as u32 + 1;
             }
         }
         Ok(())
     }
 
     /// Mapped (logical, physical) pairs, for invariant checks.
-    pub(crate) fn mapped(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.l2p.iter().enumerate().filter(|&(_, &s)| s != 0).map(|(l, &s)| (l as u32, decode(s)))
+    pub(crate) fn mapped(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        (0..self.logical_units()).map(|l| (l, self.lookup(l))).filter(|&(_, p)| p != UNMAPPED)
     }
 
     /// Valid (physical, logical) pairs, for invariant checks.
-    pub(crate) fn valid(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.p2l.iter().enumerate().filter(|&(_, &s)| s != 0).map(|(p, &s)| (p as u32, decode(s)))
+    pub(crate) fn valid(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        (0..self.physical_units()).map(|p| (p, self.owner(p))).filter(|&(_, l)| l != UNMAPPED)
+    }
+}
+
+/// The implicit owner of `ppa`, if a superblock's run covers it.
+#[inline]
+fn run_lpn(runs: &[Run], any_run: bool, sb_units: u64, ppa: u64) -> Option<u64> {
+    if !any_run {
+        return None;
+    }
+    let run = runs[(ppa / sb_units) as usize];
+    let offset = ppa % sb_units;
+    (offset >= u64::from(run.first) && offset < u64::from(run.first) + u64::from(run.len))
+        .then(|| run.lpn + offset - u64::from(run.first))
+}
+
+/// Clears the P2L entry of `old` unless a run holds it implicitly.
+#[inline]
+fn invalidate(p2l: &mut [u32], runs: &[Run], any_run: bool, sb_units: u64, old: u64) {
+    if run_lpn(runs, any_run, sb_units, old).is_none() {
+        p2l[old as usize] = 0;
     }
 }
 
@@ -136,13 +334,52 @@ mod tests {
 
     #[test]
     fn a_fresh_map_is_all_unmapped_and_remap_keeps_both_directions() {
-        let mut m = PageMap::new(10, 20);
+        let mut m = PageMap::new(10, 20, 5);
         assert!((0..10).all(|l| m.lookup(l) == UNMAPPED));
         assert_eq!(m.remap(3, 7), UNMAPPED);
         assert_eq!(m.remap(3, 0), 7);
         assert_eq!((m.lookup(3), m.owner(0), m.owner(7)), (0, 3, UNMAPPED));
         assert_eq!(m.unmap(3), 0);
         assert_eq!(m.owner(0), UNMAPPED);
-        assert!(m.stored_l2p().iter().all(|&s| s == 0));
+        assert!((0..10).all(|l| !m.is_mapped(l)));
+    }
+
+    #[test]
+    fn a_run_keeps_its_reverse_entries_implicit_until_rewritten() {
+        let mut m = PageMap::new(20, 30, 10);
+        m.map_run(0, 0, 10, |_| panic!("nothing was mapped"));
+        m.map_run(10, 10, 4, |_| panic!("nothing was mapped"));
+        // Both runs start their superblocks: no reverse entry is written.
+        assert!(m.p2l.iter().all(|&s| s == 0));
+        assert_eq!((m.owner(7), m.owner(13), m.owner(14)), (7, 13, UNMAPPED));
+        // Rewriting unit 7 elsewhere invalidates its old place without a reverse entry.
+        assert_eq!(m.remap(7, 25), 7);
+        assert_eq!((m.owner(7), m.owner(25)), (UNMAPPED, 7));
+        // A run that does not continue the superblock's run writes its reverse entries.
+        let mut old = Vec::new();
+        m.map_run(5, 15, 3, |p| old.push(p));
+        assert_eq!(old, [5, 6, 25]);
+        assert_eq!((m.owner(15), m.owner(17), m.owner(5), m.owner(25)), (5, 7, UNMAPPED, UNMAPPED));
+        assert_eq!(m.valid().count(), m.mapped().count());
+        m.forget_run(0);
+        assert_eq!(m.owner(0), UNMAPPED);
+    }
+
+    #[test]
+    fn beyond_two_to_the_32_units_the_high_bits_and_owners_are_recovered() {
+        // A map of 2^32 + 8 logical and 2^33 + 16 physical units needs 49 GiB of address
+        // space, touched in a few pages only (anonymous memory is zero until written).
+        let logical = (1u64 << 32) + 8;
+        let mut m = PageMap::new(logical, (1 << 33) + 16, 1 << 20);
+        let far = (1u64 << 32) + 5;
+        assert_eq!(m.remap(far, far + 3), UNMAPPED);
+        assert_eq!(m.remap(2, (1 << 33) + 1), UNMAPPED);
+        assert_eq!((m.lookup(far), m.lookup(2)), (far + 3, (1 << 33) + 1));
+        // lpn `far` and lpn 6 share their P2L entry's value: the L2P tells which one it is.
+        assert_eq!(far % P2L_MODULUS, 6);
+        assert_eq!(m.remap(6, 9), UNMAPPED);
+        assert_eq!((m.owner(far + 3), m.owner(9), m.owner((1 << 33) + 1)), (far, 6, 2));
+        assert_eq!(m.unmap(far), far + 3);
+        assert_eq!(m.owner(far + 3), UNMAPPED);
     }
 }

@@ -20,17 +20,20 @@
 mod blocks;
 mod frontier;
 pub mod gc;
+mod l2p;
 mod map;
 mod relocation;
 pub mod slc;
+mod steady;
 pub mod wear;
 
 pub use blocks::{SbState, Superblocks};
 pub use frontier::{Frontier, Stream};
 pub use gc::{GcConfig, VictimPolicy};
-pub use map::{PageMap, UNMAPPED};
+pub use map::{MAX_PHYSICAL_UNITS, PageMap, UNMAPPED};
 pub use relocation::RelocRead;
 pub use slc::{SlcCacheConfig, WhenFull};
+pub use steady::SteadyRefusal;
 pub use wear::{BlockInfo, BlockRole, BlockWear, Endurance, WearLevelling, WearState};
 
 use crate::engine::BigArray;
@@ -164,13 +167,13 @@ pub struct Ftl {
 impl Ftl {
     /// An empty FTL over `geometry` exposing `logical_units` to the host, its blocks rated
     /// as `endurance` says.
-    pub fn new(geometry: Geometry, logical_units: u32, gc: GcConfig, endurance: Endurance, verify: bool) -> Self {
-        let physical = geometry.total_units() as u32;
+    pub fn new(geometry: Geometry, logical_units: u64, gc: GcConfig, endurance: Endurance, verify: bool) -> Self {
+        let physical = geometry.total_units();
         let native = geometry.native;
         let wear =
             BlockWear::new(geometry.dies(), geometry.planes, geometry.superblocks(), endurance.spare_blocks_per_plane);
         Ftl {
-            map: PageMap::new(logical_units, physical),
+            map: PageMap::new(logical_units, physical, geometry.sb_units()),
             sbs: Superblocks::new(geometry.superblocks(), native),
             frontiers: std::array::from_fn(|_| Frontier::new(native)),
             gc,
@@ -223,13 +226,13 @@ impl Ftl {
     }
 
     /// Logical units exposed to the host.
-    pub fn logical_units(&self) -> u32 {
+    pub fn logical_units(&self) -> u64 {
         self.map.logical_units()
     }
 
     /// Where `lpn` lives now.
     #[inline]
-    pub fn locate(&self, lpn: u32) -> Location {
+    pub fn locate(&self, lpn: u64) -> Location {
         let ppa = self.map.lookup(lpn);
         if ppa == UNMAPPED {
             return Location::Unmapped;
@@ -250,7 +253,7 @@ impl Ftl {
     }
 
     /// Data version stored for `lpn` (verify mode only; 0 when unmapped).
-    pub fn tag_of(&self, lpn: u32) -> Option<u32> {
+    pub fn tag_of(&self, lpn: u64) -> Option<u32> {
         let tags = self.tags.as_ref()?;
         let ppa = self.map.lookup(lpn);
         Some(if ppa == UNMAPPED { 0 } else { tags[ppa as usize] })
@@ -310,7 +313,7 @@ impl Ftl {
     }
 
     /// Share of the mapped units in `lpns` that live in SLC-mode superblocks.
-    pub fn slc_resident_fraction(&self, lpns: std::ops::Range<u32>) -> f64 {
+    pub fn slc_resident_fraction(&self, lpns: std::ops::Range<u64>) -> f64 {
         let (mut mapped, mut slc) = (0u64, 0u64);
         for lpn in lpns {
             let ppa = self.map.lookup(lpn);
@@ -353,7 +356,7 @@ impl Ftl {
     /// Moves the frontier of `stream` one unit on; returns the address to write. Opens a new
     /// superblock when the current one is full (the caller checked there is one).
     #[inline]
-    fn advance(&mut self, stream: Stream) -> (u32, bool) {
+    fn advance(&mut self, stream: Stream) -> (u64, bool) {
         let si = stream.index();
         if self.frontiers[si].room() == 0 {
             self.open_next(stream);
@@ -372,7 +375,7 @@ impl Ftl {
         }
         self.sbs.valid[sb as usize] += 1;
         self.write_seq += 1;
-        (self.geometry.sb_base(sb) + offset, filled)
+        (self.geometry.sb_base(sb) + u64::from(offset), filled)
     }
 
     fn open_next(&mut self, stream: Stream) {
@@ -397,7 +400,7 @@ impl Ftl {
 
     /// Places one host-written unit; pushes the program unit to `ready` if this filled it.
     #[inline]
-    pub fn write(&mut self, lpn: u32, tag: u32, ready: &mut Vec<u32>) -> Ppa {
+    pub fn write(&mut self, lpn: u64, tag: u32, ready: &mut Vec<u32>) -> Ppa {
         let stream = self.host_stream().expect("admission checks that host writes have somewhere to go");
         if stream == Stream::HostSlc {
             self.counters.host_units_slc += 1;
@@ -410,13 +413,13 @@ impl Ftl {
         }
         self.counters.host_units_written += 1;
         if filled {
-            ready.push(ppa / self.geometry.pu_units());
+            ready.push(self.geometry.pu_of(Ppa(ppa)));
         }
         Ppa(ppa)
     }
 
     #[inline]
-    fn unmap_old(&mut self, old: u32) {
+    fn unmap_old(&mut self, old: u64) {
         if old != UNMAPPED {
             let sb = self.geometry.sb_of(Ppa(old));
             self.sbs.valid[sb as usize] -= 1;
@@ -467,7 +470,7 @@ impl Ftl {
     }
 
     /// Unmaps `lpn` (TRIM / deallocate).
-    pub fn trim(&mut self, lpn: u32) {
+    pub fn trim(&mut self, lpn: u64) {
         let old = self.map.unmap(lpn);
         if old != UNMAPPED {
             self.unmap_old(old);
@@ -488,7 +491,7 @@ impl Ftl {
         let pad = pu_units - f.next % pu_units;
         f.next += pad;
         self.counters.padding_units += u64::from(pad);
-        let pu = (self.geometry.sb_base(sb) + f.next - 1) / pu_units;
+        let pu = self.geometry.pu_of(Ppa(self.geometry.sb_base(sb) + u64::from(f.next) - 1));
         match f.deps.back_mut() {
             Some(d) if d.pu == pu => {
                 d.filled = true;
@@ -583,9 +586,9 @@ impl Ftl {
         let pus = g.sb_units_in(mode) / pu_units;
         let mut moved = 0;
         for pu in 0..pus {
-            let start = base + pu * pu_units;
+            let start = base + u64::from(pu * pu_units);
             let mut read: Option<RelocRead> = None;
-            for ppa in start..start + pu_units {
+            for ppa in start..start + u64::from(pu_units) {
                 let lpn = self.map.owner(ppa);
                 if lpn == UNMAPPED {
                     continue;
@@ -604,7 +607,7 @@ impl Ftl {
                 f.set_source(g.sb_of(dst), g.pu_in_sb(dst), pu % g.dies(), mode);
                 let seq = f.pu_seq;
                 if f.deps.back().is_none_or(|d| d.seq != seq) {
-                    let dst_pu = new_ppa / pu_units;
+                    let dst_pu = g.pu_of(dst);
                     f.deps.push_back(PuDeps { seq, pu: dst_pu, pending_reads: 0, filled: false, emitted: false });
                 }
                 let r = read.get_or_insert(RelocRead {
@@ -697,6 +700,7 @@ impl Ftl {
         for f in &mut self.frontiers {
             f.forget_prev(sb);
         }
+        self.map.forget_run(sb);
         let retire = self.wear.take_retirement(sb, self.sbs.in_service(), &self.endurance);
         self.sbs.release(sb, self.geometry.native, retire);
         self.counters.superblock_erases += 1;
@@ -754,7 +758,7 @@ impl Ftl {
     fn find_cold_victim(&self) -> Option<u32> {
         let in_service = (0..self.sbs.len()).filter(|&sb| self.sbs.state(sb) != SbState::Retired);
         let max_wear = in_service.map(|sb| self.sb_wear(sb)).max()?;
-        let age = u64::from(self.logical_units());
+        let age = self.logical_units();
         let cold = (0..self.sbs.len())
             .filter(|&sb| {
                 self.sbs.state(sb) == SbState::Full
@@ -957,24 +961,27 @@ impl Ftl {
         }
     }
 
-    /// L2P in stored form (location + 1, 0 when unmapped), for snapshots and comparisons.
-    pub fn l2p(&self) -> &[u32] {
-        self.map.stored_l2p()
-    }
-
     /// Per-physical-unit tags (verify mode).
     pub fn tags(&self) -> Option<&[u32]> {
         self.tags.as_deref()
     }
 
-    /// Restores a state exported by [`Ftl::export_state`] with its L2P in stored form (and
-    /// tags) and the per-block erase counts (SLC, native; `None` in a state saved before
-    /// they were kept); P2L is rebuilt. Fails if the pieces do not fit this FTL's geometry
-    /// or do not hold together.
+    /// Replaces the L2P chunk by chunk, as [`PageMap::for_each_stored_chunk`] gave it
+    /// (`read(low, high)` fills one chunk), for a restore before [`Ftl::import_state`].
+    pub fn restore_l2p<E>(
+        &mut self,
+        read: impl FnMut(&mut [u32], Option<&mut [u8]>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.map.restore_l2p(read)
+    }
+
+    /// Restores a state exported by [`Ftl::export_state`], the L2P having been read in by
+    /// [`Ftl::restore_l2p`], with tags and the per-block erase counts (SLC, native; `None`
+    /// in a state saved before they were kept); P2L is rebuilt. Fails if the pieces do not
+    /// fit this FTL's geometry or do not hold together.
     pub fn import_state(
         &mut self,
         mut state: FtlState,
-        l2p: Vec<u32>,
         tags: Option<Vec<u32>>,
         block_erases: Option<(Vec<u32>, Vec<u32>)>,
     ) -> Result<(), String> {
@@ -995,8 +1002,7 @@ impl Ftl {
             return Err("superblock arrays differ in length from this device".into());
         }
         self.wear.import_state(state.wear, block_erases, (&state.sbs.erase_count, &state.sbs.slc_erase_count))?;
-        self.map.restore(&l2p)?;
-        drop(l2p);
+        self.map.rebuild_reverse()?;
         self.sbs = state.sbs;
         for (f, s) in self.frontiers.iter_mut().zip(state.frontiers) {
             *f = s;
@@ -1032,7 +1038,7 @@ impl Ftl {
 
     /// Places a host unit with no timing: its program unit counts as programmed at once.
     /// Used by bulk fills, which yield the state a timed run would leave.
-    pub fn write_untimed(&mut self, lpn: u32, tag: u32, scratch: &mut Vec<u32>) {
+    pub fn write_untimed(&mut self, lpn: u64, tag: u32, scratch: &mut Vec<u32>) {
         self.write(lpn, tag, scratch);
         for pu in scratch.drain(..) {
             self.program_done(pu);
@@ -1041,6 +1047,51 @@ impl Ftl {
             self.take_stale_slc(scratch);
             for sb in std::mem::take(scratch) {
                 self.erase_untimed(sb);
+            }
+        }
+    }
+
+    /// Places `count` host units from `lpn` on, in order, with no timing, as `count` calls
+    /// of [`Ftl::write_untimed`] would (without an SLC cache): their program units count as
+    /// programmed at once. If the host frontier has no room, a superblock is opened first
+    /// (the caller made sure one is free); `count` must fit the room there is then. `tag`
+    /// gives each unit's data version in verify mode. The map is written in one pass, with
+    /// the reverse entries left implicit where the superblock's run allows ([`PageMap`]).
+    pub fn write_seq_untimed(&mut self, lpn: u64, count: u32, mut tag: impl FnMut(u64) -> u32) {
+        debug_assert!(!self.slc.enabled(), "an SLC cache decides per unit where host data goes");
+        let host = Stream::Host.index();
+        if self.frontiers[host].room() == 0 {
+            self.open_next(Stream::Host);
+        }
+        let g = &self.geometry;
+        let f = &mut self.frontiers[host];
+        let sb = f.sb.expect("open_next leaves an open superblock");
+        assert!(count <= f.room(), "a run stays inside its superblock");
+        let (offset, pu_units) = (f.next, g.pu_units());
+        f.pu_seq += u64::from((offset + count).div_ceil(pu_units) - offset.div_ceil(pu_units));
+        f.next += count;
+        self.sbs.valid[sb as usize] += count;
+        self.write_seq += u64::from(count);
+        self.counters.host_units_written += u64::from(count);
+        let base = g.sb_base(sb) + u64::from(offset);
+        let sbs = &mut self.sbs;
+        self.map.map_run(lpn, base, count, |old| {
+            let old_sb = g.sb_of(Ppa(old));
+            debug_assert_ne!(sbs.mode(old_sb), CellMode::Slc);
+            sbs.valid[old_sb as usize] -= 1;
+        });
+        if let Some(tags) = self.tags.as_mut() {
+            for k in 0..u64::from(count) {
+                tags[(base + k) as usize] = tag(lpn + k);
+            }
+        }
+        // The program units this run completed: programmed at once.
+        let (first, end) = (offset / pu_units, (offset + count) / pu_units);
+        if end > first {
+            let mode = self.sbs.mode(sb);
+            self.counters.units_programmed[mode.index()] += u64::from((end - first) * pu_units);
+            for f in &mut self.frontiers {
+                f.mark_range_programmed(sb, first..end);
             }
         }
     }
@@ -1111,5 +1162,65 @@ impl Ftl {
             self.program_done(pu);
         }
         self.erase_untimed(victim);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // --- arrays beyond 2^32 units ---------------------------------------------------------
+
+    #[test]
+    fn data_placed_beyond_two_to_the_32_units_reads_back_and_moves_with_gc() {
+        // 32,800 superblocks of 262,144 units (8 ch × 4 dies × 2 planes × 1024 pages of 16
+        // KiB): 8.6 G physical units, 2^32 + 1000 logical ones. Untouched map memory costs
+        // nothing, so only what this test writes is resident.
+        let g = Geometry::new(8, 4, 2, 32_800, 1024, 16384, CellMode::Tlc);
+        let logical = (1u64 << 32) + 300_000;
+        let gc = GcConfig { policy: VictimPolicy::Greedy, bg_threshold_sb: 2, fg_threshold_sb: 1 };
+        let endurance = Endurance {
+            rated_pe_cycles: [30_000, 10_000, 3_000, 1_000],
+            spare_blocks_per_plane: 0,
+            block_spread: 0.0,
+            seed: 1,
+            levelling: WearLevelling::Dynamic,
+            static_spread_cycles: 100,
+            spare_threshold_pct: 10,
+            min_superblocks: 2,
+        };
+        let mut ftl = Ftl::new(g.clone(), logical, gc, endurance, true);
+        // Open the last superblocks first, so every address written lies above 2^33.
+        let n = g.superblocks();
+        ftl.sbs.free.rotate_left((n - 3) as usize);
+        let sb_units = u64::from(g.sb_units());
+        // A full superblock of units near the top of the logical space, and two whose P2L
+        // entries read the same (they differ by 2^32 - 1).
+        let top: Vec<u64> = (logical - sb_units..logical).collect();
+        let twins = [5, 5 + ((1u64 << 32) - 1)];
+        let mut scratch = Vec::new();
+        let mut version = 0;
+        for &lpn in top.iter().chain(&twins) {
+            version += 1;
+            ftl.write_untimed(lpn, version, &mut scratch);
+        }
+        let first = ftl.map.lookup(top[0]);
+        assert_eq!(first, g.sb_base(n - 3));
+        assert!(first > 1 << 33);
+        let where_twins = twins.map(|l| ftl.map.lookup(l));
+        assert_eq!(where_twins.map(|p| ftl.map.owner(p)), twins);
+        // GC moves the full superblock: every unit keeps its data at its new address.
+        let mut job = RelocationJob::default();
+        ftl.write_untimed(7, version + 1, &mut scratch);
+        ftl.relocate_untimed(n - 3, Stream::Gc, &mut job, &mut scratch);
+        for (k, &lpn) in top.iter().enumerate() {
+            let ppa = ftl.map.lookup(lpn);
+            assert!(g.sb_of(Ppa(ppa)) != n - 3 && ppa > 1 << 33, "unit {lpn} at {ppa}");
+            assert_eq!((ftl.map.owner(ppa), ftl.tag_of(lpn)), (lpn, Some(k as u32 + 1)));
+        }
+        assert_eq!(ftl.sbs.valid(n - 3), 0);
+        assert_eq!(ftl.tag_of(twins[1]), Some(version));
+        ftl.trim(twins[1]);
+        assert_eq!((ftl.map.owner(where_twins[1]), ftl.map.owner(where_twins[0])), (UNMAPPED, twins[0]));
     }
 }

@@ -24,7 +24,7 @@ pub const UNIT_BYTES: u64 = 4096;
 
 /// A physical map-unit address (see the module doc for the layout).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Ppa(pub u32);
+pub struct Ppa(pub u64);
 
 /// A validated geometry with the derived strides used by address decoding.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,7 +51,8 @@ pub struct Geometry {
 
 impl Geometry {
     /// Derives the strides. The caller (config validation) guarantees every count is
-    /// non-zero, `page_bytes` is a multiple of 4096 and the total fits in `u32` units.
+    /// non-zero, `page_bytes` is a multiple of 4096, a superblock's units and the array's
+    /// program units fit in `u32` and its units in the map (`ftl::MAX_PHYSICAL_UNITS`).
     pub fn new(
         channels: u32,
         dies_per_channel: u32,
@@ -128,30 +129,34 @@ impl Geometry {
     pub fn sb_units_in(&self, mode: CellMode) -> u32 {
         self.rows_in(mode) * self.row_units
     }
+    /// Program units in the array (native mode everywhere).
+    pub fn total_pus(&self) -> u64 {
+        self.total_units() / u64::from(self.pu_units)
+    }
     /// First address of superblock `sb`.
     #[inline]
-    pub fn sb_base(&self, sb: u32) -> u32 {
-        sb * self.sb_units
+    pub fn sb_base(&self, sb: u32) -> u64 {
+        u64::from(sb) * u64::from(self.sb_units)
     }
     /// Superblock holding `ppa`.
     #[inline]
     pub fn sb_of(&self, ppa: Ppa) -> u32 {
-        ppa.0 / self.sb_units
+        (ppa.0 / u64::from(self.sb_units)) as u32
     }
     /// Program unit (row × dies + die) of `ppa` inside its superblock.
     #[inline]
     pub fn pu_in_sb(&self, ppa: Ppa) -> u32 {
-        (ppa.0 % self.sb_units) / self.pu_units
+        (ppa.0 % u64::from(self.sb_units)) as u32 / self.pu_units
     }
     /// Global program-unit index of `ppa` (superblock-major).
     #[inline]
     pub fn pu_of(&self, ppa: Ppa) -> u32 {
-        ppa.0 / self.pu_units
+        (ppa.0 / u64::from(self.pu_units)) as u32
     }
     /// Die holding `ppa`.
     #[inline]
     pub fn die_of(&self, ppa: Ppa) -> u32 {
-        (ppa.0 / self.pu_units) % self.dies()
+        self.pu_of(ppa) % self.dies()
     }
     /// Channel of die `die`.
     #[inline]

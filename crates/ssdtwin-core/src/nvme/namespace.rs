@@ -57,11 +57,11 @@ impl Namespace {
 
     /// The map units covered by `blocks` LBAs from `slba`: (first unit, unit count).
     #[inline]
-    pub fn units_of(&self, slba: u64, blocks: u32) -> (u32, u32) {
+    pub fn units_of(&self, slba: u64, blocks: u32) -> (u64, u32) {
         let start = slba * self.lba_bytes();
         let end = start + u64::from(blocks) * self.lba_bytes();
         let first = start / UNIT_BYTES;
         let last = end.div_ceil(UNIT_BYTES);
-        (first as u32, (last - first) as u32)
+        (first, (last - first) as u32)
     }
 }

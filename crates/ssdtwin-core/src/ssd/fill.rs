@@ -3,17 +3,23 @@
 //! A sequential fill of a fresh device places units in the same order a timed run of
 //! sequential writes does (writes are admitted in submission order), programs them, and
 //! pads the last program unit as the final quiesce would, so without an SLC cache it leaves
-//! exactly the state the timed path leaves (a test compares the two). A random fill adds
-//! random 4 KiB overwrites with GC run untimed; its GC choices can differ from a timed
-//! run's, since those depend on when erases finish, but the process is the same. With an
-//! SLC cache, writes fill the cache, then fold it (or collect garbage) when a unit has no
-//! room, as writes waiting for space make a drive fold; an overwrite fill is a random fill's
-//! overwrites alone, over whatever the drive holds; at the end every full SLC
-//! superblock is folded to the native mode, ignoring `fold_low_gib` (a timed idle session
-//! stops there), while the superblock the SLC frontier is still filling keeps its data.
+//! exactly the state the timed path leaves (a test compares the two). Without an SLC cache
+//! it writes a superblock's worth of units at a time: the L2P in one sequential pass, the
+//! reverse map left implicit (`ftl::PageMap`), so a fill runs at about the speed of writing
+//! the L2P once and touches no other memory. A random fill adds random 4 KiB overwrites:
+//! sampled superblock by superblock (`Ftl::steady_fill`) where the drive holds exactly the
+//! span and has no SLC cache, unless `exact`; else one by one with GC run untimed, whose
+//! choices can differ from a timed run's, since those depend on when erases finish, but the
+//! process is the same. An overwrite fill is a random fill's overwrites alone, over whatever
+//! the drive holds. With an SLC cache, writes fill the cache, then fold it (or collect
+//! garbage) when a unit has no room, as writes waiting for space make a drive fold; at the
+//! end every full SLC superblock is folded to the native mode, ignoring `fold_low_gib` (a
+//! timed idle session stops there), while the superblock the SLC frontier is still filling
+//! keeps its data.
 
 use super::Ssd;
 use crate::engine::SimRng;
+use crate::ftl::{SteadyRefusal, Stream};
 use crate::nand::UNIT_BYTES;
 
 /// What to write.
@@ -26,20 +32,29 @@ pub enum FillPattern {
         /// Bytes per simulated write command (for the command counters).
         command_bytes: u64,
     },
-    /// A sequential fill of the first `percent`, then random 4 KiB overwrites of it,
-    /// `overwrite_passes` times its size.
+    /// `sequential_passes` sequential fills of the first `percent`, then uniform random
+    /// 4 KiB overwrites of it, `overwrite_passes` times its size, to GC's steady state.
+    /// Unless `exact`, the overwrites are sampled superblock by superblock
+    /// (`Ftl::steady_fill`) where the drive allows (no SLC cache, nothing mapped beyond
+    /// the span); else every one is placed, and collected after, unit by unit.
     Random {
         /// Share of the namespace, 0–100.
         percent: f64,
+        /// Sequential passes over the span first (at least 1; SNIA's workload-independent
+        /// preconditioning writes it twice).
+        sequential_passes: u32,
         /// Overwrites as a multiple of the span.
         overwrite_passes: f64,
         /// Random stream seed.
         seed: u64,
+        /// Place every overwrite unit by unit (the slow path) instead of sampling.
+        exact: bool,
     },
     /// Random 4 KiB overwrites of the first `percent`, `overwrite_passes` times its size,
     /// over what the drive holds now: the random part of [`FillPattern::Random`] alone, to
     /// continue a preconditioning (a round of SNIA PTS random writes) without writing the
-    /// span in order again.
+    /// span in order again. Sampled unless `exact`, as a random fill's are, where the drive
+    /// holds the whole span and nothing else (and has no SLC cache).
     Overwrite {
         /// Share of the namespace, 0–100.
         percent: f64,
@@ -47,6 +62,8 @@ pub enum FillPattern {
         overwrite_passes: f64,
         /// Random stream seed.
         seed: u64,
+        /// Place every overwrite unit by unit (the slow path) instead of sampling.
+        exact: bool,
     },
 }
 
@@ -62,7 +79,9 @@ const REPORT_UNITS: u64 = 1 << 18;
 pub enum FillError {
     /// The fill cannot go on (the reason in words).
     Refused(String),
-    /// The observer asked to stop; the units written so far stay written.
+    /// The observer asked to stop; the units written so far stay written, except in a
+    /// sampled fill (`Ftl::steady_fill`), which lays its map out only at its end and so
+    /// leaves the drive empty (the erases it did stay counted in the drive's wear).
     Cancelled,
 }
 
@@ -106,70 +125,155 @@ impl Ssd {
                 "overwrite passes {overwrite_passes}: allowed 0 to {MAX_OVERWRITE_PASSES} (times the filled span)"
             )));
         }
-        let span = (f64::from(self.ftl.logical_units()) * percent / 100.0).round() as u32;
-        let (overwrites, random_seed) = match pattern {
-            FillPattern::Random { overwrite_passes, seed, .. }
-            | FillPattern::Overwrite { overwrite_passes, seed, .. } => {
-                ((f64::from(span) * overwrite_passes).round() as u64, Some(seed))
+        let span = (self.ftl.logical_units() as f64 * percent / 100.0).round() as u64;
+        // Sequential passes over the span first (none for an overwrite), then overwrites.
+        let (passes, overwrites, random) = match pattern {
+            FillPattern::Sequential { .. } => (1, 0, None),
+            FillPattern::Random { sequential_passes, overwrite_passes, seed, exact, .. } => (
+                u64::from(sequential_passes.max(1)),
+                (span as f64 * overwrite_passes).round() as u64,
+                Some((seed, exact)),
+            ),
+            FillPattern::Overwrite { overwrite_passes, seed, exact, .. } => {
+                (0, (span as f64 * overwrite_passes).round() as u64, Some((seed, exact)))
             }
-            FillPattern::Sequential { .. } => (0, None),
         };
-        // The units written in order first: the span, except for an overwrite.
-        let in_order = if matches!(pattern, FillPattern::Overwrite { .. }) { 0 } else { span };
-        let total = u64::from(in_order) + overwrites;
-        let mut report = |done: u64| {
-            if done % REPORT_UNITS == 0 && !observe(done, total) { Err(FillError::Cancelled) } else { Ok(()) }
-        };
-        let unit_bytes = UNIT_BYTES;
+        let total = passes * span + overwrites;
         let mut scratch = Vec::new();
         let mut job = crate::ftl::RelocationJob::default();
-        let no_room = |lpn: u32| {
-            FillError::Refused(format!(
-                "fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect"
-            ))
-        };
-        for lpn in 0..in_order {
-            report(u64::from(lpn))?;
-            if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
-                return Err(no_room(lpn));
-            }
-            let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
-            self.ftl.write_untimed(lpn, version, &mut scratch);
-            self.ftl.gc_untimed(&mut job, &mut scratch);
+        for pass in 0..passes {
+            self.sequential_pass(span, pass * span, total, &mut job, &mut scratch, observe)?;
+            let bytes = span * UNIT_BYTES;
+            self.counters.write_cmds += bytes.div_ceil(command_bytes.max(UNIT_BYTES));
+            self.counters.bytes_written += bytes;
+            self.counters.units_programmed += span;
+            self.host_units_admitted += span;
         }
-        let bytes = u64::from(in_order) * unit_bytes;
-        self.counters.write_cmds += bytes.div_ceil(command_bytes.max(unit_bytes));
-        self.counters.bytes_written += bytes;
-        self.counters.units_programmed += u64::from(in_order);
-        self.host_units_admitted += u64::from(in_order);
-        if let Some(seed) = random_seed {
-            let writes = overwrites;
-            let mut rng = SimRng::stream(seed, 0x46_49_4c_4c);
-            for i in 0..writes {
-                report(u64::from(in_order) + i)?;
-                let lpn = rng.below(u64::from(span)) as u32;
-                if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
-                    return Err(no_room(lpn));
-                }
-                let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
-                self.ftl.write_untimed(lpn, version, &mut scratch);
-                self.ftl.gc_untimed(&mut job, &mut scratch);
-                if in_order == 0 {
-                    // An overwrite maps only what it writes.
-                    self.map_cache.mark_mapped(std::iter::once(lpn));
+        // The logical units the fill leaves mapped for certain: the span, when it was written
+        // in order or is exactly what the drive holds (a sampled overwrite); else an
+        // overwrite maps only what it writes.
+        let mut mapped_span = if passes > 0 { span } else { 0 };
+        if let Some((seed, exact)) = random {
+            let done = passes * span;
+            // No overwrites: nothing to sample, and the layout stays what it was.
+            let sampled = !exact && overwrites > 0 && self.ftl.can_sample_steady(span);
+            if sampled {
+                mapped_span = span;
+                self.sampled_overwrites(span, overwrites, seed, done, total, observe)?;
+            } else {
+                let mut rng = SimRng::stream(seed, 0x46_49_4c_4c);
+                for i in 0..overwrites {
+                    if (done + i) % REPORT_UNITS == 0 && !observe(done + i, total) {
+                        return Err(FillError::Cancelled);
+                    }
+                    let lpn = rng.below(span);
+                    if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
+                        return Err(no_room(lpn));
+                    }
+                    let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
+                    self.ftl.write_untimed(lpn, version, &mut scratch);
+                    self.ftl.gc_untimed(&mut job, &mut scratch);
+                    if passes == 0 {
+                        self.map_cache.mark_mapped(std::iter::once(lpn));
+                    }
                 }
             }
-            self.counters.write_cmds += writes;
-            self.counters.bytes_written += writes * unit_bytes;
-            self.counters.units_programmed += writes;
-            self.host_units_admitted += writes;
+            self.counters.write_cmds += overwrites;
+            self.counters.bytes_written += overwrites * UNIT_BYTES;
+            self.counters.units_programmed += overwrites;
+            self.host_units_admitted += overwrites;
         }
         self.ftl.pad_untimed(&mut scratch);
         // Fold every full SLC superblock: more than an idle session would, which stops at
         // the low watermark.
         self.ftl.fold_untimed(&mut job, &mut scratch);
-        self.map_cache.mark_mapped(0..in_order);
+        self.map_cache.mark_range_mapped(0..mapped_span);
         observe(total, total);
         Ok(())
     }
+
+    /// `overwrites` random overwrites of the span `0..span`, which is exactly what the drive
+    /// holds, sampled superblock by superblock (`Ftl::steady_fill`); `observe` hears of every
+    /// 1 GiB crossed, counted from `done` of `total`, as in the other paths. A cancelled fill
+    /// leaves the drive empty.
+    fn sampled_overwrites(
+        &mut self,
+        span: u64,
+        overwrites: u64,
+        seed: u64,
+        done: u64,
+        total: u64,
+        observe: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Result<(), FillError> {
+        let verifier = &mut self.verifier;
+        let version = |lpn| verifier.as_mut().map_or(0, |v| v.on_write(lpn));
+        let mut reported = done / REPORT_UNITS;
+        let mut each = |written: u64| {
+            let at = done + written;
+            at / REPORT_UNITS == reported || {
+                reported = at / REPORT_UNITS;
+                observe(at, total)
+            }
+        };
+        match self.ftl.steady_fill(span, overwrites, seed, version, &mut each) {
+            Ok(()) => Ok(()),
+            Err(SteadyRefusal::Cancelled) => {
+                if let Some(v) = self.verifier.as_mut() {
+                    v.clear();
+                }
+                self.map_cache.format();
+                Err(FillError::Cancelled)
+            }
+            Err(SteadyRefusal::NoRoom) => {
+                Err(FillError::Refused("steady-state fill: no free space and nothing to collect".into()))
+            }
+            Err(SteadyRefusal::SlcCache | SteadyRefusal::NotTheSpan) => unreachable!("can_sample_steady checked"),
+        }
+    }
+
+    /// Writes logical units `0..span` in order with no timing, making room and collecting
+    /// as a drive does (`observe` hears of every 1 GiB, counted from `done` of `total`).
+    fn sequential_pass(
+        &mut self,
+        span: u64,
+        done: u64,
+        total: u64,
+        job: &mut crate::ftl::RelocationJob,
+        scratch: &mut Vec<u32>,
+        observe: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Result<(), FillError> {
+        // Without an SLC cache every unit goes to the host frontier in order: a superblock's
+        // worth at a time, as one run (`Ftl::write_seq_untimed`). GC can only be wanted once
+        // a superblock opens, so runs start there, one unit long, and GC follows, exactly
+        // as after each unit of the unit-by-unit loop (which an SLC cache still needs).
+        let in_runs = !self.ftl.slc.enabled();
+        let mut lpn = 0;
+        while lpn < span {
+            if (done + lpn) % REPORT_UNITS == 0 && !observe(done + lpn, total) {
+                return Err(FillError::Cancelled);
+            }
+            if !self.ftl.make_room_untimed(job, scratch) {
+                return Err(no_room(lpn));
+            }
+            if in_runs {
+                let room = u64::from(self.ftl.frontier(Stream::Host).room());
+                let next_report = ((done + lpn) / REPORT_UNITS + 1) * REPORT_UNITS - done;
+                let count = if room == 0 || self.ftl.wants_gc() { 1 } else { room.min(span.min(next_report) - lpn) };
+                let verifier = &mut self.verifier;
+                self.ftl.write_seq_untimed(lpn, count as u32, |l| verifier.as_mut().map_or(0, |v| v.on_write(l)));
+                lpn += count;
+            } else {
+                let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
+                self.ftl.write_untimed(lpn, version, scratch);
+                lpn += 1;
+            }
+            self.ftl.gc_untimed(job, scratch);
+        }
+        Ok(())
+    }
+}
+
+/// The error of a fill that found no room for unit `lpn`.
+fn no_room(lpn: u64) -> FillError {
+    FillError::Refused(format!("fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect"))
 }

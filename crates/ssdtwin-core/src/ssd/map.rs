@@ -19,7 +19,7 @@ impl Ssd {
     /// time the lookups cost and pushes missed segments to `misses`.
     pub(super) fn map_lookups(
         &mut self,
-        first_unit: u32,
+        first_unit: u64,
         units: u32,
         at: SimTime,
         misses: &mut Vec<u32>,
@@ -28,7 +28,7 @@ impl Ssd {
             return SimDuration::ZERO;
         }
         let first = self.map_cache.segment_of(first_unit);
-        let last = self.map_cache.segment_of(first_unit + units - 1);
+        let last = self.map_cache.segment_of(first_unit + u64::from(units) - 1);
         let mut cost = self.map_cache.read_overhead();
         for s in first..=last {
             match self.map_cache.lookup(s) {
@@ -110,18 +110,18 @@ impl Ssd {
 
     /// Records map updates for `units` units from `first_unit` (written if `mapping`, else
     /// trimmed), writing full journal pages and loading segments as the policy requires.
-    pub(super) fn map_updates(&mut self, first_unit: u32, units: u32, mapping: bool, ready: SimTime) {
+    pub(super) fn map_updates(&mut self, first_unit: u64, units: u32, mapping: bool, ready: SimTime) {
         if self.map_cache.config().location == MapLocation::Dram || units == 0 {
             return;
         }
         let entries = self.map_cache.config().segment_entries;
         let mut lpn = first_unit;
-        let end = first_unit + units;
+        let end = first_unit + u64::from(units);
         while lpn < end {
             let s = self.map_cache.segment_of(lpn);
-            let seg_end = ((s + 1) * entries).min(end);
+            let seg_end = ((u64::from(s) + 1) * u64::from(entries)).min(end);
             // A trim is one range record per segment; a write one entry per unit.
-            let n = if mapping { seg_end - lpn } else { 1 };
+            let n = if mapping { (seg_end - lpn) as u32 } else { 1 };
             let update = self.map_cache.update(s, n, mapping);
             if update.hmb_write {
                 // The changed entries go up the link into the cached copy in host memory.

@@ -67,7 +67,7 @@ struct Slot {
     command: Command,
     user: u64,
     submitted: SimTime,
-    first_unit: u32,
+    first_unit: u64,
     units: u32,
     /// Bytes the command moves over the link.
     bytes: u64,
@@ -266,8 +266,8 @@ impl Ssd {
     /// A cold map cache for the current grant, knowing which segments hold mappings.
     pub(super) fn rebuild_map_cache(&mut self) {
         let mut cache = MapCache::new(self.config.map_cache.clone(), self.config.logical_units, self.hmb.bytes);
-        let l2p = self.ftl.l2p();
-        cache.mark_mapped(l2p.iter().enumerate().filter(|&(_, &s)| s != 0).map(|(l, _)| l as u32));
+        let map = &self.ftl.map;
+        cache.mark_mapped((0..map.logical_units()).filter(|&l| map.is_mapped(l)));
         self.map_cache = cache;
     }
 
@@ -532,7 +532,7 @@ impl Ssd {
                     [Some(head), Some(tail)] if self.map_cache.segment_of(head) != self.map_cache.segment_of(tail) => {
                         self.map_lookups(head, 1, arrive, &mut misses) + self.map_lookups(tail, 1, arrive, &mut misses)
                     }
-                    [Some(head), Some(tail)] => self.map_lookups(head, tail - head + 1, arrive, &mut misses),
+                    [Some(head), Some(tail)] => self.map_lookups(head, (tail - head + 1) as u32, arrive, &mut misses),
                     [Some(lpn), None] | [None, Some(lpn)] => self.map_lookups(lpn, 1, arrive, &mut misses),
                     [None, None] => SimDuration::ZERO,
                 };
@@ -712,8 +712,8 @@ impl BlockDevice for Ssd {
     #[inline]
     fn prefetch(&self, lba: u64) {
         let lpn = lba * self.config.namespace.lba_bytes() / UNIT_BYTES;
-        if lpn < u64::from(self.config.logical_units) {
-            self.ftl.map.touch(lpn as u32);
+        if lpn < self.config.logical_units {
+            self.ftl.map.touch(lpn);
         }
     }
 }

@@ -25,7 +25,7 @@ impl Ssd {
         let mut group: Option<Group> = None;
         let mut memory_units = 0;
         let mut die_reads = 0;
-        for lpn in first_unit..first_unit + units {
+        for lpn in first_unit..first_unit + u64::from(units) {
             if let Some(v) = self.verifier.as_mut() {
                 let found = self.ftl.tag_of(lpn).expect("verify mode keeps tags");
                 v.check(lpn, found);
@@ -42,7 +42,10 @@ impl Ssd {
                 location @ (Location::Nand { .. } | Location::Moving { .. }) => {
                     self.counters.nand_units_read += 1;
                     let (pu, die, mode) = match location {
-                        Location::Nand { ppa, mode } => (ppa.0 / pu_units, (ppa.0 / pu_units) % dies, mode),
+                        Location::Nand { ppa, mode } => {
+                            let pu = (ppa.0 / u64::from(pu_units)) as u32;
+                            (pu, pu % dies, mode)
+                        }
                         Location::Moving { pu, die, mode } => (pu, die, mode),
                         _ => unreachable!("matched above"),
                     };
@@ -97,13 +100,14 @@ impl Ssd {
 
     /// The map units a write covers only in part: its head and its tail unit (one unit if
     /// the write lies inside a single one).
-    pub(super) fn partial_units(&self, slot: u32) -> [Option<u32>; 2] {
+    pub(super) fn partial_units(&self, slot: u32) -> [Option<u64>; 2] {
         let s = &self.slots[slot as usize];
         let lba = self.config.namespace.lba_bytes();
         let start = s.command.slba * lba;
         let end = start + u64::from(s.command.blocks) * lba;
         let head = (start % UNIT_BYTES != 0).then_some(s.first_unit);
-        let tail = (end % UNIT_BYTES != 0 && !(s.units == 1 && head.is_some())).then(|| s.first_unit + s.units - 1);
+        let tail =
+            (end % UNIT_BYTES != 0 && !(s.units == 1 && head.is_some())).then(|| s.first_unit + u64::from(s.units) - 1);
         [head, tail]
     }
 

@@ -8,12 +8,15 @@
 //! u64          header length, then the header: JSON with the resolved profile TOML, the
 //!              current LBA format, host counters, the FTL state (superblocks, frontiers,
 //!              counters) and which optional arrays follow
-//! LZ4 frame    L2P in stored form (location + 1, 0 unmapped), delta-encoded (a sequential
-//!              fill compresses to almost nothing); in
-//!              verify mode followed by the tags per physical unit and the expected
-//!              version per logical unit; then every physical block's erases in SLC mode
-//!              and in the native mode (`block_wear` in the header; a state saved before
-//!              per-block wear has none, and its blocks take their superblocks' counts)
+//! LZ4 frame    L2P in stored form (location + 1, 0 unmapped), in chunks of 2^19 entries:
+//!              each chunk's low 32 bits, delta-encoded (a sequential fill compresses to
+//!              almost nothing), then, on arrays of 2^32 physical units or more, its bits
+//!              32-33 four entries per byte (without them the stream is the whole L2P's
+//!              low words in order); in verify mode followed by the tags per physical unit
+//!              and the expected version per logical unit; then every physical block's
+//!              erases in SLC mode and in the native mode (`block_wear` in the header; a
+//!              state saved before per-block wear has none, and its blocks take their
+//!              superblocks' counts)
 //! ```
 //!
 //! A snapshot is taken of a quiet device (no command, program, GC job or erase pending), so
@@ -177,14 +180,22 @@ impl Ssd {
         let mut frame = lz4_flex::frame::FrameEncoder::with_frame_info(checked, out);
         frame.write_all(&(header.len() as u64).to_le_bytes())?;
         frame.write_all(header)?;
-        write_u32s(&mut frame, self.ftl.l2p(), true)?;
+        let mut delta_from = 0;
+        let mut result = Ok(());
+        self.ftl.map.for_each_stored_chunk(|low, high| {
+            if result.is_ok() {
+                result = write_u32s(&mut frame, low, Some(&mut delta_from))
+                    .and_then(|()| high.map_or(Ok(()), |h| frame.write_all(h)));
+            }
+        });
+        result?;
         if let (Some(tags), Some(v)) = (self.ftl.tags(), self.verifier.as_ref()) {
-            write_u32s(&mut frame, tags, false)?;
-            write_u32s(&mut frame, &v.expected, false)?;
+            write_u32s(&mut frame, tags, None)?;
+            write_u32s(&mut frame, &v.expected, None)?;
         }
         let (slc, native) = self.ftl.wear.erase_arrays();
-        write_u32s(&mut frame, slc, false)?;
-        write_u32s(&mut frame, native, false)?;
+        write_u32s(&mut frame, slc, None)?;
+        write_u32s(&mut frame, native, None)?;
         let mut out = frame.finish().map_err(std::io::Error::other)?;
         out.flush()?;
         file.sync_all()
@@ -242,11 +253,18 @@ impl Ssd {
             return Err(corrupt("LBA format index out of range"));
         }
         device.config.namespace.current = header.lba_format;
-        let l2p = read_u32s(&mut input, device.ftl.logical_units() as usize, true).map_err(damaged)?;
+        let mut delta_from = 0;
+        device
+            .ftl
+            .restore_l2p(|low, high| {
+                read_u32s_into(&mut input, low, Some(&mut delta_from))?;
+                high.map_or(Ok(()), |h| input.read_exact(h))
+            })
+            .map_err(damaged)?;
         let tags = if header.verify {
             let physical = device.config.geometry.total_units() as usize;
-            let tags = read_u32s(&mut input, physical, false).map_err(damaged)?;
-            let expected = read_u32s(&mut input, device.ftl.logical_units() as usize, false).map_err(damaged)?;
+            let tags = read_u32s(&mut input, physical, None).map_err(damaged)?;
+            let expected = read_u32s(&mut input, device.ftl.logical_units() as usize, None).map_err(damaged)?;
             let mut v = Verifier::new(device.ftl.logical_units());
             v.expected = expected;
             v.next_version = header.verify_next_version;
@@ -257,8 +275,8 @@ impl Ssd {
         };
         let block_erases = if header.block_wear {
             let blocks = device.ftl.wear.block_count();
-            let slc = read_u32s(&mut input, blocks, false).map_err(damaged)?;
-            let native = read_u32s(&mut input, blocks, false).map_err(damaged)?;
+            let slc = read_u32s(&mut input, blocks, None).map_err(damaged)?;
+            let native = read_u32s(&mut input, blocks, None).map_err(damaged)?;
             Some((slc, native))
         } else {
             None
@@ -272,10 +290,7 @@ impl Ssd {
             return Err(corrupt("damaged: data after the end of the state"));
         }
         // The checksum cannot catch a crafted file: its content must hold together too.
-        device
-            .ftl
-            .import_state(header.ftl, l2p, tags, block_erases)
-            .map_err(|e| corrupt(&format!("corrupt state: {e}")))?;
+        device.ftl.import_state(header.ftl, tags, block_erases).map_err(|e| corrupt(&format!("corrupt state: {e}")))?;
         device.counters = header.host;
         // Loading powers the drive on: one more power cycle (a state saved before they were
         // counted had been powered on once).
@@ -290,16 +305,19 @@ impl Ssd {
     }
 }
 
-/// Writes `values` little-endian, delta-encoded if asked.
-fn write_u32s(out: &mut impl Write, values: &[u32], delta: bool) -> std::io::Result<()> {
+/// Writes `values` little-endian; with `delta`, each as its difference from the one before,
+/// starting from (and updating) the value it holds, so a sequence written in pieces reads
+/// back as one.
+fn write_u32s(out: &mut impl Write, values: &[u32], mut delta: Option<&mut u32>) -> std::io::Result<()> {
     let mut chunk = Vec::with_capacity(1 << 16);
-    let mut prev = 0u32;
     for block in values.chunks(1 << 14) {
         chunk.clear();
         for &v in block {
-            let w = if delta { v.wrapping_sub(prev) } else { v };
-            prev = v;
-            chunk.extend_from_slice(&w.to_le_bytes());
+            let w = match delta.as_deref_mut() {
+                Some(prev) => std::mem::replace(prev, v),
+                None => 0,
+            };
+            chunk.extend_from_slice(&v.wrapping_sub(w).to_le_bytes());
         }
         out.write_all(&chunk)?;
     }
@@ -307,19 +325,28 @@ fn write_u32s(out: &mut impl Write, values: &[u32], delta: bool) -> std::io::Res
 }
 
 /// Reads `n` values written by [`write_u32s`].
-fn read_u32s(input: &mut impl Read, n: usize, delta: bool) -> std::io::Result<Vec<u32>> {
-    let mut values = Vec::with_capacity(n);
+fn read_u32s(input: &mut impl Read, n: usize, delta: Option<&mut u32>) -> std::io::Result<Vec<u32>> {
+    let mut values = vec![0; n];
+    read_u32s_into(input, &mut values, delta)?;
+    Ok(values)
+}
+
+/// Reads `values.len()` values written by [`write_u32s`] into `values`.
+fn read_u32s_into(input: &mut impl Read, values: &mut [u32], mut delta: Option<&mut u32>) -> std::io::Result<()> {
     let mut buf = vec![0u8; 1 << 16];
-    let mut prev = 0u32;
-    while values.len() < n {
-        let want = ((n - values.len()) * 4).min(buf.len());
-        input.read_exact(&mut buf[..want])?;
-        for w in buf[..want].chunks_exact(4) {
+    for block in values.chunks_mut(buf.len() / 4) {
+        let bytes = &mut buf[..block.len() * 4];
+        input.read_exact(bytes)?;
+        for (v, w) in block.iter_mut().zip(bytes.chunks_exact(4)) {
             let w = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-            let v = if delta { prev.wrapping_add(w) } else { w };
-            prev = v;
-            values.push(v);
+            *v = match delta.as_deref_mut() {
+                Some(prev) => {
+                    *prev = prev.wrapping_add(w);
+                    *prev
+                }
+                None => w,
+            };
         }
     }
-    Ok(values)
+    Ok(())
 }

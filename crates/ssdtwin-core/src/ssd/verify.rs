@@ -15,13 +15,13 @@ pub struct Verifier {
 }
 
 impl Verifier {
-    pub(crate) fn new(logical_units: u32) -> Self {
+    pub(crate) fn new(logical_units: u64) -> Self {
         Verifier { expected: vec![0; logical_units as usize], next_version: 1, errors: 0, first_error: None }
     }
 
     /// A fresh version for a write of `lpn`.
     #[inline]
-    pub(crate) fn on_write(&mut self, lpn: u32) -> u32 {
+    pub(crate) fn on_write(&mut self, lpn: u64) -> u32 {
         let v = self.next_version;
         self.next_version = self.next_version.checked_add(1).unwrap_or(1);
         self.expected[lpn as usize] = v;
@@ -29,12 +29,12 @@ impl Verifier {
     }
 
     #[inline]
-    pub(crate) fn on_trim(&mut self, lpn: u32) {
+    pub(crate) fn on_trim(&mut self, lpn: u64) {
         self.expected[lpn as usize] = 0;
     }
 
     #[inline]
-    pub(crate) fn check(&mut self, lpn: u32, found: u32) {
+    pub(crate) fn check(&mut self, lpn: u64, found: u32) {
         let want = self.expected[lpn as usize];
         if want != found {
             self.errors += 1;

@@ -104,7 +104,7 @@ impl Ssd {
         self.host_units_admitted += u64::from(s.units);
         let (_, data_in) = self.link_down.book(ready, self.link_time(s.bytes));
         let mut filled = std::mem::take(&mut self.ready_scratch);
-        for lpn in s.first_unit..s.first_unit + s.units {
+        for lpn in s.first_unit..s.first_unit + u64::from(s.units) {
             let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
             self.ftl.write(lpn, version, &mut filled);
         }
@@ -189,7 +189,7 @@ impl Ssd {
         let start = s.command.slba * lba_bytes;
         let end = start + u64::from(s.command.blocks) * lba_bytes;
         let unit = crate::nand::UNIT_BYTES;
-        let (first, last) = (start.div_ceil(unit) as u32, (end / unit) as u32);
+        let (first, last) = (start.div_ceil(unit), end / unit);
         for lpn in first..last {
             self.ftl.trim(lpn);
             if let Some(v) = self.verifier.as_mut() {
@@ -197,7 +197,7 @@ impl Ssd {
             }
         }
         let ready = self.slots[slot as usize].ready;
-        self.map_updates(first, last.saturating_sub(first), false, ready);
+        self.map_updates(first, last.saturating_sub(first) as u32, false, ready);
         self.reclaim_stale_slc();
     }
 

@@ -211,8 +211,8 @@ pub struct MapCache {
 
 impl MapCache {
     /// A cold cache over `logical_units`, with `hmb_bytes` granted by the host.
-    pub fn new(cfg: MapCacheConfig, logical_units: u32, hmb_bytes: u64) -> Self {
-        let segments = logical_units.div_ceil(cfg.segment_entries).max(1);
+    pub fn new(cfg: MapCacheConfig, logical_units: u64, hmb_bytes: u64) -> Self {
+        let segments = logical_units.div_ceil(u64::from(cfg.segment_entries)).max(1) as u32;
         let segment_bytes = u64::from(cfg.segment_entries) * 4;
         let (sram_segments, hmb_segments) = match cfg.location {
             MapLocation::Dram => (segments, 0),
@@ -270,8 +270,8 @@ impl MapCache {
 
     /// Segment of logical unit `lpn`.
     #[inline]
-    pub fn segment_of(&self, lpn: u32) -> u32 {
-        lpn / self.cfg.segment_entries
+    pub fn segment_of(&self, lpn: u64) -> u32 {
+        (lpn / u64::from(self.cfg.segment_entries)) as u32
     }
 
     /// Extra firmware time per read command for the current residency.
@@ -453,12 +453,22 @@ impl MapCache {
         self.ever_mapped.fill(false);
     }
 
-    /// Marks the segments of `0..units` as mapped (after a bulk fill or a restore).
-    pub fn mark_mapped(&mut self, mapped_units: impl Iterator<Item = u32>) {
+    /// Marks the segments of the logical units `mapped_units` as mapped (after a restore).
+    pub fn mark_mapped(&mut self, mapped_units: impl Iterator<Item = u64>) {
         for lpn in mapped_units {
             let s = self.segment_of(lpn);
             self.ever_mapped[s as usize] = true;
         }
+    }
+
+    /// Marks the segments of the logical units `units` as mapped (after a bulk fill): one
+    /// step per segment.
+    pub fn mark_range_mapped(&mut self, units: std::ops::Range<u64>) {
+        if units.is_empty() {
+            return;
+        }
+        let (first, last) = (self.segment_of(units.start), self.segment_of(units.end - 1));
+        self.ever_mapped[first as usize..=last as usize].fill(true);
     }
 }
 
@@ -500,8 +510,8 @@ mod tests {
     }
 
     fn mapped(mut c: MapCache) -> MapCache {
-        let units = c.segments * 1024;
-        c.mark_mapped(0..units);
+        let units = u64::from(c.segments) * 1024;
+        c.mark_range_mapped(0..units);
         c
     }
 

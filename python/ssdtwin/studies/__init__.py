@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import SsdtwinError
-from ..sweep.engine import run_all
+from ..sweep.engine import run_parts
 from .base import Advance, Study
 from .cdm import STUDY as CDM
 from .endurance import STUDY as ENDURANCE
@@ -100,17 +100,7 @@ def run_study(
     study = _by_name(name)
     overrides = dict(overrides or {})
     parts = study_parts(name, profiles, overrides, options)
-    tables: dict[int, pd.DataFrame] = {}
-
-    def done(i: int, table: pd.DataFrame) -> None:
-        tables[i] = table
-        if executor is not None and advance:
-            advance(parts[i].label)
-
-    if executor is None:
-        run_all(lambda part: run_part(part, advance), parts, None, done)
-    else:
-        run_all(run_part, parts, executor, done)
+    tables = run_parts(run_part, parts, executor, advance)
     results = {}
     for profile in profiles:
         mine = [tables[i] for i, part in enumerate(parts) if part.profile == profile]

@@ -22,7 +22,7 @@ from typing import Any
 import click
 import pandas as pd
 
-from ..sweep.engine import run_all
+from ..sweep.engine import run_parts
 from ..zfs import DEFAULT_POOL, OPERATIONS, Pool, nicenum, pool_toml
 from .base import Advance, choice_list
 
@@ -150,18 +150,8 @@ def zfs_special_sweep(
         host=host,
         seed=seed,
     )
-    tables: dict[int, list[dict[str, Any]]] = {}
-
-    def done(i: int, rows: list[dict[str, Any]]) -> None:
-        tables[i] = rows
-        if executor is not None and advance:
-            advance(parts[i].label)
-
-    if executor is None:
-        run_all(lambda part: run_zfs_special_part(part, advance), parts, None, done)
-    else:
-        run_all(run_zfs_special_part, parts, executor, done)
-    return pd.DataFrame([row for i in range(len(parts)) for row in tables[i]])
+    tables = run_parts(run_zfs_special_part, parts, executor, advance)
+    return pd.DataFrame([row for rows in tables for row in rows])
 
 
 def zfs_special_parts(

@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, as_completed
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar, cast
 
 import pandas as pd
 
@@ -54,6 +54,51 @@ def run_all(
     finally:
         for f in futures:
             f.cancel()
+
+
+class Part(Protocol):
+    """What :func:`run_parts` runs: anything with a label for the progress bar."""
+
+    @property
+    def label(self) -> str: ...
+
+
+P = TypeVar("P", bound=Part)
+
+
+def run_parts(
+    task: Callable[[P, Callable[[str], None] | None], R],
+    parts: Sequence[P],
+    executor: Executor | None,
+    advance: Callable[[str], None] | None,
+) -> list[R]:
+    """The results of ``task(part, advance)`` for every part, in the parts' order: in this
+    process (``advance`` called by the task, per step) or on ``executor`` (``task`` called
+    as ``task(part)``, its ``advance`` defaulting to None, and ``advance`` called here once
+    per part, with its label). ``task`` must be a top-level function.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Half:
+    ...     n: int
+    ...     label: str = "half"
+    >>> run_parts(lambda p, advance: p.n / 2, [Half(2), Half(5)], None, None)
+    [1.0, 2.5]
+    """
+    results: dict[int, R] = {}
+
+    def done(i: int, result: R) -> None:
+        results[i] = result
+        if executor is not None and advance:
+            advance(parts[i].label)
+
+    if executor is None:
+        run_all(lambda part: task(part, advance), parts, None, done)
+    else:
+        # Another process imports ``task`` by name, so it goes as it is: its ``advance``
+        # parameter defaults to None.
+        run_all(cast(Callable[[P], R], task), parts, executor, done)
+    return [results[i] for i in range(len(parts))]
 
 
 def run_point(point: Point) -> pd.DataFrame:

@@ -161,6 +161,22 @@ impl SwapArea {
         }
     }
 
+    /// The first `SWAPFILE_CLUSTER` free slots in a row (unaligned) from `offset`, whose last
+    /// slot comes before `end`; `scanned` counts the map bytes examined.
+    fn first_free_cluster(&self, mut offset: u32, end: u32, scanned: &mut u64) -> Option<u32> {
+        let mut last_in_cluster = offset + SWAPFILE_CLUSTER - 1;
+        while last_in_cluster < end {
+            *scanned += 1;
+            if self.map[offset as usize] != 0 {
+                last_in_cluster = offset + SWAPFILE_CLUSTER;
+            } else if offset == last_in_cluster {
+                return Some(offset + 1 - SWAPFILE_CLUSTER);
+            }
+            offset += 1;
+        }
+        None
+    }
+
     /// `scan_swap_map` (3.6, the SSD path): the slot, and the map bytes examined.
     fn scan(&mut self) -> Option<(u32, u64)> {
         if self.full() {
@@ -174,32 +190,9 @@ impl SwapArea {
             if self.slots - self.inuse >= SWAPFILE_CLUSTER {
                 // Locate the first empty (unaligned) cluster, from here to the end, then
                 // from the start to here.
-                let mut found = None;
-                let mut last_in_cluster = offset + SWAPFILE_CLUSTER - 1;
-                while last_in_cluster <= self.highest {
-                    scanned += 1;
-                    if self.map[offset as usize] != 0 {
-                        last_in_cluster = offset + SWAPFILE_CLUSTER;
-                    } else if offset == last_in_cluster {
-                        found = Some(offset + 1 - SWAPFILE_CLUSTER);
-                        break;
-                    }
-                    offset += 1;
-                }
-                if found.is_none() {
-                    offset = self.lowest;
-                    last_in_cluster = offset + SWAPFILE_CLUSTER - 1;
-                    while last_in_cluster < scan_base {
-                        scanned += 1;
-                        if self.map[offset as usize] != 0 {
-                            last_in_cluster = offset + SWAPFILE_CLUSTER;
-                        } else if offset == last_in_cluster {
-                            found = Some(offset + 1 - SWAPFILE_CLUSTER);
-                            break;
-                        }
-                        offset += 1;
-                    }
-                }
+                let found = self
+                    .first_free_cluster(scan_base, self.highest + 1, &mut scanned)
+                    .or_else(|| self.first_free_cluster(self.lowest, scan_base, &mut scanned));
                 offset = found.unwrap_or(scan_base);
             }
         } else {

@@ -62,6 +62,24 @@ def test_8_threads_on_the_global_lock_spin_more_than_on_fastswap() -> None:
     assert t.swap_lock_spin_ms["vanilla"] > 2 * t.swap_lock_spin_ms["fastswap"]
 
 
+def test_willneed_reads_swapped_pages_ahead_from_3_9_on() -> None:
+    # MADV_WILLNEED on anonymous memory reads swapped pages back (3.9+) while free memory
+    # stays above the min watermark, so the sweep that follows faults less; 3.6 ignores it.
+    t = memory_sweep(
+        "intel-910-400",
+        size_gib=0.25,
+        dram_fraction=0.5,
+        kernels=["vanilla", "linux-6.1"],
+        allocs=["malloc"],
+        madvises=["none", "willneed"],
+        patterns=["seq"],
+        threads=[1],
+    )
+    majors = t.set_index(["kernel", "madvise"]).major_faults
+    assert majors["vanilla", "willneed"] == majors["vanilla", "none"]
+    assert majors["linux-6.1", "willneed"] < majors["linux-6.1", "none"]
+
+
 @pytest.mark.parametrize(
     ("args", "fragments"),
     [
@@ -76,6 +94,8 @@ def test_8_threads_on_the_global_lock_spin_more_than_on_fastswap() -> None:
         (["--himeno-size", "huge"], ["--himeno-size"]),
         (["--fs-layout", "raid5"], ["--fs-layout", "raid0, single"]),
         (["--unit-kib", "6"], ["--unit-kib"]),
+        (["--madvise", "dontneed"], ["--madvise", "none, sequential, random, willneed"]),
+        (["--bench", "memcpy,fio", "--madvise", "willneed"], ["--madvise", "fio's fadvise_hint takes none"]),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(

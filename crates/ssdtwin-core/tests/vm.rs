@@ -164,6 +164,57 @@ fn madv_sequential_reads_windows_forward() {
     assert!(new.seconds < old.seconds);
 }
 
+// ---- MADV_WILLNEED on swapped pages ----
+
+/// 3.9+ `madvise_willneed` on anonymous memory reads swapped pages back before the sweep,
+/// so the sweep finds some of them without a major fault; 3.6 ignores the advice. (How
+/// many it reads, and when it reclaims for them: the VM's unit tests.)
+#[test]
+fn madv_willneed_prefetches_swapped_pages_from_3_9_on() {
+    let mib = DRAM_MIB * 5 / 4;
+    let sets = ["vm.page_cluster=0"];
+    let majors = |host: &str, advice| {
+        let (r, _) = run(host, &sets, &memcpy(mib, 1 << 20, Alloc::Malloc, advice, true, 1));
+        r.counter("host.major_faults")
+    };
+    assert!(majors("linux-6.1", Advice::WillNeed) < majors("linux-6.1", Advice::None));
+    assert_eq!(majors("linux-3.6", Advice::WillNeed), majors("linux-3.6", Advice::None), "3.6 has no swap WILLNEED");
+}
+
+// ---- kswapd and direct reclaim ----
+
+/// kswapd wakes at the low watermark and reclaims on its own core until the high one; a
+/// thread that finds free memory at min reclaims a batch itself (`__alloc_pages_slowpath`).
+/// On 64 MiB the low-min gap is min/4 = 64 pages, and mmap read-around allocates 32-page
+/// windows at once: one sweeping thread reaches min. `watermark_scale_factor` 1000 widens
+/// the gap to 10 % of memory: kswapd stays ahead of the same thread, each wake reclaiming
+/// at least high - low pages. Eight threads swapping anonymous pages out outrun the one
+/// kswapd even then (each page costs an unmap and a swap-slot allocation).
+#[test]
+fn kswapd_reclaims_ahead_of_one_thread_and_eight_threads_reclaim_directly() {
+    let mib = DRAM_MIB * 2;
+    let sweep = |wsf: u32, alloc, threads| {
+        let set = format!("vm.watermark_scale_factor={wsf}");
+        let (r, _) = run("linux-6.1", &[&set], &memcpy(mib, 1 << 20, alloc, Advice::None, true, threads));
+        let (_, (min, low, high)) = Host::new(drive(), host_config("linux-6.1", &[&set])).vm_frames();
+        (r, (min, low, high))
+    };
+    let (narrow, (min, low, _)) = sweep(10, Alloc::Mmap, 1);
+    assert_eq!(low - min, min / 4);
+    assert!(narrow.counter("host.direct_reclaims") > 0, "32-page windows cross a {}-page gap", low - min);
+
+    let (wide, (min, low, high)) = sweep(1000, Alloc::Mmap, 1);
+    assert!(low - min >= DRAM_MIB * 256 / 10, "10 % of memory");
+    assert_eq!(wide.counter("host.direct_reclaims"), 0, "kswapd keeps one thread above min");
+    let reclaimed = wide.counter("host.reclaimed_pages");
+    assert!(reclaimed >= (mib - DRAM_MIB) * 256, "{reclaimed} pages reclaimed");
+    let wakeups = wide.counter("host.kswapd_wakeups");
+    assert!(wakeups >= 1 && wakeups <= reclaimed / (high - low) + 1, "{wakeups} wakeups for {reclaimed} pages");
+
+    let (eight, _) = sweep(1000, Alloc::Malloc, 8);
+    assert!(eight.counter("host.direct_reclaims") > 0, "eight swapping threads outrun kswapd");
+}
+
 // ---- the swap locks ----
 
 /// 3.6's global `swap_lock` serializes eight faulting threads: with a critical section

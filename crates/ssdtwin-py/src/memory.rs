@@ -75,7 +75,12 @@ pub(crate) fn run_memory<'py>(
             py,
             "madvise",
             madvise,
-            &[("none", Advice::None), ("sequential", Advice::Sequential), ("random", Advice::Random)],
+            &[
+                ("none", Advice::None),
+                ("sequential", Advice::Sequential),
+                ("random", Advice::Random),
+                ("willneed", Advice::WillNeed),
+            ],
         )?,
         sequential: choice(py, "pattern", pattern, &[("seq", true), ("random", false)])?,
         threads,

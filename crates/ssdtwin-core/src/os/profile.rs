@@ -90,6 +90,10 @@ pub struct VmSection {
     /// `MADV_WILLNEED` prefetches swapped-out pages (3.9+).
     #[serde(default)]
     pub madvise_willneed_swap: bool,
+    /// What `MADV_WILLNEED` reads of a file range: `half-free-and-inactive` (before 3.15),
+    /// `2mib` (3.15 to 4.9) or `window` (4.10+).
+    #[serde(default = "default_willneed_file_limit")]
+    pub madvise_willneed_file_limit: String,
     /// Reclaim ignores accessed bits in `MADV_SEQUENTIAL` mappings.
     pub sequential_ignores_references: bool,
     /// Reclaim ignores accessed bits in `MADV_RANDOM` mappings (6.3+).
@@ -192,6 +196,10 @@ pub struct PageCacheSection {
     pub read_page_ns: u64,
     /// Per page written (`write_begin`/`write_end`, dirty accounting), ns.
     pub write_page_ns: u64,
+}
+
+fn default_willneed_file_limit() -> String {
+    "window".into()
 }
 
 fn default_page_bytes() -> u64 {
@@ -754,7 +762,7 @@ fn build_vm(
     dram_gib: f64,
     max_request_bytes: u64,
 ) -> Result<crate::os::vm::VmConfig, ProfileError> {
-    use crate::os::vm::{LockScope, SwapAllocator, SwapReadahead, VmConfig};
+    use crate::os::vm::{LockScope, SwapAllocator, SwapReadahead, VmConfig, WillneedLimit};
     let page = c.range("vm.page_bytes", v.page_bytes, 4096, 65536)?;
     if !page.is_power_of_two() {
         return Err(c.bad("vm.page_bytes", &page, "a power of two from 4096 to 65536"));
@@ -795,6 +803,15 @@ fn build_vm(
         )?,
         fault_around_bytes: c.range("vm.fault_around_kb", v.fault_around_kb, 0, 2048)? * 1024,
         willneed_swap: v.madvise_willneed_swap,
+        willneed_file_limit: c.choice(
+            "vm.madvise_willneed_file_limit",
+            &v.madvise_willneed_file_limit,
+            &[
+                ("half-free-and-inactive", WillneedLimit::HalfFreeAndInactive),
+                ("2mib", WillneedLimit::TwoMib),
+                ("window", WillneedLimit::Window),
+            ],
+        )?,
         sequential_ignores_references: v.sequential_ignores_references,
         random_ignores_references: v.random_ignores_references,
         new_anon_active: v.new_anon_active,

@@ -45,9 +45,9 @@ impl<D: BlockDevice> Host<D> {
             Madvise::Sequential => vm.mappings[mi].hint = Hint::Sequential,
             Madvise::Random => vm.mappings[mi].hint = Hint::Random,
             Madvise::WillNeed if vm.mappings[mi].file.is_some() => {
-                // force_page_cache_readahead of the whole range (what memory allows).
+                // force_page_cache_readahead of the range's first pages, up to the era's cap.
                 let fault = super::fault::Fault { ctx, now, g: u32::MAX, write: false };
-                let w = Window { start: lo, size: hi - lo, marker: None };
+                let w = Window { start: lo, size: vm.willneed_file_pages(hi - lo), marker: None };
                 t = self.file_readahead(t, fault, mi, w, u32::MAX).1;
             }
             Madvise::WillNeed => {
@@ -60,50 +60,52 @@ impl<D: BlockDevice> Host<D> {
         t
     }
 
-    /// `MADV_WILLNEED` on anonymous pages (3.9+): `read_swap_cache_async` for every swapped
-    /// page of the range, adjacent slots merged, frames only above the min watermark.
+    /// `MADV_WILLNEED` on anonymous pages (3.9+, `swapin_walk_pmd_entry`):
+    /// `read_swap_cache_async` for every swapped page of the range in address order, each
+    /// allocation reclaiming if it must (so a range larger than memory evicts what it read
+    /// first); the swap plug merges reads of adjacent slots.
     fn willneed_swap(&mut self, now: SimTime, t: SimTime, core: CoreId, mi: usize, lo: u64, hi: u64) -> SimTime {
-        let vm = self.vm.as_mut().expect("checked");
-        let base = vm.mappings[mi].base;
-        let mut slots = Vec::new();
-        for p in lo..hi {
-            let st = vm.pages[(base + p as u32) as usize];
-            if st & TAG == OUT && vm.swap.cached(st & VALUE).is_none() {
-                slots.push(st & VALUE);
-            }
-        }
-        slots.sort_unstable();
+        let base = self.vm.as_ref().expect("checked").mappings[mi].base;
         let mut t = t;
-        let mut got = Vec::with_capacity(slots.len());
-        for s in slots {
+        let mut run: Option<(u32, u32)> = None;
+        for p in lo..hi {
             let vm = self.vm.as_mut().expect("checked");
-            if vm.frames.free_count() <= vm.wmark_min {
-                break;
+            let st = vm.pages[(base + p as u32) as usize];
+            if st & TAG != OUT || vm.swap.cached(st & VALUE).is_some() {
+                continue;
             }
-            let f = vm.frames.alloc(u32::MAX, frames::ANON | frames::SWAPCACHE | frames::LOCKED).expect("counted");
-            t = vm.locks.acquire(vm.swap_lock(s), t, core, vm.cfg.swap_lock_hold);
+            let s = st & VALUE;
+            let flags = frames::ANON | frames::SWAPCACHE | frames::LOCKED;
+            let Some((f, t2)) = self.vm_alloc_readahead(now, t, core, u32::MAX, flags) else { break };
+            let vm = self.vm.as_mut().expect("checked");
+            t = vm.locks.acquire(vm.swap_lock(s), t2, core, vm.cfg.swap_lock_hold);
             t = vm.locks.acquire(vm.cache_lock(s), t, core, vm.cfg.swap_cache_hold);
             vm.frames.slot[f as usize] = s;
             vm.swap.set_cached(s, Some(f));
             vm.frames.push_head(Lru::InactiveAnon, f);
-            got.push(s);
-        }
-        let mut k = 0;
-        while k < got.len() {
-            let vm = self.vm.as_mut().expect("checked");
             let limit = vm.request_pages() as u32;
-            let first = got[k];
-            let mut len = 1;
-            while k + (len as usize) < got.len() && got[k + len as usize] == first + len && len < limit {
-                len += 1;
-            }
-            vm.counters.swap_in_pages += u64::from(len);
-            vm.counters.swap_readahead_pages += u64::from(len);
-            let offset = vm.swap.offset_bytes(first, vm.cfg.page_bytes);
-            t = self.vm_read(now, t, core, IoKind::SwapRead, first, len, offset);
-            k += len as usize;
+            run = match run {
+                Some((first, len)) if first + len == s && len < limit => Some((first, len + 1)),
+                Some((first, len)) => {
+                    t = self.willneed_read(now, t, core, first, len);
+                    Some((s, 1))
+                }
+                None => Some((s, 1)),
+            };
+        }
+        if let Some((first, len)) = run {
+            t = self.willneed_read(now, t, core, first, len);
         }
         t
+    }
+
+    /// The read of `len` swap slots from `first` that `MADV_WILLNEED` sends.
+    fn willneed_read(&mut self, now: SimTime, t: SimTime, core: CoreId, first: u32, len: u32) -> SimTime {
+        let vm = self.vm.as_mut().expect("checked");
+        vm.counters.swap_in_pages += u64::from(len);
+        vm.counters.swap_readahead_pages += u64::from(len);
+        let offset = vm.swap.offset_bytes(first, vm.cfg.page_bytes);
+        self.vm_read(now, t, core, IoKind::SwapRead, first, len, offset)
     }
 
     /// `MADV_DONTNEED` (`zap_page_range`): anonymous pages and their swap slots are freed;

@@ -95,6 +95,8 @@ pub struct VmConfig {
     pub fault_around_bytes: u64,
     /// `MADV_WILLNEED` prefetches swapped-out anonymous pages (3.9+).
     pub willneed_swap: bool,
+    /// How much of a file range `MADV_WILLNEED` reads.
+    pub willneed_file_limit: WillneedLimit,
     /// Reclaim ignores the referenced bits of `MADV_SEQUENTIAL` mappings (3.x
     /// `page_referenced_one`; 6.3+ `vma_has_recency`).
     pub sequential_ignores_references: bool,
@@ -138,6 +140,19 @@ pub struct VmConfig {
     pub lock_transfer: SimDuration,
     /// The slot allocator's scan of the swap map, per KiB examined.
     pub swap_map_scan_per_kib: SimDuration,
+}
+
+/// How many pages `MADV_WILLNEED` on a file range reads (`force_page_cache_readahead`'s
+/// cap; it reads the first pages of the range up to it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WillneedLimit {
+    /// Before 3.15, `max_sane_readahead`: half of the free and inactive file pages.
+    HalfFreeAndInactive,
+    /// 3.15 to 4.9, `MAX_READAHEAD`: 2 MiB.
+    TwoMib,
+    /// 4.10+: the larger of the readahead window (`ra_pages`) and the largest request
+    /// (`io_pages`).
+    Window,
 }
 
 /// `madvise` advice.
@@ -463,6 +478,18 @@ impl VmState {
     /// Largest request, pages.
     fn request_pages(&self) -> u64 {
         (self.cfg.max_request_bytes / self.cfg.page_bytes).max(1)
+    }
+
+    /// Pages `MADV_WILLNEED` reads of a file range of `pages`.
+    fn willneed_file_pages(&self, pages: u64) -> u64 {
+        let cap = match self.cfg.willneed_file_limit {
+            WillneedLimit::HalfFreeAndInactive => {
+                u64::midpoint(self.frames.free_count(), self.frames.len(frames::Lru::InactiveFile))
+            }
+            WillneedLimit::TwoMib => (2 << 20) / self.cfg.page_bytes,
+            WillneedLimit::Window => (self.cfg.read_ahead_bytes / self.cfg.page_bytes).max(self.request_pages()),
+        };
+        pages.min(cap)
     }
 
     /// Pages of file memory (the file LRU lists), for the dirty limits.

@@ -58,3 +58,93 @@ fn populate_keeps_the_last_pages_and_gives_the_rest_slots_in_order() {
     assert_eq!(vm.counters.swap_out_pages, evicted);
     host.vm_check();
 }
+
+// ---- MADV_WILLNEED on a file ----
+
+/// `MADV_WILLNEED` over a mapped file twice the size of memory, populated (its first half
+/// out): `force_page_cache_readahead` reads the range's first pages up to the era's cap.
+#[test]
+fn willneed_on_a_file_reads_the_range_up_to_the_eras_cap() {
+    // Pages read: a number, or None for half the frames.
+    let cases = [
+        // Before 3.15, max_sane_readahead: half of free plus inactive file pages, which after
+        // populate are all the frames (free down to the high watermark, the rest file pages).
+        ("linux-3.6", None, None),
+        // 3.15-4.9: MAX_READAHEAD, 2 MiB.
+        ("linux-3.6", Some("vm.madvise_willneed_file_limit=\"2mib\""), Some(512)),
+        // 4.10+: max(ra_pages, io_pages): 128 KiB read_ahead_kb against 1280 KiB max_sectors_kb.
+        ("linux-6.1", None, Some(320)),
+    ];
+    for (name, set, pages) in cases {
+        let dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
+        let mut sets = vec!["cpu.dram_gib=0.0625", "page_cache.memory_gib=0.03", "vm.kernel_reserved_mib=0"];
+        sets.extend(set);
+        let sets: Vec<String> = sets.iter().map(ToString::to_string).collect();
+        let mut host = Host::new(dev, load_host(name, &sets).unwrap());
+        let (frames, _) = host.vm_frames();
+        let expected = pages.unwrap_or(frames / 2);
+        let m = host.vm_map(frames * 2, Backing::File { offset_bytes: 0, sparse: false });
+        host.vm_populate(m);
+        let now = host.device().now();
+        let ctx = VmCtx { core: CoreId(0), tag: 0, resumed: false };
+        host.vm_madvise(now, now, ctx, m, 0, frames * 2, Madvise::WillNeed);
+        let vm = host.vm.as_ref().unwrap();
+        assert_eq!(vm.counters.file_read_pages, expected, "{name} {set:?}");
+        assert_eq!(vm.counters.file_readahead_pages, expected, "{name} {set:?}: all of it ahead of a fault");
+        // The pages read are the range's first (they were out).
+        let first = vm.mappings[0].base as usize;
+        assert!((0..expected as usize).all(|p| vm.pages[first + p] & TAG == CACHED), "{name} {set:?}");
+    }
+}
+
+// ---- MADV_WILLNEED on swapped pages ----
+
+/// A machine of 64 MiB on `host` with a mapping of memory plus 4096 pages, populated.
+fn populated_anon(host: &str) -> (Host<Ssd>, MappingId, u64) {
+    let dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
+    let sets = ["cpu.dram_gib=0.0625", "page_cache.memory_gib=0.03", "vm.kernel_reserved_mib=0"];
+    let mut host = Host::new(dev, load_host(host, &sets.map(String::from)).unwrap());
+    host.vm_swapon(1 << 30, 1 << 30);
+    let (frames, _) = host.vm_frames();
+    let pages = frames + 4096;
+    let m = host.vm_map(pages, Backing::Anon);
+    host.vm_populate(m);
+    (host, m, pages)
+}
+
+fn willneed(host: &mut Host<Ssd>, m: MappingId, lo: u64, hi: u64) {
+    let now = host.device().now();
+    let ctx = VmCtx { core: CoreId(0), tag: 0, resumed: false };
+    host.vm_madvise(now, now, ctx, m, lo, hi, Madvise::WillNeed);
+}
+
+/// 3.9+: every swapped page of the range is read into the swap cache, in address order,
+/// adjacent slots in one request; what fits above the min watermark needs no reclaim, and
+/// a range larger than that reclaims for the rest. 3.6 reads nothing.
+#[test]
+fn willneed_reads_swapped_pages_reclaiming_when_it_must() {
+    let (mut host, m, _) = populated_anon("linux-6.1");
+    let (_, (min, _, high)) = host.vm_frames();
+    let room = high - min;
+    // Populate left free memory at the high watermark; half the room above min.
+    willneed(&mut host, m, 0, room / 2);
+    let vm = host.vm.as_ref().unwrap();
+    assert_eq!(vm.counters.swap_in_pages, room / 2);
+    assert_eq!(vm.counters.direct_reclaims, 0);
+    let cached = (0..room / 2).filter(|&p| vm.swap.cached(vm.pages[p as usize] & VALUE).is_some()).count();
+    assert_eq!(cached as u64, room / 2, "in the swap cache, still swapped in the page table");
+    // Slots 1.. in page order: one request per max_sectors_kb (1280 KiB, 320 pages).
+    let requests = (room / 2).div_ceil(320);
+    assert_eq!(vm.counters.read_requests, requests);
+
+    // The whole range: 4096 + high pages were out; reclaim frees frames for them.
+    let (mut host, m, pages) = populated_anon("linux-6.1");
+    willneed(&mut host, m, 0, pages);
+    let vm = host.vm.as_ref().unwrap();
+    assert!(vm.counters.direct_reclaims > 0);
+    assert!(vm.counters.swap_in_pages > room, "{} pages read", vm.counters.swap_in_pages);
+
+    let (mut old, m, pages) = populated_anon("linux-3.6");
+    willneed(&mut old, m, 0, pages);
+    assert_eq!(old.vm.as_ref().unwrap().counters.swap_in_pages, 0);
+}

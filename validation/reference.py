@@ -142,3 +142,13 @@ R6_STATEMENTS = [
         for x in (0, 1)
     ],
 ]
+
+#: R6's finding applied to its other two benchmarks at its sizes: STREAM with 3.2 G
+#: elements (DRAM 42 % of it) and Himeno XXL (DRAM 28 %); 3.6 vanilla, 8 threads.
+R6_BENCHMARKS = [
+    *[
+        Point(f"{bench}, mmap / malloc", x, 1.0, ">", note="beyond physical memory, mmap beats malloc+swap")
+        for bench in ("STREAM triad", "Himeno")
+        for x in (0, 1)
+    ],
+]

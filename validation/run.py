@@ -43,6 +43,7 @@ from reference import (
     R4_ENDURANCE,
     R4_FIO,
     R5_PUBLISHED,
+    R6_BENCHMARKS,
     R6_DRIVES,
     R6_STATEMENTS,
     Point,
@@ -648,6 +649,34 @@ def memory() -> bool:
     return ok
 
 
+def memory_benchmarks() -> bool:
+    """R6's STREAM (3.2 G elements) and Himeno (XXL) on both drives, mmap against malloc,
+    3.6 vanilla, 8 threads: the same finding as the memcpy sweep's, at R6's sizes."""
+    start = time.perf_counter()
+    tables = [
+        memory_sweep(
+            drive, benches=["stream", "himeno"], kernels=["vanilla"], madvises=["none"], patterns=["seq"], threads=[8]
+        )
+        for drive in R6_DRIVES
+    ]
+
+    def simulated(p: Point) -> float:
+        t = tables[int(p.x)]
+        bench = "stream" if p.series.startswith("STREAM") else "himeno"
+        metric = "mb_per_s" if bench == "stream" else "mflops"
+        by = t[t.bench == bench].set_index("alloc")[metric]
+        return float(by["mmap"] / by["malloc"])
+
+    result, ok = check(R6_BENCHMARKS, simulated)
+    print(markdown(result, "drive (0 ioDrive2, 1 Intel 910)"))
+    cols = ["profile", "bench", "alloc", "mb_per_s", "mflops", "seconds", "major_faults", "device_read_bytes"]
+    both = pd.concat(tables, ignore_index=True)[cols]
+    both["device_read_gib"] = (both.pop("device_read_bytes") / 2**30).round(0)
+    print("\n" + frame_markdown(both.round({"mb_per_s": 0, "mflops": 0, "seconds": 0})))
+    print(f"\nWall time {time.perf_counter() - start:.0f} s.")
+    return ok
+
+
 STUDIES = {
     "hmb": hmb,
     "qlc-tr": qlc_tr,
@@ -658,6 +687,7 @@ STUDIES = {
     "cdm": cdm,
     "zfs-special": zfs_special,
     "memory": memory,
+    "memory-benchmarks": memory_benchmarks,
     "endurance": endurance,
 }
 

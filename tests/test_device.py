@@ -617,6 +617,7 @@ COUNTERS = {
     "apst_transitions",
     "apst_wakeups",
     "controller_busy_ns",
+    "media_errors",
 }
 
 

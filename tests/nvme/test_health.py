@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 import ssdtwin
-from ssdtwin.nvme import smart_log
+from ssdtwin.nvme import (
+    Sections,
+    identify_controller,
+    identify_namespace,
+    smart_log,
+    smart_log_json,
+    smart_log_text,
+    smartctl_json,
+    smartctl_text,
+)
 from ssdtwin.nvme.health import data_units
 
 SMALL: dict[str, object] = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 14 << 30}
@@ -70,3 +79,25 @@ def test_a_fresh_drive_is_cool_spare_and_unworn() -> None:
     assert (log["percent_used"], log["power_cycles"], log["unsafe_shutdowns"], log["media_errors"]) == (0, 1, 0, 0)
     assert (log["warning_temp_time"], log["critical_comp_time"], log["thm_temp1_trans_count"]) == (0, 0, 0)
     assert log["temp_sensor"] == [0] * 8
+
+
+def test_reads_of_a_worn_drive_count_media_errors_in_every_view() -> None:
+    # TLC rated for 4 cycles and a high uncorrectable rate at the rating: after the fill the
+    # blocks are past their rating, so reading 1 GiB meets errors.
+    worn = {"endurance.tlc_pe_cycles": 4, "endurance.uber_per_bit": 1e-9, "endurance.uber_tenfold_pct": 50}
+    dev = ssdtwin.Device("generic-tlc-1tb", overrides=SMALL | worn)
+    dev.fill("random", 95, overwrite_passes=3)
+    assert smart_log(dev.health())["media_errors"] == 0
+    dev.run({"rw": "read", "bs": "128k", "size": "1g", "iodepth": 8, "ioengine": "libaio"})
+    errors = dev.counters()["media_errors"]
+    log = smart_log(dev.health())
+    assert log["media_errors"] == errors > 0
+    identity = dev.identity()
+    ctrl, ns = identify_controller(identity), identify_namespace(identity)
+    text = smartctl_text(ctrl, ns, log, Sections.all(), local_time="now")
+    assert f"Media and Data Integrity Errors:    {errors:,}" in text.splitlines()
+    argv = ["smartctl", "-j", "-x", "/dev/nvme0"]
+    js = smartctl_json(ctrl, ns, log, Sections.all(), argv=argv, device_name="/dev/nvme0", time_t=0, local_time="now")
+    assert js["nvme_smart_health_information_log"]["media_errors"] == errors
+    assert f"media_errors\t\t\t\t: {errors:,}" in smart_log_text(log, "nvme0n1").splitlines()
+    assert smart_log_json(log)["media_errors"] == f"{errors:,}"

@@ -317,7 +317,7 @@ def test_text_values_and_the_zero_trap() -> None:
         "npss": "0",
         "avscc": "0x1",
         "wctemp": "343",
-        "cctemp": "358",
+        "cctemp": "353",
         "hmpre": "61440",
         "hmmin": "2048",
         "tnvmcap": "256060514304",

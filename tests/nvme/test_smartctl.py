@@ -52,7 +52,7 @@ def test_information_section_of_p32a80() -> None:
         "Optional NVM Commands (0x0004):     DS_Mngmt",
         "Maximum Data Transfer Size:         32 Pages",
         "Warning  Comp. Temp. Threshold:     70 Celsius",
-        "Critical Comp. Temp. Threshold:     85 Celsius",
+        "Critical Comp. Temp. Threshold:     80 Celsius",
     ]
 
 

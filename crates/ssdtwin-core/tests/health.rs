@@ -143,3 +143,77 @@ fn saving_loading_and_power_loss_count_power_cycles() {
     assert_eq!(r.jobs[0].dirs[0].io_bytes, 8 << 20);
     assert_eq!(back.counters().unmapped_units_read, 0);
 }
+
+/// Expected uncorrectable errors of reading once every unit `dev` holds: each superblock's
+/// valid units, times the bits in a unit, times the profile's law at the superblock's wear,
+/// `uber_per_bit × 10^((life − 1) / tenfold)`, at most one error per unit. (Every block here
+/// serves its own superblock: no spares, so no block carries other wear.)
+fn expected_errors_of_one_read(dev: &Ssd) -> f64 {
+    let law = dev.config().endurance.bit_errors;
+    let bits = 4096.0 * 8.0;
+    (0..dev.config().geometry.superblocks())
+        .map(|sb| {
+            let life = dev.ftl().superblock_life_used(sb);
+            let uber = (law.uber_per_bit * 10f64.powf((life - 1.0) / law.tenfold_life)).min(1.0 / bits);
+            f64::from(dev.ftl().sbs.valid(sb)) * bits * uber
+        })
+        .sum()
+}
+
+#[test]
+fn reads_of_worn_blocks_meet_media_errors_at_the_rate_their_wear_gives() {
+    let mut dev = Ssd::new(small_config(
+        48,
+        25.0,
+        &["endurance.tlc_pe_cycles=6", "endurance.uber_per_bit=1e-7", "endurance.uber_tenfold_pct=50"],
+    ));
+    dev.fill(FillPattern::Random {
+        percent: 100.0,
+        sequential_passes: 1,
+        overwrite_passes: 4.0,
+        seed: 5,
+        exact: false,
+    })
+    .unwrap();
+    dev.quiesce();
+    assert_eq!(dev.health().media_errors, 0, "filling reads nothing");
+    assert!(dev.ftl().life_used() > 1.0, "worn past the rating: {}", dev.ftl().life_used());
+    let expected = expected_errors_of_one_read(&dev);
+    assert!(expected > 100.0, "a test that can see the law: {expected}");
+    let mut twin = dev.clone();
+    let ns = dev.config().namespace.capacity_bytes;
+    run_one(&mut dev, job("r", RwPattern::Read, 1 << 17, 4), Some(ns), None);
+    dev.quiesce();
+    let h = dev.health();
+    // A Poisson count: within four standard deviations of the expectation.
+    let spread = 4.0 * expected.sqrt() + 1.0;
+    assert!((h.media_errors as f64 - expected).abs() <= spread, "{} errors, {expected:.1} expected", h.media_errors);
+    assert_eq!(dev.counters().media_errors, h.media_errors);
+    // The same drive reading the same data counts the same errors.
+    run_one(&mut twin, job("r", RwPattern::Read, 1 << 17, 4), Some(ns), None);
+    assert_eq!(twin.health().media_errors, h.media_errors);
+    // The count survives a save and load, and goes on from there.
+    let path = std::env::temp_dir().join(format!("ssdtwin-media-{}.state", std::process::id()));
+    dev.save(&path).unwrap();
+    let back = Ssd::load(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(back.health().media_errors, h.media_errors);
+}
+
+#[test]
+fn a_fresh_drive_meets_no_media_errors() {
+    // JESD218's client rate at the rating, and the default growth: an unworn block reads
+    // ten orders of magnitude better, so 1 TB read expects nothing.
+    let mut dev = Ssd::new(small_config(48, 25.0, &["endurance.uber_per_bit=1e-15"]));
+    dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
+    let ns = dev.config().namespace.capacity_bytes;
+    let per_read = expected_errors_of_one_read(&dev);
+    let reads = (1e12 / ns as f64).ceil();
+    assert!(per_read * reads < 1e-6, "{per_read} per read of the namespace");
+    let mut r = job("r", RwPattern::RandRead, 1 << 17, 16);
+    r.io_size = Some(SizeSpec::Bytes(4 << 30));
+    run_one(&mut dev, r, Some(ns), None);
+    let c = dev.counters();
+    assert!(c.nand_host_read_bytes >= 4 << 30, "{c:?}");
+    assert_eq!((dev.health().media_errors, c.media_errors), (0, 0));
+}

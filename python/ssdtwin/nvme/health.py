@@ -19,8 +19,9 @@ A plain dict named after the log's fields (libnvme ``struct nvme_smart_log``), f
 * ``power_cycles``, ``power_on_hours``, ``unsafe_shutdowns``: a new drive was powered once;
   loading a saved state and :meth:`ssdtwin.Device.power_cycle` power it on again; hours of
   simulated time powered, across saves.
-* ``media_errors``, ``num_err_log_entries``: 0 (the model's ECC never fails, no command
-  fails).
+* ``media_errors``: uncorrectable errors reads met, at the rate the blocks' wear gives
+  (``docs/model.md`` § "Media errors"); ``num_err_log_entries``: 0 (no command fails: the
+  model counts the errors but still returns the data).
 * ``warning_temp_time`` / ``critical_comp_time``: minutes at or above WCTEMP / CCTEMP;
   ``thm_temp1_*`` / ``thm_temp2_*``: Host Controlled Thermal Management transitions and
   seconds.

@@ -26,7 +26,9 @@ use crate::controller::ControllerConfig;
 use crate::controller::map_cache::{DirtyPolicy, MapCacheConfig, MapLocation, Replacement};
 use crate::controller::thermal::{PowerModel, ThermalConfig};
 use crate::engine::SimDuration;
-use crate::ftl::{Endurance, GcConfig, SlcCacheConfig, Stream, VictimPolicy, WearLevelling, WhenFull};
+use crate::ftl::{
+    BitErrorLaw, Endurance, GcConfig, MAX_UBER_PER_BIT, SlcCacheConfig, Stream, VictimPolicy, WearLevelling, WhenFull,
+};
 use crate::nand::{CellMode, CellTiming, DieScheduler, Geometry, NandTiming, SuspendPolicy, SuspendTiming, UNIT_BYTES};
 use crate::nvme::{HmbRequest, LbaFormat, LinkConfig, Namespace, PowerState, PowerStates};
 
@@ -509,6 +511,17 @@ fn default_pe_cycles(mode: CellMode, native: CellMode) -> u32 {
     }
 }
 
+/// UBER at the rated endurance when a profile gives none: JEDEC JESD218's requirement of a
+/// client drive, 1 error per 10^15 bits read.
+const DEFAULT_UBER_PER_BIT: f64 = 1e-15;
+
+/// Wear past the rating, percent of it, over which the UBER grows tenfold when a profile
+/// gives none [INF]: the UBER grows as the raw bit error rate to the power `t + 1` for an ECC
+/// correcting `t` bits (Mielke et al., IRPS 2008), so with 25 nm MLC's 24-bit BCH a tenfold
+/// rise over 10 % of the rating is the raw rate rising 10 % over it, a modest slope beside
+/// the cycle dependency Cai et al. (DATE 2012) measure.
+const DEFAULT_UBER_TENFOLD_PCT: f64 = 10.0;
+
 fn build_endurance(
     c: &Checker,
     profile: &Profile,
@@ -544,6 +557,16 @@ fn build_endurance(
         dwpd: positive("endurance.rated_dwpd", s.rated_dwpd)?,
         warranty_years: positive("endurance.warranty_years", s.warranty_years)?,
     };
+    let uber_per_bit = s.uber_per_bit.unwrap_or(DEFAULT_UBER_PER_BIT);
+    if !uber_per_bit.is_finite() || !(0.0..=MAX_UBER_PER_BIT).contains(&uber_per_bit) {
+        let allowed = format!("allowed 0 to {MAX_UBER_PER_BIT:.3e} (one error per 4 KiB read)");
+        return Err(c.bad("endurance.uber_per_bit", &uber_per_bit, &allowed));
+    }
+    let tenfold_pct = s.uber_tenfold_pct.unwrap_or(DEFAULT_UBER_TENFOLD_PCT);
+    if !tenfold_pct.is_finite() || tenfold_pct <= 0.0 || tenfold_pct > 1000.0 {
+        return Err(c.bad("endurance.uber_tenfold_pct", &tenfold_pct, "allowed above 0 up to 1000"));
+    }
+    let bit_errors = BitErrorLaw { uber_per_bit, tenfold_life: tenfold_pct / 100.0 };
     let levelling = c.choice(
         "ftl.wear_levelling",
         &profile.ftl.wear_levelling,
@@ -563,6 +586,7 @@ fn build_endurance(
         static_spread_cycles,
         spare_threshold_pct,
         min_superblocks,
+        bit_errors,
     };
     Ok((endurance, rated))
 }
@@ -1189,6 +1213,24 @@ mod tests {
         assert!(e.to_string().ends_with("ftl.wear_levelling = \"round-robin\": allowed fifo, dynamic, static"), "{e}");
         let e = shipped_with(&["endurance.block_spread_pct=120"]).unwrap_err();
         assert!(e.to_string().ends_with("endurance.block_spread_pct = 120: allowed 0 to 100"), "{e}");
+        let e = shipped_with(&["endurance.uber_per_bit=0.001"]).unwrap_err();
+        assert!(
+            e.to_string().ends_with("endurance.uber_per_bit = 0.001: allowed 0 to 3.052e-5 (one error per 4 KiB read)"),
+            "{e}"
+        );
+        let e = shipped_with(&["endurance.uber_tenfold_pct=0"]).unwrap_err();
+        assert!(e.to_string().ends_with("endurance.uber_tenfold_pct = 0: allowed above 0 up to 1000"), "{e}");
+    }
+
+    #[test]
+    fn the_bit_error_law_defaults_to_a_client_drive_and_takes_the_profile_s() {
+        let law = shipped_with(&[]).unwrap().endurance.bit_errors;
+        assert_eq!((law.uber_per_bit, law.tenfold_life), (1e-15, 0.1));
+        let law = shipped_with(&["endurance.uber_per_bit=1e-16", "endurance.uber_tenfold_pct=25"])
+            .unwrap()
+            .endurance
+            .bit_errors;
+        assert_eq!((law.uber_per_bit, law.tenfold_life), (1e-16, 0.25));
     }
 
     #[test]

@@ -552,6 +552,12 @@ pub struct EnduranceSection {
     pub rated_dwpd: Option<f64>,
     /// Warranty, years.
     pub warranty_years: Option<f64>,
+    /// Uncorrectable bit errors per bit read once a block has used its rated P/E cycles (the
+    /// UBER a datasheet states; JEDEC JESD218 requires at most 1e-15 of client drives and
+    /// 1e-16 of enterprise ones).
+    pub uber_per_bit: Option<f64>,
+    /// Wear, percent of the rated P/E cycles, over which the UBER grows tenfold.
+    pub uber_tenfold_pct: Option<f64>,
 }
 
 /// `[power]`: what each kind of activity draws. Defaults are typical of a consumer NVMe drive

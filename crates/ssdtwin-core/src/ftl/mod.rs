@@ -34,7 +34,10 @@ pub use map::{MAX_PHYSICAL_UNITS, PageMap, UNMAPPED};
 pub use relocation::RelocRead;
 pub use slc::{SlcCacheConfig, WhenFull};
 pub use steady::SteadyRefusal;
-pub use wear::{BlockInfo, BlockRole, BlockWear, Endurance, WearLevelling, WearState};
+pub use wear::{
+    BITS_PER_UNIT, BitErrorLaw, BlockInfo, BlockRole, BlockWear, Endurance, MAX_UBER_PER_BIT, MediaErrorState,
+    MediaErrors, WearLevelling, WearState,
+};
 
 use crate::engine::BigArray;
 use crate::nand::{CellMode, Geometry, Ppa};
@@ -170,8 +173,7 @@ impl Ftl {
     pub fn new(geometry: Geometry, logical_units: u64, gc: GcConfig, endurance: Endurance, verify: bool) -> Self {
         let physical = geometry.total_units();
         let native = geometry.native;
-        let wear =
-            BlockWear::new(geometry.dies(), geometry.planes, geometry.superblocks(), endurance.spare_blocks_per_plane);
+        let wear = BlockWear::new(geometry.dies(), geometry.planes, geometry.superblocks(), &endurance);
         Ftl {
             map: PageMap::new(logical_units, physical, geometry.sb_units()),
             sbs: Superblocks::new(geometry.superblocks(), native),
@@ -1001,7 +1003,13 @@ impl Ftl {
         {
             return Err("superblock arrays differ in length from this device".into());
         }
-        self.wear.import_state(state.wear, block_erases, (&state.sbs.erase_count, &state.sbs.slc_erase_count))?;
+        self.wear.import_state(
+            state.wear,
+            block_erases,
+            (&state.sbs.erase_count, &state.sbs.slc_erase_count),
+            &self.endurance,
+            self.geometry.native,
+        )?;
         self.map.rebuild_reverse()?;
         self.sbs = state.sbs;
         for (f, s) in self.frontiers.iter_mut().zip(state.frontiers) {
@@ -1188,6 +1196,7 @@ mod tests {
             static_spread_cycles: 100,
             spare_threshold_pct: 10,
             min_superblocks: 2,
+            bit_errors: BitErrorLaw { uber_per_bit: 1e-15, tenfold_life: 0.1 },
         };
         let mut ftl = Ftl::new(g.clone(), logical, gc, endurance, true);
         // Open the last superblocks first, so every address written lies above 2^33.

@@ -193,6 +193,8 @@ pub struct CounterSnapshot {
     pub apst_wakeups: u64,
     /// Time with a command outstanding, ns.
     pub controller_busy_ns: u64,
+    /// Uncorrectable errors host reads met (SMART's Media and Data Integrity Errors).
+    pub media_errors: u64,
 }
 
 /// Counters that are levels at an instant, not running totals: over a span they are

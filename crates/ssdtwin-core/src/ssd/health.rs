@@ -53,7 +53,8 @@ pub struct HealthLog {
     pub power_on_hours: u64,
     /// Unsafe Shutdowns.
     pub unsafe_shutdowns: u64,
-    /// Media and Data Integrity Errors (the model's ECC never fails).
+    /// Media and Data Integrity Errors: uncorrectable errors reads met, at the rate the
+    /// blocks' wear gives (`ftl::wear::bit_errors`).
     pub media_errors: u64,
     /// Number of Error Information Log Entries (no command fails).
     pub error_log_entries: u64,
@@ -115,7 +116,7 @@ impl Ssd {
             power_cycles: c.power_cycles,
             power_on_hours: (c.power_on_ns_before_restore + self.now.as_ns()) / NS_PER_HOUR,
             unsafe_shutdowns: c.unsafe_shutdowns,
-            media_errors: 0,
+            media_errors: self.media.errors(),
             error_log_entries: 0,
             warning_temperature_minutes: clamp32(t.warning_ns / NS_PER_MINUTE),
             critical_temperature_minutes: clamp32(t.critical_ns / NS_PER_MINUTE),

@@ -46,7 +46,7 @@ use crate::controller::map_cache::MapCacheCounters;
 use crate::controller::thermal::Thermal;
 use crate::controller::{MapCache, WriteBuffer};
 use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimTime};
-use crate::ftl::{Ftl, RelocationJob, Stream};
+use crate::ftl::{Ftl, MediaErrors, RelocationJob, Stream};
 use crate::nand::{CellMode, DieOp, DieOpKind, DieWake, NandArray, UNIT_BYTES};
 use crate::nvme::{HmbGrant, PowerStates};
 use std::collections::VecDeque;
@@ -161,6 +161,8 @@ pub struct Ssd {
     /// When commands were last outstanding without a break (Controller Busy Time).
     busy_start: SimTime,
     wake_scratch: Vec<DieWake>,
+    /// Uncorrectable errors met by reads (SMART's Media and Data Integrity Errors).
+    media: MediaErrors,
 }
 
 impl Ssd {
@@ -221,6 +223,7 @@ impl Ssd {
             idle_savings_j: 0.0,
             busy_start: SimTime::ZERO,
             wake_scratch: Vec::new(),
+            media: MediaErrors::new(config.endurance.seed),
             nand,
             ftl,
             config,
@@ -463,6 +466,7 @@ impl Ssd {
             apst_transitions: self.counters.apst_transitions,
             apst_wakeups: self.counters.apst_wakeups,
             controller_busy_ns: self.counters.controller_busy_ns,
+            media_errors: self.media.errors(),
         }
     }
 

@@ -12,6 +12,9 @@ struct Group {
     die: u32,
     mode: CellMode,
     units: u32,
+    /// Superblock the data is read from; `None` for data being relocated, whose source the
+    /// map no longer names (its errors are not counted).
+    sb: Option<u32>,
 }
 
 impl Ssd {
@@ -21,6 +24,7 @@ impl Ssd {
     pub(super) fn start_read(&mut self, slot: u32, ready: SimTime) {
         let Slot { first_unit, units, .. } = self.slots[slot as usize];
         let pu_units = self.config.geometry.pu_units();
+        let pus_per_sb = self.config.geometry.sb_units() / pu_units;
         let dies = self.config.geometry.dies();
         let mut group: Option<Group> = None;
         let mut memory_units = 0;
@@ -41,12 +45,12 @@ impl Ssd {
                 }
                 location @ (Location::Nand { .. } | Location::Moving { .. }) => {
                     self.counters.nand_units_read += 1;
-                    let (pu, die, mode) = match location {
+                    let (pu, die, mode, sb) = match location {
                         Location::Nand { ppa, mode } => {
                             let pu = (ppa.0 / u64::from(pu_units)) as u32;
-                            (pu, pu % dies, mode)
+                            (pu, pu % dies, mode, Some(pu / pus_per_sb))
                         }
-                        Location::Moving { pu, die, mode } => (pu, die, mode),
+                        Location::Moving { pu, die, mode } => (pu, die, mode, None),
                         _ => unreachable!("matched above"),
                     };
                     match group.as_mut() {
@@ -56,7 +60,7 @@ impl Ssd {
                                 self.issue_host_read(slot, &g, ready);
                                 die_reads += 1;
                             }
-                            group = Some(Group { pu, die, mode, units: 1 });
+                            group = Some(Group { pu, die, mode, units: 1, sb });
                         }
                     }
                 }
@@ -84,6 +88,9 @@ impl Ssd {
 
     #[inline]
     fn issue_host_read(&mut self, slot: u32, g: &Group, ready: SimTime) {
+        if let Some(sb) = g.sb {
+            self.media.read(g.units, self.ftl.wear.uber(sb, g.die));
+        }
         let op = DieOp { kind: DieOpKind::HostRead, mode: g.mode, token: slot, units: g.units, ready };
         self.submit_die_op(g.die, op);
     }
@@ -120,7 +127,11 @@ impl Ssd {
         for lpn in self.partial_units(slot).into_iter().flatten() {
             self.counters.partial_units_written += 1;
             let (die, mode) = match self.ftl.locate(lpn) {
-                Location::Nand { ppa, mode } => (self.config.geometry.die_of(ppa), mode),
+                Location::Nand { ppa, mode } => {
+                    let die = self.config.geometry.die_of(ppa);
+                    self.media.read(1, self.ftl.wear.uber(self.config.geometry.sb_of(ppa), die));
+                    (die, mode)
+                }
                 Location::Moving { die, mode, .. } => (die, mode),
                 Location::Unmapped | Location::Buffered => continue,
             };

@@ -29,7 +29,7 @@
 use super::{HostCounters, Ssd, Verifier};
 use crate::config::{LoadedProfile, ProfileError, build};
 use crate::controller::thermal::ThermalTotals;
-use crate::ftl::FtlState;
+use crate::ftl::{FtlState, MediaErrorState, MediaErrors};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -110,6 +110,9 @@ struct Header {
     /// Thermal history: time above the thresholds, throttling, energy.
     #[serde(default)]
     thermal: ThermalTotals,
+    /// Media errors counted and the expected errors accumulated towards the next.
+    #[serde(default)]
+    media_errors: MediaErrorState,
 }
 
 impl Ssd {
@@ -147,6 +150,7 @@ impl Ssd {
             verify_next_version: self.verifier.as_ref().map_or(0, |v| v.next_version),
             block_wear: true,
             thermal: self.thermal.totals,
+            media_errors: self.media.state(),
         };
         let header = serde_json::to_vec(&header).expect("the header serialises");
         // Written beside the target and renamed over it once complete and on disk, so a
@@ -299,6 +303,11 @@ impl Ssd {
             return Err(corrupt("corrupt state: the thermal history is not a finite number"));
         }
         device.thermal.totals = header.thermal;
+        let hazard = header.media_errors.hazard;
+        if !hazard.is_finite() || hazard < 0.0 {
+            return Err(corrupt("corrupt state: the media-error hazard is not a finite, non-negative number"));
+        }
+        device.media = MediaErrors::restore(device.config.endurance.seed, header.media_errors);
         device.host_units_admitted = header.host_units_admitted;
         device.rebuild_map_cache();
         Ok(device)

@@ -30,7 +30,12 @@
 //! Wear levelling is a policy file selected by [`WearLevelling`]: which free superblock a
 //! stream opens (`fifo.rs`, `dynamic.rs`), and when cold data moves off young blocks
 //! (`cold_data.rs`). Nothing here runs per I/O: the arrays change once per erase.
+//!
+//! Worn blocks also read with more uncorrectable errors (`bit_errors.rs`): every erase
+//! refreshes the uncorrectable bit error rate of the blocks it wore, kept per superblock and
+//! die ([`BlockWear::uber`]), so a read looks its rate up instead of computing it.
 
+mod bit_errors;
 mod cold_data;
 mod dynamic;
 mod fifo;
@@ -38,6 +43,8 @@ mod fifo;
 use crate::nand::CellMode;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+pub use bit_errors::{BITS_PER_UNIT, BitErrorLaw, MAX_UBER_PER_BIT, MediaErrorState, MediaErrors};
 
 /// How the FTL spreads wear.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +83,8 @@ pub struct Endurance {
     /// frontiers and the static SLC cache. Fewer would lose data, so the drive keeps worn
     /// blocks rather than retire below this.
     pub min_superblocks: u32,
+    /// How the uncorrectable bit error rate grows with a block's wear.
+    pub bit_errors: BitErrorLaw,
 }
 
 /// What a superblock a block serves is called when it has none.
@@ -106,6 +115,9 @@ pub struct BlockWear {
     kept: Vec<u32>,
     /// Most erases any block has had.
     max_block_erases: u32,
+    /// Per superblock and die (`sb * dies + die`): the mean uncorrectable bit error rate of
+    /// the blocks serving it, one per plane (a die read covers the planes of a program unit).
+    uber: Vec<f64>,
 }
 
 /// A block's part in the drive, for reports.
@@ -157,9 +169,10 @@ pub struct WearState {
 }
 
 impl BlockWear {
-    /// A new array: every block unworn, every slot served by its own block.
-    pub fn new(dies: u32, planes: u32, superblocks: u32, spare_blocks_per_plane: u32) -> Self {
-        let blocks_per_plane = superblocks + spare_blocks_per_plane;
+    /// A new array rated as `e` says (its spares, the error rate of an unworn block): every
+    /// block unworn, every slot served by its own block.
+    pub fn new(dies: u32, planes: u32, superblocks: u32, e: &Endurance) -> Self {
+        let blocks_per_plane = superblocks + e.spare_blocks_per_plane;
         let plane_count = (dies * planes) as usize;
         let blocks = plane_count * blocks_per_plane as usize;
         let slots = (superblocks * dies * planes) as usize;
@@ -182,7 +195,37 @@ impl BlockWear {
             retire: Vec::new(),
             kept: Vec::new(),
             max_block_erases: 0,
+            uber: vec![e.bit_errors.uber(0.0); (superblocks * dies) as usize],
         }
+    }
+
+    /// The uncorrectable bit error rate of a read from superblock `sb` on `die`.
+    #[inline]
+    pub fn uber(&self, sb: u32, die: u32) -> f64 {
+        self.uber[(sb * self.dies + die) as usize]
+    }
+
+    /// Recomputes every superblock's error rates from the blocks' wear (a restored array).
+    fn refresh_bit_errors(&mut self, e: &Endurance, native: CellMode) {
+        for sb in 0..self.superblocks {
+            for die in 0..self.dies {
+                self.refresh_uber(sb, die, e, native);
+            }
+        }
+    }
+
+    /// The error rate of `sb` on `die`: the mean over its planes' serving blocks (a retired
+    /// superblock serves no reads and keeps 0).
+    fn refresh_uber(&mut self, sb: u32, die: u32, e: &Endurance, native: CellMode) {
+        let mut sum = 0.0;
+        for p in 0..self.planes {
+            let block = self.serving[self.slot(sb, die, p)];
+            if block != NO_BLOCK {
+                let i = self.index(die * self.planes + p, block);
+                sum += e.bit_errors.uber(self.life_used(i, e, native));
+            }
+        }
+        self.uber[(sb * self.dies + die) as usize] = sum / f64::from(self.planes);
     }
 
     /// Physical blocks (superblock slots and spares) in the whole array.
@@ -268,6 +311,7 @@ impl BlockWear {
                 self.retire.push(sb);
             }
         }
+        self.refresh_uber(sb, die, e, native);
         failed
     }
 
@@ -299,6 +343,8 @@ impl BlockWear {
                     self.spares[plane as usize].push_back(block);
                 }
             }
+            // Retired, it serves no reads (as a restored array computes it).
+            self.uber[(sb * self.dies + die) as usize] = 0.0;
         }
         true
     }
@@ -373,8 +419,23 @@ impl BlockWear {
     /// erases (`None` for a state saved before they were kept: every block then takes its
     /// superblock's erases, `sb_erases` as (total, SLC) per superblock). Fails, naming the
     /// problem, if the pieces do not fit together: each block serves at most one slot or
-    /// waits in one spare pool of its own plane.
+    /// waits in one spare pool of its own plane. The error rates follow from the restored
+    /// wear, rated as `e` says.
     pub fn import_state(
+        &mut self,
+        state: WearState,
+        erases: Option<(Vec<u32>, Vec<u32>)>,
+        sb_erases: (&[u32], &[u32]),
+        e: &Endurance,
+        native: CellMode,
+    ) -> Result<(), String> {
+        self.import_arrays(state, erases, sb_erases)?;
+        self.refresh_bit_errors(e, native);
+        Ok(())
+    }
+
+    /// [`BlockWear::import_state`] but for the error rates.
+    fn import_arrays(
         &mut self,
         state: WearState,
         erases: Option<(Vec<u32>, Vec<u32>)>,
@@ -532,6 +593,7 @@ mod tests {
             static_spread_cycles: 100,
             spare_threshold_pct: 10,
             min_superblocks: 2,
+            bit_errors: BitErrorLaw { uber_per_bit: 1e-15, tenfold_life: 0.1 },
         }
     }
 
@@ -539,11 +601,11 @@ mod tests {
 
     #[test]
     fn every_slot_starts_on_its_own_block_with_the_spares_pooled() {
-        let w = BlockWear::new(2, 2, 6, 3);
+        let e = endurance_of(10, 0.0, 3);
+        let w = BlockWear::new(2, 2, 6, &e);
         assert_eq!(w.block_count(), 2 * 2 * 9);
         assert_eq!(w.spare_blocks(), 12);
         assert!((0..6).all(|sb| w.serves(sb)));
-        let e = endurance_of(10, 0.0, 3);
         let blocks = w.blocks(&e, CellMode::Tlc);
         assert_eq!(blocks.iter().filter(|b| b.role == BlockRole::InService).count(), 24);
         assert_eq!(blocks[7].superblock, None);
@@ -555,7 +617,7 @@ mod tests {
     #[test]
     fn slc_cycles_cost_their_share_of_the_native_budget() {
         let e = endurance_of(3000, 0.0, 0);
-        let mut w = BlockWear::new(1, 1, 4, 0);
+        let mut w = BlockWear::new(1, 1, 4, &e);
         for _ in 0..30 {
             w.erase(0, 0, CellMode::Slc, &e, CellMode::Tlc);
         }
@@ -570,7 +632,7 @@ mod tests {
     #[test]
     fn a_worn_block_is_replaced_by_its_planes_spare() {
         let e = endurance_of(5, 0.0, 1);
-        let mut w = BlockWear::new(1, 2, 4, 1);
+        let mut w = BlockWear::new(1, 2, 4, &e);
         let failed: u32 = (0..5).map(|_| w.erase(2, 0, CellMode::Tlc, &e, CellMode::Tlc)).sum();
         // Both planes' blocks of superblock 2 reach 5 cycles on the fifth erase.
         assert_eq!(failed, 2);
@@ -585,9 +647,29 @@ mod tests {
     }
 
     #[test]
+    fn a_read_meets_the_mean_error_rate_of_the_blocks_it_reads() {
+        let e = endurance_of(10, 0.0, 1);
+        let law = e.bit_errors;
+        let mut w = BlockWear::new(1, 2, 4, &e);
+        assert_eq!(w.uber(1, 0).to_bits(), law.uber(0.0).to_bits());
+        // Ten cycles: both blocks of superblock 1 at their rating, which they fail at; each
+        // plane's spare, unworn, takes over.
+        for k in 1..=9 {
+            w.erase(1, 0, CellMode::Tlc, &e, CellMode::Tlc);
+            assert_eq!(w.uber(1, 0).to_bits(), law.uber(f64::from(k) / 10.0).to_bits());
+        }
+        w.erase(1, 0, CellMode::Tlc, &e, CellMode::Tlc);
+        assert_eq!(w.uber(1, 0).to_bits(), law.uber(0.0).to_bits());
+        // One more cycle on the spares; superblock 2 was never erased.
+        w.erase(1, 0, CellMode::Tlc, &e, CellMode::Tlc);
+        assert_eq!(w.uber(1, 0).to_bits(), law.uber(0.1).to_bits());
+        assert_eq!(w.uber(2, 0).to_bits(), law.uber(0.0).to_bits());
+    }
+
+    #[test]
     fn with_no_spare_the_superblock_retires_and_gives_its_good_blocks_to_the_pools() {
         let e = endurance_of(3, 0.0, 0);
-        let mut w = BlockWear::new(2, 1, 4, 0);
+        let mut w = BlockWear::new(2, 1, 4, &e);
         // Wear only die 0's block of superblock 1.
         for _ in 0..3 {
             w.erase(1, 0, CellMode::Tlc, &e, CellMode::Tlc);
@@ -595,6 +677,7 @@ mod tests {
         assert_eq!(w.bad_blocks(), 1);
         assert!(w.take_retirement(1, 4, &e));
         assert!(!w.serves(1));
+        assert_eq!(w.uber(1, 1).to_bits(), 0f64.to_bits(), "a retired superblock serves no reads");
         // Die 1's good block of superblock 1 is now a spare of its plane.
         assert_eq!(w.spare_blocks(), 1);
         assert_eq!(w.blocks(&e, CellMode::Tlc)[4 + 1].role, BlockRole::Spare);
@@ -603,7 +686,7 @@ mod tests {
     #[test]
     fn a_drive_at_its_minimum_keeps_worn_blocks() {
         let e = endurance_of(1, 0.0, 0);
-        let mut w = BlockWear::new(1, 1, 4, 0);
+        let mut w = BlockWear::new(1, 1, 4, &e);
         w.erase(0, 0, CellMode::Tlc, &e, CellMode::Tlc);
         assert!(!w.take_retirement(0, 2, &e));
         assert!(w.end_of_life());
@@ -627,20 +710,21 @@ mod tests {
     #[test]
     fn a_state_round_trips_and_a_block_in_two_places_is_refused() {
         let e = endurance_of(2, 0.0, 1);
-        let mut w = BlockWear::new(1, 1, 4, 1);
+        let mut w = BlockWear::new(1, 1, 4, &e);
         for _ in 0..2 {
             w.erase(3, 0, CellMode::Tlc, &e, CellMode::Tlc);
         }
         let state = w.export_state();
         assert_eq!(state.remapped, vec![(3, 4)]);
         let (s, n) = w.erase_arrays();
-        let mut back = BlockWear::new(1, 1, 4, 1);
-        back.import_state(state.clone(), Some((s.to_vec(), n.to_vec())), (&[0; 4], &[0; 4])).unwrap();
+        let mut back = BlockWear::new(1, 1, 4, &e);
+        back.import_state(state.clone(), Some((s.to_vec(), n.to_vec())), (&[0; 4], &[0; 4]), &e, CellMode::Tlc)
+            .unwrap();
         assert_eq!(back, w);
         let mut twice = state;
         twice.spares[0].push(0);
-        let e = BlockWear::new(1, 1, 4, 1)
-            .import_state(twice, Some((s.to_vec(), n.to_vec())), (&[0; 4], &[0; 4]))
+        let e = BlockWear::new(1, 1, 4, &e)
+            .import_state(twice, Some((s.to_vec(), n.to_vec())), (&[0; 4], &[0; 4]), &e, CellMode::Tlc)
             .unwrap_err();
         assert_eq!(e, "wear: block 0 is a spare and somewhere else too");
     }

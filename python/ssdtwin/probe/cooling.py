@@ -47,14 +47,18 @@ class Cooling:
     before_k: int | None = None
     cooled_at: list[int] = field(default_factory=list)
     shrink: int = 1
+    settle: bool = False
 
     @classmethod
-    def start(cls, runner: Runner, facts: Facts, measurement: str) -> Cooling:
-        """Cooling for ``runner``'s drive, its temperature now taken as its rest."""
+    def start(cls, runner: Runner, facts: Facts, measurement: str, *, settle: bool = False) -> Cooling:
+        """Cooling for ``runner``'s drive, its temperature now taken as its rest. ``settle``:
+        each cooling waits until idle no longer lowers the temperature, not only to halfway,
+        so every segment after one starts from the same state (GC's rounds, whose windows
+        may heat the drive to WCTEMP whatever it starts from)."""
         health = runner.health()
         if health is None or facts.wctemp_kelvin is None:
-            return cls(runner, measurement, None, None)
-        return cls(runner, measurement, facts.wctemp_kelvin, health.temperature_k)
+            return cls(runner, measurement, None, None, settle=settle)
+        return cls(runner, measurement, facts.wctemp_kelvin, health.temperature_k, settle=settle)
 
     def segment(self, size: int) -> int:
         """The next segment's size: ``size``, halved while one segment heats the drive by
@@ -73,7 +77,7 @@ class Cooling:
         health = self.runner.health()
         assert health is not None
         rise = self.rise_k / self.shrink
-        target = (self.rest_k + self.wctemp_k) / 2
+        target = 0.0 if self.settle else (self.rest_k + self.wctemp_k) / 2
         if health.temperature_k + COOL_MARGIN * rise + THROTTLE_BAND_K >= self.wctemp_k or health.over_temperature:
             waited = 0.0
             while health.temperature_k > target and waited < COOL_MAX_S:

@@ -77,11 +77,12 @@ def measure_gc(runner: Runner, facts: Facts, settings: Settings, ramp_s: float =
     written = 2 * capacity
     share = int(settings.gc_round_share * capacity) // UNIT * UNIT
     values: list[float] = []
-    cooling = Cooling.start(runner, facts, MEASUREMENT)
+    cooling = Cooling.start(runner, facts, MEASUREMENT, settle=True)
     for r in range(1, min(settings.gc_max_rounds, MAX_ROUNDS) + 1):
         # A drive that heats toward its throttling threshold over the rounds would bring
-        # the throttle's steps into them: it cools between rounds, where the random writes
-        # that follow bring back whatever GC did meanwhile.
+        # the throttle's steps into them: it cools between rounds, as far as idle cools it,
+        # so a window that heats it to WCTEMP all the same starts where every other did
+        # (the random writes that follow bring back whatever GC did meanwhile).
         cooling.before(written)
         runner.condition(
             Job(f"round {r}: random writes", "randwrite", UNIT, iodepth=32, io_size=share, seed=r), MEASUREMENT

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from ssdtwin.probe.cooling import COOL_MAX_S, COOL_STEP_S, THROTTLE_BAND_K, Cooling
 from ssdtwin.probe.estimate import fit_line
 from ssdtwin.probe.facts import Facts
-from ssdtwin.probe.floor import infer_floor, nearest_link
+from ssdtwin.probe.floor import infer_floor, link_ceiling, link_rate, nearest_link, nearest_payload
 from ssdtwin.probe.geometry import native_tr
 from ssdtwin.probe.map_cache import infer_coverage
-from ssdtwin.probe.runner import Job, parse_bw_log, parse_fio_json
+from ssdtwin.probe.runner import Health, Job, Runner, parse_bw_log, parse_fio_json
 from ssdtwin.probe.slc import find_cliff, infer_recovery, levels
 from ssdtwin.probe.steady import window
 
@@ -192,3 +193,72 @@ def test_a_line_through_noisy_points_has_an_error_that_covers_the_truth() -> Non
     ys = [10 + 3 * x + (0.5 if i % 2 else -0.5) for i, x in enumerate(xs)]
     line = fit_line(xs, ys)
     assert abs(line.slope - 3) <= 3 * line.slope_error and not math.isclose(line.slope_error, 0)
+
+
+def test_the_link_is_the_highest_plateau_of_any_read_at_depth_and_sets_the_payload() -> None:
+    """Gen4 x4 at 256-byte payloads carries 7.15 GB/s: 4 KiB reads at depth 32 and 128 fill
+    it while 128 KiB reads stop at 6.84 GB/s (a per-command cost on the link); a plateau at
+    1.66 GB/s is a Gen2 x4 (or Gen3 x2) link at 128-byte payloads; a rate still rising
+    with depth is only a lower bound and leaves the payload at its default."""
+    link = link_rate(4, 4, 256)
+
+    def table(seq: tuple[float, float], small: tuple[float, float]) -> pd.DataFrame:
+        rows = [
+            {"test": "link", "iodepth": d, "bs": 131072, "mb_per_s": r / 1e6}
+            for d, r in zip((32, 128), seq, strict=True)
+        ]
+        rows += [
+            {"test": "firmware", "iodepth": d, "bs": 4096, "mb_per_s": r / 1e6}
+            for d, r in zip((32, 128), small, strict=True)
+        ]
+        return pd.DataFrame(rows)
+
+    rate, plateau = link_ceiling(table((6.845e9, 6.238e9), (link, link)))
+    assert rate == pytest.approx(link) and plateau
+    rate, plateau = link_ceiling(table((1.662e9, 1.662e9), (1.66e9, 1.66e9)))
+    assert plateau and nearest_payload(*nearest_link(rate)[:2], rate)[0] == 128
+    assert nearest_payload(2, 4, rate)[1] == pytest.approx(rate, rel=0.01)
+    rate, plateau = link_ceiling(table((1.306e9, 1.522e9), (0.29e9, 0.29e9)))
+    assert rate == pytest.approx(1.522e9) and not plateau
+
+
+class _Heating(Runner):
+    """A drive whose temperature is scripted: each segment written adds ``rise_k``, each
+    idle step takes away ``cool_k`` (down to ``floor_k``, what idle alone holds it at)."""
+
+    def __init__(self, rise_k: int, cool_k: int, floor_k: int) -> None:
+        super().__init__()
+        self.temperature, self.rise_k, self.cool_k, self.floor_k = 300, rise_k, cool_k, floor_k
+        self.idled = 0.0
+
+    def health(self) -> Health:
+        return Health(self.temperature, self.temperature >= 343)
+
+    def _idle(self, seconds: float) -> None:
+        self.idled += seconds
+        self.temperature = max(self.floor_k, self.temperature - self.cool_k)
+
+    def write_segment(self) -> None:
+        self.temperature += self.rise_k
+
+
+@pytest.mark.parametrize("floor_k", [300, 330])
+def test_a_drive_is_let_cool_before_a_segment_could_take_it_to_wctemp(floor_k: int) -> None:
+    """WCTEMP 343 K, 12 K a segment from 300 K: without cooling the fourth segment would end
+    above it. With it, no segment ends within the throttling band; where idle holds the
+    drive at 330 K, waiting stops once the temperature no longer falls."""
+    drive = _Heating(rise_k=12, cool_k=5, floor_k=floor_k)
+    facts = Facts(64 * GIB, 512, 128 << 10, "scripted", wctemp_kelvin=343)
+    cooling = Cooling.start(drive, facts, "test")
+    hot = []
+    for written in range(8):
+        cooling.before(written)
+        drive.write_segment()
+        hot.append(cooling.after())
+    assert cooling.cooled_at and drive.idled > 0
+    if floor_k == 300:
+        assert not any(hot) and drive.temperature < 343 - THROTTLE_BAND_K
+    else:
+        # Idle holds it at 330 K, 13 K below: a 12 K segment ends within the band. Each wait
+        # takes at most the three steps down to 330 K and one that does not fall, not COOL_MAX_S.
+        assert drive.idled <= len(cooling.cooled_at) * 4 * COOL_STEP_S < COOL_MAX_S and any(hot)

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import math
 import tomllib
+from dataclasses import replace
 from typing import Any
 
 import pytest
 import ssdtwin
 from ssdtwin import _ssdtwin
 from ssdtwin.probe import Settings, TwinRunner, compare, probe, summary, twin_facts
+from ssdtwin.probe.gc import measure_gc
 from ssdtwin.probe.plan import ProbeResult
 from ssdtwin.probe.profile import check_profile
 
@@ -154,9 +156,9 @@ def test_gc_reaches_snia_steady_state_and_its_amplification_is_within_the_fifo_b
         "nand.blocks_per_plane": 64,
         "identity.capacity_bytes": 4 * GIB,
     }
-    settings = Settings.for_twin().only(("floor", "geometry", "slc", "gc"))
+    settings = replace(Settings.for_twin().only(("floor", "geometry", "slc", "gc")), gc_window_s=1.0)
     result = run("generic-tlc-1tb", overrides, settings)
-    assert result.gc is not None and result.gc.steady
+    assert result.gc is not None and result.gc.steady and result.gc.iops is not None
     rounds = result.gc.table
     window = rounds[rounds.in_window].iops
     assert len(window) == 5 and (window.max() - window.min()) <= 0.2 * window.mean()
@@ -164,7 +166,20 @@ def test_gc_reaches_snia_steady_state_and_its_amplification_is_within_the_fifo_b
     op = _ssdtwin.max_namespace_bytes("generic-tlc-1tb", strings) / (4 * GIB) - 1
     wa = value(result, "steady_write_amplification")
     assert 1.0 <= wa <= (1 + op) / (2 * op)
+    # The spare is what makes the profile written, at the drive's size, reach the drive's
+    # steady state through the same purge, WIPC and rounds.
     assert result.estimates["spare_share"].status == "inferred"
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "inferred.toml"
+        path.write_text(result.profile_toml())
+        again = TwinRunner(path)
+        assert result.cliff is not None and not result.cliff.found  # no SLC cache: the ramp is one window
+        state = measure_gc(again, twin_facts(again.device), settings, settings.gc_window_s)
+        again.close()
+    assert state.iops == pytest.approx(result.gc.iops, rel=0.05)
 
 
 def test_a_drive_with_several_lba_formats_gets_each_measured() -> None:
@@ -173,3 +188,93 @@ def test_a_drive_with_several_lba_formats_gets_each_measured() -> None:
     deserved = {name: value(result, name) for name in result.estimates if name.endswith("_deserved_rp")}
     # 512 B formats pay read-modify-write for one-LBA writes; 4 KiB formats do not.
     assert deserved == {"lbaf0_deserved_rp": 1, "lbaf1_deserved_rp": 1, "lbaf2_deserved_rp": 0, "lbaf3_deserved_rp": 0}
+
+
+def test_dies_and_channels_behind_the_firmwares_ceiling_come_from_pairs_of_units() -> None:
+    """intel-910-400 (one module) cut to 8 GiB: one core at 18 us a read caps 4 KiB reads
+    near 55 K IOPS, three dies' worth at tR 50 us, so the die scan shows a lower bound only.
+    Units striped over the dies share a die when they are a multiple of the die count apart,
+    and a channel when a multiple of the channel count: the pair and channel scans find both.
+    The SAS lane (PCIe 2.0 x1 with 1 KiB frames) has the payload rate of Gen1 x2 with 1 KiB
+    payloads, which the probe cannot tell from it and need not."""
+    overrides: dict[str, object] = {"nand.blocks_per_plane": 96, "identity.capacity_bytes": 8 * GIB}
+    result = run("intel-910-400", overrides, Settings.for_twin().only(("floor", "geometry")))
+    nand = profile_of("intel-910-400", overrides)["nand"]
+    die_scan = result.first.table if result.first is not None else None
+    assert die_scan is not None
+    best = float(die_scan[die_scan.test == "die scan"].iops.max())
+    assert best * value(result, "first_tr_ns") * 1e-9 < nand["channels"] * nand["dies_per_channel"] / 8
+    assert value(result, "dies") == nand["channels"] * nand["dies_per_channel"]
+    assert result.estimates["dies"].status == "inferred"
+    assert value(result, "channels") == nand["channels"]
+    inferred = tomllib.loads(result.profile_toml())
+    link = [
+        f"link.{k}={v}" for k, v in inferred["link"].items() if k in ("pcie_gen", "pcie_lanes", "max_payload_bytes")
+    ]
+    inferred_rate = _ssdtwin.derived("generic-tlc-1tb", link)["link_bytes_per_sec"]
+    true_rate = ssdtwin.profile_derived("intel-910-400", overrides)["link_bytes_per_sec"]
+    assert inferred_rate == pytest.approx(true_rate, rel=0.02)
+
+
+def test_a_link_bound_card_gets_the_cores_its_writes_need_and_its_dies_counted() -> None:
+    """iodrive2-1200 cut to 8 GiB: 4 KiB reads at depth fill its PCIe 2.0 x4 link (128-byte
+    payloads) long before its 192 dies or 8 pipelines, so neither shows in the read ceiling.
+    Writes at depth hold a core 8.4 us each: the cores must carry the link's rate of them
+    too, or the inferred card writes at a quarter of its speed; the pair scan counts the
+    dies and the channel scan the channels, and the inferred profile's fixed path (writes at
+    depth included) is the card's."""
+    overrides: dict[str, object] = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 * GIB}
+    settings = Settings.for_twin().only(("floor", "geometry"))
+    result = run("iodrive2-1200", overrides, settings)
+    p = profile_of("iodrive2-1200", overrides)
+    nand, ctrl = p["nand"], p["controller"]
+    assert value(result, "dies") == nand["channels"] * nand["dies_per_channel"]
+    assert value(result, "channels") == nand["channels"]
+    link = ssdtwin.profile_derived("iodrive2-1200", overrides)["link_bytes_per_sec"]
+    assert value(result, "link_bytes_per_s") == pytest.approx(link, rel=0.01)
+    cores = value(result, "controller_cores")
+    per_write_ns = value(result, "write_cmd_ns") + value(result, "unit_ns")
+    assert cores / per_write_ns * 1e9 >= link / 4096
+    assert cores <= ctrl["cores"]
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "inferred.toml"
+        path.write_text(result.profile_toml())
+        again = run(str(path), {}, Settings.for_twin().only(("floor",)))
+    table = compare(result, again)
+    floor = table[table.measurement == "floor"]
+    assert "test=firmware write bs=4096 iodepth=32" in set(floor.point)
+    assert floor.error.abs().max() <= 0.10, floor.loc[floor.error.abs().idxmax()].to_dict()
+
+
+def test_a_drive_near_its_throttling_threshold_is_let_cool_during_the_cliff() -> None:
+    """generic-tlc-1tb (no SLC cache) cut to 16 GiB with a thermal mass of 0.5 J/K: writing
+    flat out heats it to WCTEMP within seconds, and the halved power budget halves the rate,
+    which is a fall as a full cache's is. Reading the drive's temperature, the cliff lets it
+    cool before each segment that could reach WCTEMP and finds no cache; blind to it, the
+    same writes show a false cliff."""
+    from ssdtwin.probe.slc import measure_cliff
+
+    overrides: dict[str, object] = {
+        "nand.blocks_per_plane": 32,
+        "identity.capacity_bytes": 16 * GIB,
+        "thermal.heat_capacity_j_per_k": 0.5,
+    }
+    derived = ssdtwin.profile_derived("generic-tlc-1tb", overrides)
+    nand = profile_of("generic-tlc-1tb", overrides)["nand"]
+    unit = nand["planes"] * nand["page_bytes"]
+    post_cache = derived["dies"] * unit / (nand["tlc"]["t_prog_us"] * 1e3 + unit / nand["channel_mts"] * 1e3) * 1e9
+    runner = TwinRunner("generic-tlc-1tb", overrides)
+    facts = twin_facts(runner.device)
+    assert facts.wctemp_kelvin == runner.device.identity()["wctemp_kelvin"]
+    cooled = measure_cliff(runner, facts, Settings.for_twin(), derived["link_bytes_per_sec"])
+    runner.close()
+    assert not cooled.found and "let cool" in cooled.estimates[0].measurement
+    assert cooled.estimates[1].value == pytest.approx(post_cache, rel=0.10)
+    blind = TwinRunner("generic-tlc-1tb", overrides)
+    blind.health = lambda: None  # type: ignore[method-assign]
+    hot = measure_cliff(blind, facts, Settings.for_twin(), derived["link_bytes_per_sec"])
+    blind.close()
+    assert hot.found and (hot.post_cache_bytes_per_s or 0.0) < 0.5 * post_cache

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import click
 from ..device import DEFAULT_HOST, RawToml
 from ..errors import ProbeError
 from ..probe import MEASUREMENTS, READ_ONLY, Settings, probe
-from ..probe.facts import Facts, block_facts, file_facts, twin_facts
+from ..probe.facts import Facts, block_facts, file_facts, nvme_health, twin_facts
 from ..probe.nbd import nbd_facts
 from ..probe.report import document, text, write_report
 from ..probe.runner import FioRunner, FioTarget, Runner, TwinRunner
@@ -227,7 +228,10 @@ def _real_target(
         else:
             name = Path(os.path.realpath(path)).name
         facts = block_facts(name)
-        runner = FioRunner(FioTarget(filename=str(path)), read_only=read_only)
+        # The drive's temperature, where nvme-cli can read its SMART log: the write cliff
+        # lets a drive that nears its throttling threshold cool (docs/probe.md).
+        health = (lambda: nvme_health(str(path))) if name.startswith("nvme") and shutil.which("nvme") else None
+        runner = FioRunner(FioTarget(filename=str(path)), read_only=read_only, health=health)
         if claim is not None:
             runner.before_first_write = lambda: check_signatures(Path(os.path.realpath(path)))
         return runner, facts, claim

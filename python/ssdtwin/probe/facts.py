@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .runner import Health
+
 
 @dataclass(frozen=True)
 class LbaFormat:
@@ -50,6 +52,9 @@ class Facts:
     hmpre_units: int = 0
     hmmin_units: int = 0
     hmb_granted_bytes: int | None = None
+    #: Warning Composite Temperature Threshold (Identify Controller WCTEMP): at and above it
+    #: a drive throttles. None where the target does not report one.
+    wctemp_kelvin: int | None = None
     volatile_write_cache: bool | None = None
     lba_formats: tuple[LbaFormat, ...] = ()
     current_format: int | None = None
@@ -93,6 +98,7 @@ def from_nvme(
         hmpre_units=int(id_ctrl.get("hmpre", 0)),
         hmmin_units=int(id_ctrl.get("hmmin", 0)),
         hmb_granted_bytes=hmb_granted_bytes,
+        wctemp_kelvin=int(id_ctrl.get("wctemp", 0)) or None,
         volatile_write_cache=bool(int(id_ctrl.get("vwc", 0)) & 1),
         lba_formats=formats,
         current_format=current,
@@ -166,6 +172,18 @@ def _nvme_facts(device: str) -> Facts | None:
         except (OSError, subprocess.CalledProcessError, ValueError):
             granted = None
     return from_nvme(ctrl, ns, granted, f"nvme-cli Identify data of {device}")
+
+
+def nvme_health(device: str) -> Health | None:
+    """The composite temperature and the temperature bit of Critical Warning from nvme-cli's
+    ``smart-log -o json`` of ``device`` (Kelvin, as nvme-cli's JSON gives it), or None if
+    nvme-cli cannot read it."""
+    try:
+        out = subprocess.run(["nvme", "smart-log", device, "-o", "json"], capture_output=True, check=True).stdout
+        log = json.loads(out)
+        return Health(int(log["temperature"]), bool(int(log.get("critical_warning", 0)) & 0x02))
+    except (OSError, subprocess.CalledProcessError, ValueError, KeyError, TypeError):
+        return None
 
 
 def file_facts(path: Path) -> Facts:

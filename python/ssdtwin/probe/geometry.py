@@ -17,10 +17,22 @@ sequentially from an empty drive the prober runs:
   ``IOPS x tR`` is the number of dies (a lower bound when the firmware's ceiling is reached
   first). ``n`` takes values such as 12, 24 and 48 so die counts that are not powers of two
   are met exactly.
+* **the pair scan**, where the die scan reached the firmware's or the link's ceiling before
+  running out of dies (so its count is only a lower bound): reads alternating between unit
+  0 and unit ``k`` at depth 4, for ``k`` from that bound upward. Striped units ``0`` and
+  ``k`` share a die exactly when ``k`` is a multiple of the die count, and then run at the
+  one-die rate instead of the two-die rate (four reads in flight stay far below any
+  ceiling): the first ``k`` that collides is the number of dies (confirmed at ``2k``).
 * **the transfer line**: QD1 reads of 4 KiB up to one program unit: each reads one page
   register, so the latency grows by 4 KiB over the channel, the link and the firmware's per-
   unit time for every 4 KiB; less the unmapped line's slope (link and firmware), that is
   the channel's rate.
+* **the channel scan**, where a read's transfer over a channel is long against tR (so two
+  dies on one channel read visibly slower than two on two channels): reads of the largest
+  size up to a unit that shows it, alternating between unit 0 and unit ``k`` at depth 4,
+  for ``k`` from 2 up. Dies take the channels in turn, so units ``k`` apart share a channel
+  when ``k`` is a multiple of the channel count: the first ``k`` that slows is the number
+  of channels.
 * **QD1 4 KiB reads**: less the unmapped-LBA latency, tR and the channel transfer, what is
   left is ECC decoding and the channel's command cycles (R2's decomposition, with the link
   and channel transfers measured rather than assumed).
@@ -31,6 +43,7 @@ sequentially from an empty drive the prober runs:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pandas as pd
@@ -50,6 +63,9 @@ DIE_SCAN = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 ONE_DIE = 1.3
 #: Documented default of the channel's command and address cycles (docs/profiles.md).
 CHANNEL_CMD_NS = 100
+#: The channel scan runs where two dies on one channel read at most this share of the rate
+#: of two dies on two channels.
+CHANNEL_SHARED = 0.7
 
 
 @dataclass(frozen=True)
@@ -119,6 +135,10 @@ def measure_region(
             f"die scan {n}", rw, UNIT, iodepth=min(2 * n, 512), offset=offset, size=n * unit, runtime_s=settings.point_s
         )
         best = max(best, add("die scan", job, n).iops)
+    dies_float = best * tr_ns / 1e9
+    pair = None
+    if die_bound(best, floor) and 2e9 / tr_ns < 0.75 * floor.read_iops_ceiling:
+        pair = pair_scan(runner, settings, offset, unit, max(2, math.ceil(dies_float)), add)
     transfer = []
     bs = UNIT
     while bs <= unit and bs <= facts.max_io_bytes:
@@ -129,6 +149,16 @@ def measure_region(
         )
         transfer.append((bs / UNIT, d.mean_lat_ns))
         bs *= 2
+    dies = pair or max(1, round(dies_float))
+    shared = None
+    if len(transfer) >= 2:
+        per_unit = fit_line([x for x, _ in transfer], [y for _, y in transfer]).slope - floor.read_per_unit_ns
+        # The largest read of one unit whose transfer shows a shared channel, below the ceilings.
+        sizes = [bs for bs in (unit >> i for i in range(8)) if UNIT <= bs <= min(unit, facts.max_io_bytes)]
+        shows = [bs for bs in sizes if per_unit > 0 and channel_pairs_show(tr_ns, transfer_ns(per_unit, bs), bs, floor)]
+        if shows:
+            bs = shows[0]
+            shared = channel_scan(runner, settings, offset, unit, bs, dies, tr_ns, transfer_ns(per_unit, bs), add)
     seq_bs = min(128 << 10, facts.max_io_bytes)
     seq = add(
         "sequential",
@@ -138,7 +168,120 @@ def measure_region(
         seq_bs,
     )
     table = pd.DataFrame(rows)
-    return infer_region(label, offset, table, floor, qd1.mean_lat_ns, tr_ns, unit, best, transfer, seq, facts)
+    return infer_region(
+        label, offset, table, floor, qd1.mean_lat_ns, tr_ns, unit, best, transfer, seq, facts, pair, shared
+    )
+
+
+def die_bound(best_iops: float, floor: Floor) -> bool:
+    """Whether the die scan's best reached the firmware's or the link's ceiling (then the
+    dies it shows are a lower bound)."""
+    return best_iops >= 0.9 * min(floor.read_iops_ceiling, floor.link_bytes_per_s / UNIT)
+
+
+def pair_scan(
+    runner: Runner,
+    settings: Settings,
+    offset: int,
+    unit: int,
+    first: int,
+    add: Callable[[str, Job, int], Direction],
+) -> int | None:
+    """The pair scan (see the module doc): the first ``k >= first`` at which units 0 and
+    ``k`` share a die, confirmed at ``2k`` where the region holds it; None if no pair in the
+    region collides."""
+    units = (REGION_BYTES - UNIT) // unit
+
+    def iops(k: int) -> float:
+        job = Job(
+            f"pair scan {k}",
+            f"read:{k * unit - UNIT}",
+            UNIT,
+            iodepth=4,
+            offset=offset,
+            size=k * unit + UNIT,
+            runtime_s=settings.point_s,
+        )
+        return add("pair scan", job, k).iops
+
+    # Units 0 and 1 lie on two dies: the rate of a pair that does not collide.
+    two = iops(1)
+    for k in range(first, units + 1):
+        if iops(k) < 0.75 * two and (2 * k > units or iops(2 * k) < 0.75 * two):
+            return k
+    return None
+
+
+def transfer_ns(per_unit_ns: float, bs: int) -> float:
+    """A read of ``bs`` bytes over the channel: command cycles, then ``bs`` at the time per
+    4 KiB the transfer line measured."""
+    return CHANNEL_CMD_NS + per_unit_ns * bs / UNIT
+
+
+def distinct_pair_rate(tr_ns: float, read_transfer_ns: float) -> float:
+    """Reads per second of two units on two dies of two channels, each die and its channel
+    a pipeline (a tR, then the read over the channel)."""
+    return 2e9 / max(tr_ns, read_transfer_ns)
+
+
+def shared_pair_rate(tr_ns: float, read_transfer_ns: float) -> float:
+    """The same two dies on one channel: the channel carries both reads."""
+    return min(2e9 / tr_ns, 1e9 / read_transfer_ns)
+
+
+def channel_pairs_show(tr_ns: float, read_transfer_ns: float, bs: int, floor: Floor) -> bool:
+    """Whether two dies sharing a channel read ``bs`` visibly slower than two dies on two
+    channels (the transfer is long against tR), with both below the firmware's and the
+    link's ceilings.
+
+    >>> channel_pairs_show(50e3, 82e3, 16384, Floor(None, 0, 0, None, None, 1.6e9, 4e5, []))
+    True
+    >>> channel_pairs_show(50e3, 10e3, 16384, Floor(None, 0, 0, None, None, 1.6e9, 4e5, []))
+    False
+    """
+    distinct = distinct_pair_rate(tr_ns, read_transfer_ns)
+    below = distinct < 0.75 * floor.read_iops_ceiling and distinct * bs < 0.75 * floor.link_bytes_per_s
+    return below and shared_pair_rate(tr_ns, read_transfer_ns) < CHANNEL_SHARED * distinct
+
+
+def channel_scan(
+    runner: Runner,
+    settings: Settings,
+    offset: int,
+    unit: int,
+    bs: int,
+    dies: int,
+    tr_ns: float,
+    read_transfer_ns: float,
+    add: Callable[[str, Job, int], Direction],
+) -> int | None:
+    """The channel scan (see the module doc): the first ``k`` below the die count at which
+    reads of ``bs`` (at most a unit) from units 0 and ``k`` slow to the shared-channel rate (confirmed at
+    ``2k`` where that is no multiple of the dies); the die count if none does (one die a
+    channel); None if units 0 and 1 do not run at the rate of two channels (the layout is
+    not the one assumed)."""
+    units = REGION_BYTES // unit - 1
+
+    def rate(k: int) -> float:
+        job = Job(
+            f"channel scan {k}",
+            f"read:{k * unit - bs}" if k * unit > bs else "read",
+            bs,
+            iodepth=4,
+            offset=offset,
+            size=(k + 1) * unit,
+            runtime_s=settings.point_s,
+        )
+        return add("channel scan", job, k).iops
+
+    two = rate(1)
+    if abs(two / distinct_pair_rate(tr_ns, read_transfer_ns) - 1) > 0.25:
+        return None
+    limit = (two + shared_pair_rate(tr_ns, read_transfer_ns)) / 2
+    for k in range(2, min(dies, units + 1)):
+        if rate(k) < limit and (2 * k > units or (2 * k) % dies == 0 or rate(2 * k) < limit):
+            return k
+    return dies
 
 
 def infer_region(
@@ -153,13 +296,27 @@ def infer_region(
     transfer: list[tuple[float, float]],
     seq: Direction,
     facts: Facts,
+    pair: int | None = None,
+    shared: int | None = None,
 ) -> Region:
     """The estimates from the scans of one region (see the module doc)."""
     where = f"{label} region"
     one_die_bound = 1e9 / tr_ns >= 0.9 * floor.read_iops_ceiling
     dies_float = best_iops * tr_ns / 1e9
-    dies_bound = best_iops >= 0.9 * min(floor.read_iops_ceiling, floor.link_bytes_per_s / UNIT)
+    dies_bound = die_bound(best_iops, floor)
     dies = max(1, math.floor(dies_float + 0.5)) if not dies_bound else max(1, math.floor(dies_float) + 1)
+    dies_measurement = f"die scan of the {where}: reads striding one program unit at depth 2n"
+    dies_method = "highest IOPS x tR" + (
+        "; the firmware or link ceiling came first, so at least this" if dies_bound else ""
+    )
+    dies_error: float | None = None if dies_bound else 0.5
+    if dies_bound and pair is not None:
+        dies, dies_bound, dies_error = pair, False, 0.0
+        dies_measurement = f"pair scan of the {where}: reads alternating between unit 0 and unit k at depth 4"
+        dies_method = (
+            f"units 0 and {pair} (and {2 * pair}) share a die, no nearer pair from the die scan's bound"
+            f" ({dies_float:.1f}) on does: striped units collide at multiples of the die count"
+        )
     estimates = [
         Estimate(
             f"{label}_qd1_read_latency_ns",
@@ -190,9 +347,9 @@ def infer_region(
             "dies",
             dies,
             "dies",
-            None if dies_bound else 0.5,
-            f"die scan of the {where}: reads striding one program unit at depth 2n",
-            "highest IOPS x tR" + ("; the firmware or link ceiling came first, so at least this" if dies_bound else ""),
+            dies_error,
+            dies_measurement,
+            dies_method,
             "lower bound" if dies_bound else "inferred",
         ),
     ]
@@ -223,6 +380,20 @@ def infer_region(
                     "written less unmapped latency, less tR and the channel transfer: ECC and command cycles",
                 )
             )
+    if shared is not None:
+        estimates.append(
+            Estimate(
+                "channels",
+                shared,
+                "channels",
+                0.0,
+                f"channel scan of the {where}: reads of unit 0 and unit k at depth 4",
+                f"units 0 and {shared} read at the rate of one channel, no nearer pair does: striped dies take"
+                " the channels in turn, so units a multiple of the channel count apart share one"
+                if shared < dies
+                else "no pair of units short of the die count shares a channel: one die a channel",
+            )
+        )
     return Region(
         label,
         offset,

@@ -200,7 +200,10 @@ def probe(
         seq_bs = min(128 << 10, facts.max_io_bytes)
         cores = int(floor.value("controller_cores") or 1)
         read_cmd, unit_ns = float(floor.value("read_cmd_ns") or 0.0), float(floor.value("unit_ns") or 0.0)
-        result.first.estimates.append(channels_from_sequential(result.first, floor, cores, read_cmd, unit_ns, seq_bs))
+        if not any(e.name == "channels" and e.value for e in result.first.estimates):
+            result.first.estimates.append(
+                channels_from_sequential(result.first, floor, cores, read_cmd, unit_ns, seq_bs)
+            )
     slc_tr = result.first.tr_ns if result.first is not None else None
     written = REGION_BYTES if result.first is not None else 0
 
@@ -272,15 +275,15 @@ def probe(
             result.qd.estimates.extend(map_hit_cost(result, floor))
     if writable and settings.wants("gc"):
         say("gc: SNIA PTS preconditioning and rounds to steady state")
-        ramp = 0.0
+        # At least a window long, and long enough to fill the cache (or buffer) twice over at
+        # its own rate: a write buffer too small for the cliff to show is filled all the same.
+        ramp = settings.gc_window_s
         if cliff is not None and cliff.found:
-            # Long enough to fill the cache (or buffer) twice over at its own rate.
-            ramp = 2 * (cliff.cache_bytes or 0.0) / cliff.in_cache_bytes_per_s
+            ramp = max(ramp, 2 * (cliff.cache_bytes or 0.0) / cliff.in_cache_bytes_per_s)
         result.gc = measure_gc(runner, facts, settings, ramp)
         if result.gc.iops is not None:
             say("gc: the spare space that gives the steady-state IOPS")
-            draft = build_profile(facts, result.estimates)
-            result.gc.estimates.append(calibrate_spare(draft, result.gc.iops, settings))
+            result.gc.estimates.append(calibrate_spare(facts, result.estimates, result.gc.iops, settings, ramp))
             native = result.estimates.get("native_write_bytes_per_s")
             if native is not None and native.value:
                 result.gc.estimates.append(

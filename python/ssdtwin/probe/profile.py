@@ -144,7 +144,21 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
 
     # --- link
     p.set("link", "pcie_gen", int(val("pcie_gen") or 3), _measured(e("link_bytes_per_s"), 1e-9, " GB/s"))
-    p.set("link", "pcie_lanes", int(val("pcie_lanes") or 4), "with pcie_gen: the link nearest the measured ceiling")
+    p.set(
+        "link",
+        "pcie_lanes",
+        int(val("pcie_lanes") or 4),
+        "with pcie_gen: the link nearest the measured ceiling (links of equal raw rate, such as Gen2 x4 and"
+        " Gen3 x2, cannot be told apart; the model gives them the same payload rate)",
+    )
+    payload = e("max_payload_bytes")
+    if payload is not None and payload.status == "inferred" and payload.value is not None:
+        p.set(
+            "link",
+            "max_payload_bytes",
+            int(payload.value),
+            "with the link: the payload share of its raw rate that gives the measured ceiling",
+        )
     for name, default in (("command_fetch_ns", COMMAND_FETCH_NS), ("completion_post_ns", COMPLETION_POST_NS)):
         est = e(name)
         if est is not None and est.status == "inferred" and est.value is not None:
@@ -178,13 +192,16 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
     unit = int(val("program_unit_bytes") or 32768)
     dies = int(val("dies") or 8)
     channels_est = e("channels")
-    channels = int(channels_est.value) if channels_est is not None and channels_est.value else min(dies, 8)
+    channel = val("channel_bytes_per_s") or 800e6
+    if channels_est is not None and channels_est.value:
+        channels = int(channels_est.value)
+    else:
+        channels = unbinding_channels(dies, unit, channel, val("link_bytes_per_s") or 0.0)
     per_channel = max(1, math.ceil(dies / channels))
     dies = channels * per_channel
     page = 16384 if unit % 16384 == 0 else unit
     planes = unit // page
     tr_native = val("native_tr_ns") or val("first_tr_ns") or 50_000.0
-    channel = val("channel_bytes_per_s") or 800e6
     overhead = val("first_read_overhead_ns")
     ecc = max(0.0, (overhead or CHANNEL_CMD_NS + 2000) - CHANNEL_CMD_NS)
     transfer_ns = CHANNEL_CMD_NS + unit / channel * 1e9
@@ -211,7 +228,10 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
         channels,
         _measured(channels_est)
         if channels_est and channels_est.value
-        else _default("the channels never bound a measurement; min(dies, 8)"),
+        else _default(
+            "the channels never bound a measurement; min(dies, 8), or the fewest dividing the dies that"
+            " carry the link's rate with 10 % to spare"
+        ),
     )
     p.set("nand", "dies_per_channel", per_channel, f"dies / channels; dies {_measured(e('dies'))}")
     p.set("nand", "planes", planes, f"program unit / 16 KiB page; program unit {_measured(e('program_unit_bytes'))}")
@@ -350,6 +370,22 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
     spare = val("spare_share")
     size_blocks(p, facts.size_bytes, DEFAULT_SPARE if spare is None else spare, e("spare_share"))
     return p
+
+
+def unbinding_channels(dies: int, unit: int, channel_bytes_per_s: float, link_bytes_per_s: float) -> int:
+    """Channels for a drive whose channels bound no measurement: ``min(dies, 8)``, or, where
+    that many would not carry the link's rate (10 % to spare; each channel moves a program
+    unit per command cycles and transfer), the fewest that divide the dies and do.
+
+    >>> unbinding_channels(32, 16384, 200e6, 0.48e9), unbinding_channels(192, 16384, 200e6, 1.66e9)
+    (8, 12)
+    """
+    per_channel = unit / (CHANNEL_CMD_NS * 1e-9 + unit / channel_bytes_per_s)
+    need = 1.1 * link_bytes_per_s / per_channel
+    channels = min(dies, 8)
+    if channels >= need:
+        return channels
+    return next((c for c in range(channels, dies + 1) if dies % c == 0 and c >= need), dies)
 
 
 def size_blocks(p: Profile, capacity: int, spare: float, spare_estimate: Estimate | None) -> None:

@@ -131,6 +131,16 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class Health:
+    """What the drive's SMART / Health Information log says about its heat: the composite
+    temperature and the critical-warning bit a drive sets while it is above its over-
+    temperature threshold (WCTEMP, where a drive throttles)."""
+
+    temperature_k: int
+    over_temperature: bool
+
+
+@dataclass(frozen=True)
 class Step:
     """One thing a runner did, for the report: a job and its outcome, an idle period or a
     purge, under the measurement that asked for it."""
@@ -237,6 +247,11 @@ class Runner:
     def _condition(self, job: Job) -> None:
         self._run(job)
 
+    def health(self) -> Health | None:
+        """The drive's temperature and over-temperature warning now, or None where the
+        target does not report them (a file, an NBD export, a drive without nvme-cli)."""
+        return None
+
     def idle(self, seconds: float, measurement: str, *, wake: bool = True) -> None:
         """Lets ``seconds`` of the drive's time pass with no I/O, then (``wake``) wakes the
         drive with one 4 KiB read: a host that enabled APST lets an idle drive enter a
@@ -332,6 +347,12 @@ class TwinRunner(Runner):
     def _idle(self, seconds: float) -> None:
         self.device.idle(seconds)
 
+    def health(self) -> Health | None:
+        """The SMART log ``ssdtwin nvme smart-log`` prints: composite temperature and the
+        temperature bit of Critical Warning."""
+        log = self.device.health()
+        return Health(int(log["temperature_kelvin"]), bool(int(log["critical_warning"]) & 0x02))
+
     def _purge(self) -> None:
         self.device.format()
 
@@ -371,7 +392,8 @@ class FioTarget:
 class FioRunner(Runner):
     """The installed fio binary against ``target``. ``time_scale`` K: the target is a twin
     served K times slower than wall time (``ssdtwin serve --time-scale K``). A purge (a TRIM
-    of every LBA) is followed by ``purge_idle_s`` of the drive's time."""
+    of every LBA) is followed by ``purge_idle_s`` of the drive's time. ``health`` reads the
+    drive's temperature where it can (:func:`.facts.nvme_health`)."""
 
     def __init__(
         self,
@@ -382,9 +404,11 @@ class FioRunner(Runner):
         fio: str = "fio",
         timeout_s: float | None = None,
         purge_idle_s: float = 10.0,
+        health: Callable[[], Health | None] | None = None,
     ) -> None:
         super().__init__()
         self.purge_idle_s = purge_idle_s
+        self._health = health
         if shutil.which(fio) is None:
             raise ProbeError(f"fio is not installed ('{fio}' not found); install fio 3.x (apt-get install fio)")
         self.target = target
@@ -419,6 +443,11 @@ class FioRunner(Runner):
 
     def _idle(self, seconds: float) -> None:
         time.sleep(seconds * self.time_scale)
+
+    def health(self) -> Health | None:
+        """What ``health`` (given at construction: nvme-cli's SMART log of an NVMe drive)
+        reads, or None."""
+        return self._health() if self._health is not None else None
 
     def _purge(self) -> None:
         # A TRIM of every LBA, as R1 deallocated its drive before each write test, then the

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from .cooling import Cooling
 from .estimate import Estimate, median
 from .facts import Facts
 from .runner import Job, Runner
@@ -81,32 +82,45 @@ def log_interval(size: int, bs: int, link_bytes_per_s: float) -> float:
 
 def measure_cliff(runner: Runner, facts: Facts, settings: Settings, link_bytes_per_s: float) -> Cliff:
     """Purges the drive and writes it sequentially until the cliff is found and the rate
-    after it has held for a while (at least 5 % of the drive), or the drive is full."""
+    after it has held for a while (at least 5 % of the drive), or the drive is full. Where
+    the drive reports its temperature and throttling threshold, it is let cool before a
+    segment that could reach the threshold (:class:`Cooling`), and intervals of a segment
+    that ended near it are kept out of the inference: a thermal throttle is a fall in the
+    rate too, and not the cache's."""
     runner.purge(MEASUREMENT)
     bs = write_bs(facts)
     segment = segment_bytes(facts)
     interval_s = log_interval(segment, bs, link_bytes_per_s)
+    cooling = Cooling.start(runner, facts, MEASUREMENT)
+    cliff = None
     written = 0
-    samples: list[tuple[int, float]] = []
+    samples: list[tuple[int, float, bool]] = []
     while written + bs <= facts.size_bytes:
-        size = min(segment, facts.size_bytes - written)
+        size = min(cooling.segment(segment), facts.size_bytes - written)
         size -= size % bs
+        # Idling to cool would let the cache fold once it is full: past the cliff, segments
+        # that ran hot are only left out.
+        if cliff is None:
+            cooling.before(written)
+        else:
+            cooling.note_temperature()
         job = Job(
             f"cliff {written >> 20} MiB", "write", bs, iodepth=32, offset=written, size=size, log_interval_s=interval_s
         )
         out = runner.run(job, MEASUREMENT)
+        hot = cooling.after()
         done = written
         previous = 0.0
         for t, rate in out.bw_log:
             done += int(rate * (t - previous))
             previous = t
-            samples.append((min(done, written + size), rate))
+            samples.append((min(done, written + size), rate, hot))
         written += size
-        cliff = find_cliff(samples)
+        cliff = find_cliff([(w, r) for w, r, h in samples if not h])
         if cliff is not None and written - cliff[0] >= max(2 * segment, facts.size_bytes // 20):
             break
-    table = pd.DataFrame(samples, columns=["written_bytes", "bytes_per_s"])
-    return infer_cliff(table, written)
+    table = pd.DataFrame(samples, columns=["written_bytes", "bytes_per_s", "throttled"])
+    return infer_cliff(table, written, cooling.cooled_at)
 
 
 def levels(samples: list[tuple[int, float]]) -> list[tuple[int, float]]:
@@ -159,13 +173,22 @@ def find_cliff(samples: list[tuple[int, float]]) -> tuple[float, float, float] |
     return written_before + byte_share * width, before, after
 
 
-def infer_cliff(table: pd.DataFrame, written: int) -> Cliff:
-    """The estimates from a finished cliff table."""
-    samples = list(zip(table.written_bytes, table.bytes_per_s, strict=True))
+def infer_cliff(table: pd.DataFrame, written: int, cooled_at: list[int] | tuple[int, ...] = ()) -> Cliff:
+    """The estimates from a finished cliff table (intervals marked ``throttled`` left out;
+    ``cooled_at``: bytes written when the drive was let cool)."""
+    kept = table[~table.throttled] if "throttled" in table.columns else table
+    samples = list(zip(kept.written_bytes, kept.bytes_per_s, strict=True))
     measurement = "sequential 128 KiB writes at depth 32 after a purge, rate logged per interval"
+    notes = []
+    if cooled_at:
+        notes.append(f"the drive let cool {len(cooled_at)} times near its throttling threshold")
+    if len(kept) < len(table):
+        notes.append(f"{len(table) - len(kept)} intervals of segments that reached it left out")
+    if notes:
+        measurement += f" ({'; '.join(notes)})"
     found = find_cliff(samples)
     if found is None:
-        rate = median(list(table.bytes_per_s)) if len(table) else 0.0
+        rate = median(list(kept.bytes_per_s)) if len(kept) else 0.0
         estimates = [
             Estimate(
                 "slc_cache_bytes",
@@ -181,6 +204,7 @@ def infer_cliff(table: pd.DataFrame, written: int) -> Cliff:
         return Cliff(table, False, None, rate, None, written, estimates)
     at, before, after = found
     i = next(k for k, (w, _) in enumerate(samples) if w >= at)
+    cooled_before = [w for w in cooled_at if w < at]
     width = samples[i][0] - samples[i - 1][0] if i else samples[0][0]
     post = [r for w, r in samples[i + 1 : -1]]
     # The median absolute deviation: dips while GC or padding runs do not widen it.
@@ -192,7 +216,12 @@ def infer_cliff(table: pd.DataFrame, written: int) -> Cliff:
             "bytes",
             width / 2,
             measurement,
-            "bytes written when the rate crossed halfway between its two levels",
+            "bytes written when the rate crossed halfway between its two levels"
+            + (
+                "; the drive cooled before the fall, and a cache that folds while idle grew meanwhile: at most this"
+                if cooled_before
+                else ""
+            ),
         ),
         Estimate("slc_write_bytes_per_s", before, "bytes/s", None, measurement, "median rate before the cliff"),
         Estimate(

@@ -594,7 +594,7 @@ def endurance() -> bool:
     )
     print(
         f"\nSteady state after {int(r.windows)} windows of {ENDURANCE_WINDOW_S:g} s: "
-        f"{r.host_write_mb_per_s / 4.096:,.0f} IOPS, WA {r.write_amplification:.2f}, "
+        f"{r.host_write_mb_per_s * 1e6 / 4096:,.0f} IOPS, WA {r.write_amplification:.2f}, "
         f"{r.percentage_used_per_year:.0f} % used per year at a 100 % duty cycle. "
         f"Wall time {time.perf_counter() - start:.0f} s."
     )

@@ -89,6 +89,16 @@ def test_the_cache_the_cliff_and_what_folds_it(wd_cut: ProbeResult) -> None:
     assert wd_cut.estimates["map_coverage_bytes"].status == "absent"
 
 
+def test_without_map_or_qd_tr_is_sampled_where_fold_reads_left_data(wd_cut: ProbeResult) -> None:
+    # fold-reads purges the drive and writes half the cache; sampling past it read unwritten
+    # units, no faster fresh than settled, and took the SLC cache for a write buffer.
+    only = Settings.for_twin().only(("floor", "geometry", "slc", "recovery", "fold-reads"))
+    result = run("wd-black-256", WD_CUT, only)
+    assert "write_buffer_bytes" not in result.estimates
+    assert value(result, "slc_cache_bytes") == pytest.approx(value(wd_cut, "slc_cache_bytes"), rel=0.05)
+    assert value(result, "native_tr_ns") == pytest.approx(value(wd_cut, "native_tr_ns"), rel=0.05)
+
+
 def test_the_quiet_qd1_latency_is_the_sum_of_the_stages(wd_cut: ProbeResult) -> None:
     p = profile_of("wd-black-256", WD_CUT)
     link, ctrl, nand = p["link"], p["controller"], p["nand"]

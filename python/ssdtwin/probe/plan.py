@@ -235,6 +235,10 @@ def probe(
     if writable and (settings.wants("map") or settings.wants("qd")):
         say("map: writing the rest of the drive")
         fill_rest(runner, facts, written)
+    elif writable and result.fold_reads is not None:
+        # fold-reads purged the drive and wrote half the cache: that is all it holds, and
+        # settled it is native data (unwritten units would read at the firmware's speed).
+        sample_from, sample_to = 0, written
     elif writable and cliff is not None:
         # The drive was written only as far as the cliff test went: sample what it wrote
         # past the cache.

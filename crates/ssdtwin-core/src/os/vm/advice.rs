@@ -83,9 +83,8 @@ impl<D: BlockDevice> Host<D> {
             vm.frames.slot[f as usize] = s;
             vm.swap.set_cached(s, Some(f));
             vm.frames.push_head(Lru::InactiveAnon, f);
-            let limit = vm.request_pages() as u32;
             run = match run {
-                Some((first, len)) if first + len == s && len < limit => Some((first, len + 1)),
+                Some((first, len)) if vm.extends_run(first, len, s) => Some((first, len + 1)),
                 Some((first, len)) => {
                     t = self.willneed_read(now, t, core, first, len);
                     Some((s, 1))

@@ -231,9 +231,7 @@ impl<D: BlockDevice> Host<D> {
             got[k] = s;
         }
         // Adjacent slots merge into one request (the plug), up to the request size.
-        let vm = self.vm.as_mut().expect("checked");
-        let limit = vm.request_pages() as u32;
-        let page_bytes = vm.cfg.page_bytes;
+        let page_bytes = self.vm.as_ref().expect("checked").cfg.page_bytes;
         let mut k = 0;
         let mut read = 0u64;
         while k < n {
@@ -241,12 +239,9 @@ impl<D: BlockDevice> Host<D> {
                 k += 1;
                 continue;
             }
-            let first = got[k];
-            let mut len = 1;
-            while k + (len as usize) < n && got[k + len as usize] == first + len && len < limit {
-                len += 1;
-            }
             let vm = self.vm.as_mut().expect("checked");
+            let first = got[k];
+            let len = vm.slot_run(&got[k..n]);
             let offset = vm.swap.offset_bytes(first, page_bytes);
             read += u64::from(len);
             t = self.vm_read(fault.now, t, core, IoKind::SwapRead, first, len, offset);

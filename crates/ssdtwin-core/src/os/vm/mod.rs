@@ -480,6 +480,23 @@ impl VmState {
         (self.cfg.max_request_bytes / self.cfg.page_bytes).max(1)
     }
 
+    /// Whether slot `next` joins the run of `len` slots from `first` in one request (the
+    /// plug): the next slot up, in the same swap area, within the request size.
+    fn extends_run(&self, first: u32, len: u32, next: u32) -> bool {
+        next == first + len
+            && u64::from(len) < self.request_pages()
+            && self.swap.area_of(next) == self.swap.area_of(first)
+    }
+
+    /// How many slots from the start of `slots` go in one request ([`Self::extends_run`]).
+    fn slot_run(&self, slots: &[u32]) -> u32 {
+        let mut len = 1;
+        while (len as usize) < slots.len() && self.extends_run(slots[0], len, slots[len as usize]) {
+            len += 1;
+        }
+        len
+    }
+
     /// Pages `MADV_WILLNEED` reads of a file range of `pages`.
     fn willneed_file_pages(&self, pages: u64) -> u64 {
         let cap = match self.cfg.willneed_file_limit {

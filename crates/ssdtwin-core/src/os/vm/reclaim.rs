@@ -322,17 +322,8 @@ impl<D: BlockDevice> Host<D> {
         let mut k = 0;
         while k < slots.len() {
             let vm = self.vm.as_mut().expect("checked");
-            let limit = vm.request_pages() as u32;
             let first = slots[k];
-            let area = vm.swap.area_of(first);
-            let mut len = 1;
-            while k + (len as usize) < slots.len()
-                && slots[k + len as usize] == first + len
-                && vm.swap.area_of(first + len) == area
-                && len < limit
-            {
-                len += 1;
-            }
+            let len = vm.slot_run(&slots[k..]);
             let offset = vm.swap.offset_bytes(first, vm.cfg.page_bytes);
             t = self.vm_write(now, t, core, IoKind::SwapWrite, first, len, offset, NO_WAIT);
             k += len as usize;

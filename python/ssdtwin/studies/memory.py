@@ -31,7 +31,9 @@ from .base import Advance, Study, choice_list, int_list
 KERNELS = {"vanilla": "linux-3.6", "fastswap": "linux-3.6-fastswap"}
 BENCHES = ("memcpy", "stream", "himeno", "fio")
 ALLOCS = ("mmap", "malloc")
-MADVISES = ("none", "sequential", "random", "willneed")
+#: R6's advice on the region (the study's default), and every value ``--madvise`` takes.
+R6_MADVISES = ("none", "sequential", "random")
+MADVISES = (*R6_MADVISES, "willneed")
 PATTERNS = ("seq", "random")
 FIO_RWS = ("read", "write")
 FS_LAYOUTS = ("raid0", "single")
@@ -111,7 +113,7 @@ def memory_sweep(
     *,
     kernels: Sequence[str] = ("vanilla", "fastswap"),
     allocs: Sequence[str] = ALLOCS,
-    madvises: Sequence[str] = MADVISES[:3],
+    madvises: Sequence[str] = R6_MADVISES,
     patterns: Sequence[str] = PATTERNS,
     threads: Sequence[int] = (1, 8),
     benches: Sequence[str] = ("memcpy",),
@@ -461,7 +463,7 @@ STUDY = Study(
         click.Option(["--alloc"], default="mmap,malloc", show_default=True, help="mmap (a file), malloc (swap)."),
         click.Option(
             ["--madvise"],
-            default="none,sequential,random",
+            default=",".join(R6_MADVISES),
             show_default=True,
             help="Advice on the region: none, sequential, random, willneed (a list).",
         ),

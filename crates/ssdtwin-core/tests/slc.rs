@@ -255,3 +255,25 @@ fn a_steady_write_stream_does_not_hold_off_the_erase_of_stale_slc_blocks() {
     assert!(written > 16 * MIB, "wrote {written}");
     assert_eq!(c.nand_native_write_bytes, 0, "{c:?}");
 }
+
+#[test]
+fn an_slc_superblock_trimmed_while_open_is_erased_once_the_next_one_opens() {
+    // Fill one 0.5 MiB SLC superblock exactly and trim its data while it is still the open
+    // one: it holds nothing to fold. When the next write opens another superblock, the
+    // first is erased and back in the free pool, instead of holding cache space until GC or
+    // folding get to it.
+    let mut dev = Ssd::new(slc_config(&[]));
+    run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 4), Some(MIB / 2), None);
+    run_one(&mut dev, job("t", RwPattern::Trim, 128 << 10, 4), Some(MIB / 2), None);
+    dev.quiesce();
+    let before = dev.counters();
+    assert_eq!((before.slc_superblocks, before.slc_cached_bytes, before.erases), (1, 0, 0), "{before:?}");
+    let mut j = job("w2", RwPattern::Write, 128 << 10, 1);
+    j.offset = ssdtwin_core::workload::SizeSpec::Bytes(MIB);
+    run_one(&mut dev, j, Some(MIB / 4), None);
+    dev.quiesce();
+    let c = dev.counters();
+    assert_eq!(c.erases, 1, "{c:?}");
+    assert_eq!(c.slc_superblocks, 1, "{c:?}");
+    dev.ftl().check_invariants().unwrap();
+}

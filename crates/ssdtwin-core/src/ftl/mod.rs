@@ -387,6 +387,10 @@ impl Ftl {
             self.sbs.last_write_seq[old as usize] = self.write_seq;
             if self.sbs.mode(old) == CellMode::Slc {
                 self.slc_full.push_back(old);
+                // Overwritten while it was open: nothing left to fold, only to erase.
+                if self.sbs.valid(old) == 0 {
+                    self.slc_stale.push(old);
+                }
             }
         }
         let mode = self.mode_for(stream);

@@ -27,6 +27,8 @@ impl Ssd {
         } else {
             self.counters.write_stalls += 1;
             self.buffer.wait(slot);
+            // A write that waits for a stale SLC superblock's erase makes sure it is under way.
+            self.reclaim_stale_slc();
             self.maybe_start_gc();
             self.maybe_fold_for_space();
             self.keep_buffer_draining(ready);

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from pathlib import Path
 
+import click
 import pytest
 import ssdtwin
-from ssdtwin.studies.endurance import endurance_projection, report
+from ssdtwin.studies.endurance import BUILTIN_JOBS, endurance_projection, report
 from ssdtwin.studies.thermal import thermal_sweep
 from ssdtwin.testing import small_overrides
 
@@ -37,6 +39,37 @@ def test_random_writes_amplify_and_wear_the_nand_sooner(projection: object) -> N
     # The NAND's life is the same bytes of programs: the host gets 1/WA of them.
     ratio = random.projected_tb_written / sequential.projected_tb_written
     assert ratio == pytest.approx(sequential.write_amplification / random.write_amplification, rel=0.02)
+
+
+def test_each_window_writes_fresh_offsets_so_random_writes_keep_gc_s_steady_state(projection: object) -> None:
+    # One long run from the same preconditioning gives GC's steady write amplification.
+    # Windows that replayed one seed would rewrite what the window before had just written,
+    # leaving GC victims all but empty (WA about 1.4 here instead of 2.5).
+    dev = ssdtwin.Device("generic-tlc-1tb", overrides=small_overrides())
+    dev.fill("random", 100.0, overwrite_passes=2.0)
+    before = dev.counters()
+    job = BUILTIN_JOBS["random-4k"] | {"time_based": True, "runtime": 0.6}
+    dev.run(job, seed=7)
+    after = dev.counters()
+    steady = (after["nand_write_bytes"] - before["nand_write_bytes"]) / (
+        after["host_write_bytes"] - before["host_write_bytes"]
+    )
+    random = projection.iloc[0]  # type: ignore[attr-defined]
+    assert random.warmup_drive_writes == 0.0
+    # Three 50 ms windows hold about ten GC victims each: ±10 % between them and the long run.
+    assert random.write_amplification == pytest.approx(steady, rel=0.1)
+
+
+def test_a_workload_the_preconditioning_does_not_settle_writes_its_turnover_first() -> None:
+    # JESD219's skewed mix after a uniform random fill: its windows count only once it has
+    # written the asked share of the drive (here half), and no more than a window beyond.
+    small = small_overrides()
+    t = endurance_projection("generic-tlc-1tb", ("jesd219",), overrides=small, window_s=0.05, turnover=0.5)
+    row = t.iloc[0]
+    window_share = row.host_write_mb_per_s * 1e6 * 0.05 / int(small["identity.capacity_bytes"])  # type: ignore[call-overload]
+    assert 0.5 <= row.warmup_drive_writes < 0.5 + 3 * window_share
+    with pytest.raises(click.BadParameter, match=re.escape("11.0: drive writes, 0 to 10.0")):
+        endurance_projection("generic-tlc-1tb", ("jesd219",), overrides=small, turnover=11.0)
 
 
 def test_the_projection_is_the_rates_scaled_to_a_day(projection: object) -> None:
@@ -67,7 +100,13 @@ def test_the_endurance_command_writes_its_table(run_main: RunMain, small_profile
     assert (out / "endurance.png").read_bytes()[:4] == b"\x89PNG"
     assert_one_line_error(
         run_main("study", "endurance", *args, "--force", "no-such-job"),
-        "ssdtwin: job 'no-such-job': neither a built-in workload (random-4k, sequential-128k) nor a job file",
+        "ssdtwin: job 'no-such-job': neither a built-in workload (random-4k, sequential-128k, jesd219) nor a job file",
+    )
+    reads = tmp_path / "reads.fio"
+    reads.write_text("[r]\nrw=randread\nbs=4k\n")
+    assert_one_line_error(
+        run_main("study", "endurance", *args, "--force", str(reads)),
+        f"ssdtwin: job '{reads}' wrote nothing: the endurance study needs a workload that writes",
     )
     assert_one_line_error(
         run_main("study", "endurance", *args, "--force", "--variant", "nothing"),

@@ -16,6 +16,7 @@ overrides; comparing their rows shows what write amplification costs in years.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,10 +31,14 @@ from .base import Advance, Study
 #: Seconds in a day.
 DAY_S = 86_400
 
+#: The random seed of the first measuring window; each later window takes the next.
+FIRST_WINDOW_SEED = 100
+
 #: Workloads by name: the two ends of write amplification, 4 KiB random writes over the
-#: whole drive (the usual endurance rating's workload) and 128 KiB sequential writes.
-#: ``precondition="auto"`` prepares each as its rating does: random overwrites to GC's steady
-#: state for the random one, a sequential fill for the sequential one (and random for job
+#: whole drive (datasheets' random-write workload) and 128 KiB sequential writes, and
+#: JESD219's skewed enterprise workload, which enterprise endurance ratings are measured
+#: under. ``precondition="auto"`` prepares each as its rating does: a sequential fill for
+#: the sequential one, random overwrites to GC's steady state for the others (and for job
 #: files).
 BUILTIN_JOBS: dict[str, dict[str, object]] = {
     "random-4k": {
@@ -53,7 +58,36 @@ BUILTIN_JOBS: dict[str, dict[str, object]] = {
         "ioengine": "libaio",
         "direct": 1,
     },
+    # JEDEC JESD219's enterprise endurance workload, as fio's examples/jesd219.fio writes
+    # it: its mix of transfer sizes (two thirds 4 KiB, a tenth below 4 KiB, the rest up
+    # to 64 KiB), 4 KiB aligned, half the accesses to the first 5 % of the LBAs, 30 % to
+    # the next 15 %, 20 % to the rest; 60 % writes.
+    "jesd219": {
+        "name": "jesd219",
+        "rw": "randrw",
+        "rwmixread": 40,
+        "bssplit": "512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3",
+        "blockalign": "4k",
+        "random_distribution": "zoned:50/5:30/15:20/80",
+        "iodepth": 32,
+        "ioengine": "libaio",
+        "direct": 1,
+        "norandommap": True,
+    },
 }
+
+
+#: The workloads run when none is named: the two ends of write amplification.
+DEFAULT_JOBS = ("random-4k", "sequential-128k")
+
+#: (workload, preconditioning) pairs where the preconditioning leaves the workload's own
+#: steady state: uniform random overwrites sampled to GC's steady state, and a sequential
+#: fill under sequential overwrites (whole superblocks go invalid). Any other workload
+#: writes a drive's worth (``turnover``) before its windows count.
+PRECONDITION_IS_STEADY = {("random-4k", "random"), ("sequential-128k", "sequential")}
+
+#: The most drive writes of warm-up a study may ask for.
+MAX_TURNOVER = 10.0
 
 
 def _job_for_window(job: str, window_s: float) -> str | dict[str, object]:
@@ -79,30 +113,43 @@ def measure_steady_state(
     rounds: int,
     tolerance: float,
     max_windows: int,
+    warmup_bytes: int = 0,
 ) -> dict[str, float]:
-    """Runs ``job`` on ``dev`` in windows of ``window_s`` until the write amplification of
-    the last ``rounds`` windows is within ``tolerance`` (a share) of their mean, or
-    ``max_windows`` have run; returns the rates over those last windows."""
-    samples: list[dict[str, int]] = []
-    was = dev.counters()
-    for _ in range(max_windows):
-        dev.run(_job_for_window(job, window_s))
+    """Runs ``job`` on ``dev`` in windows of ``window_s``: first until it has written
+    ``warmup_bytes``, then until the write amplification of the last ``rounds`` windows is
+    within ``tolerance`` (a share) of their mean, or ``max_windows`` more have run; returns
+    the rates over those last windows and the bytes the warm-up wrote."""
+    keys = ("time_ns", "host_write_bytes", "nand_write_bytes", "life_programmed_ppb")
+    seeds = itertools.count(FIRST_WINDOW_SEED)
+
+    def window() -> dict[str, int]:
+        was = dev.counters()
+        # A seed of its own per window: one seed would replay the same offsets (fio's
+        # randrepeat), so every window after the first would overwrite what the one before
+        # had just written, and GC would find its victims all but empty.
+        dev.run(_job_for_window(job, window_s), seed=next(seeds))
         now = dev.counters()
-        keys = ("time_ns", "host_write_bytes", "nand_write_bytes", "life_programmed_ppb")
-        samples.append({k: int(now[k]) - int(was[k]) for k in keys})
-        was = now
+        sample = {k: int(now[k]) - int(was[k]) for k in keys}
+        if sample["host_write_bytes"] == 0:
+            raise JobError(f"job '{job}' wrote nothing: the endurance study needs a workload that writes")
+        return sample
+
+    warmed = 0
+    while warmed < warmup_bytes:
+        warmed += window()["host_write_bytes"]
+    samples: list[dict[str, int]] = []
+    for _ in range(max_windows):
+        samples.append(window())
         if len(samples) >= rounds:
-            recent = samples[-rounds:]
-            wa = [s["nand_write_bytes"] / s["host_write_bytes"] for s in recent if s["host_write_bytes"]]
-            if len(wa) == rounds and max(wa) - min(wa) <= tolerance * sum(wa) / rounds:
+            wa = [s["nand_write_bytes"] / s["host_write_bytes"] for s in samples[-rounds:]]
+            if max(wa) - min(wa) <= tolerance * sum(wa) / rounds:
                 break
     last = samples[-rounds:]
     seconds = sum(s["time_ns"] for s in last) / 1e9
     host = sum(s["host_write_bytes"] for s in last)
     nand = sum(s["nand_write_bytes"] for s in last)
-    if host == 0 or seconds == 0:
-        raise JobError(f"job '{job}' wrote nothing: the endurance study needs a workload that writes")
     return {
+        "warmup_bytes": float(warmed),
         "windows": float(len(samples)),
         "measured_s": seconds,
         "host_bytes_per_s": host / seconds,
@@ -113,7 +160,7 @@ def measure_steady_state(
 
 def endurance_projection(
     profile: str = "micron-9200max",
-    jobs: Sequence[str] = ("random-4k", "sequential-128k"),
+    jobs: Sequence[str] = DEFAULT_JOBS,
     *,
     duty_cycle: float = 1.0,
     variants: Mapping[str, Mapping[str, object]] | None = None,
@@ -124,6 +171,7 @@ def endurance_projection(
     rounds: int = 3,
     tolerance: float = 0.05,
     max_windows: int = 40,
+    turnover: float | None = None,
     start_date: dt.date | None = None,
     advance: Advance = None,
 ) -> pd.DataFrame:
@@ -135,6 +183,12 @@ def endurance_projection(
     rating for ``sequential-128k`` when it has one) and ``years_to_rated_tbw``, their ratio
     ``projected_over_rated``, and with ``start_date`` the dates both are reached.
     ``variants`` are named sets of profile overrides, applied over ``overrides``.
+
+    Before its windows count, each workload writes ``turnover`` times the drive's capacity
+    (``warmup_drive_writes``, as written): enough for GC's victims to hold what this
+    workload leaves in them rather than what the preconditioning left. By default none
+    where the preconditioning already is the workload's steady state (``random-4k`` after
+    the random fill, ``sequential-128k`` after the sequential one), else one drive write.
 
     >>> small = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 12 << 30}
     >>> t = endurance_projection("generic-tlc-1tb", overrides=small, window_s=0.3)
@@ -149,6 +203,8 @@ def endurance_projection(
         raise click.BadParameter(
             f"'{precondition}': allowed auto, random, sequential, none", param_hint="--precondition"
         )
+    if turnover is not None and not 0.0 <= turnover <= MAX_TURNOVER:
+        raise click.BadParameter(f"{turnover}: drive writes, 0 to {MAX_TURNOVER}", param_hint="--turnover")
     rows = []
     for variant, settings in _variants(variants).items():
         for job in jobs:
@@ -158,10 +214,19 @@ def endurance_projection(
                 how = "sequential" if job == "sequential-128k" else "random"
             if how != "none":
                 dev.fill("random" if how == "random" else "seq", 100.0, overwrite_passes=2.0)
-            m = measure_steady_state(
-                dev, job, window_s=window_s, rounds=rounds, tolerance=tolerance, max_windows=max_windows
-            )
             identity = dev.identity()
+            drive_writes = turnover
+            if drive_writes is None:
+                drive_writes = 0.0 if (job, how) in PRECONDITION_IS_STEADY else 1.0
+            m = measure_steady_state(
+                dev,
+                job,
+                window_s=window_s,
+                rounds=rounds,
+                tolerance=tolerance,
+                max_windows=max_windows,
+                warmup_bytes=round(drive_writes * int(identity["capacity_bytes"])),
+            )
             rows.append(_row(profile, variant, job, m, identity, duty_cycle, start_date))
             if advance:
                 advance(f"{variant} {job}")
@@ -189,6 +254,7 @@ def _row(
         "variant": variant,
         "job": job,
         "duty_cycle": duty_cycle,
+        "warmup_drive_writes": m["warmup_bytes"] / capacity,
         "windows": int(m["windows"]),
         "measured_s": m["measured_s"],
         "host_write_mb_per_s": m["host_bytes_per_s"] / 1e6,
@@ -281,6 +347,7 @@ def sweep(
     variant: tuple[str, ...],
     precondition: str,
     window: float,
+    turnover: float | None,
     start_date: str | None,
     overrides: Mapping[str, object],
     host: str,
@@ -297,13 +364,14 @@ def sweep(
         _job_for_window(job, window)
     return endurance_projection(
         profile,
-        jobs or tuple(BUILTIN_JOBS),
+        jobs or DEFAULT_JOBS,
         duty_cycle=duty_cycle,
         variants=_parse_variants(variant),
         overrides=overrides,
         host=host,
         precondition=precondition,
         window_s=window,
+        turnover=turnover,
         start_date=start,
         advance=advance,
     )
@@ -314,12 +382,12 @@ def parts(jobs: tuple[str, ...], variant: tuple[str, ...], **_: object) -> list[
     return [
         {"jobs": (job,), "variant": (v,) if v else ()}
         for v in (tuple(dict.fromkeys(variant)) or (None,))
-        for job in (jobs or tuple(BUILTIN_JOBS))
+        for job in (jobs or DEFAULT_JOBS)
     ]
 
 
 def count(jobs: tuple[str, ...], variant: tuple[str, ...], **_: object) -> int:
-    return max(1, len(jobs) or len(BUILTIN_JOBS)) * max(1, len(variant))
+    return max(1, len(jobs) or len(DEFAULT_JOBS)) * max(1, len(variant))
 
 
 def plot_endurance(table: pd.DataFrame) -> Any:
@@ -363,8 +431,8 @@ def plot_endurance(table: pd.DataFrame) -> Any:
 STUDY = Study(
     name="endurance",
     help=(
-        "How long the drive lasts under each JOB (a fio job file, or random-4k / sequential-128k, both by "
-        "default): precondition, run to steady state, project Percentage Used and the rated TBW's date."
+        "How long the drive lasts under each JOB (a fio job file, or random-4k, sequential-128k (these two "
+        "by default) or jesd219): precondition, run to steady state, project Percentage Used and the rated TBW's date."
     ),
     options=[
         click.Option(["--profile"], default="micron-9200max", show_default=True, help="Profile name or TOML file."),
@@ -397,6 +465,16 @@ STUDY = Study(
             default=30.0,
             show_default=True,
             help="Simulated seconds per measuring window; steady state is three windows within 5 %.",
+        ),
+        click.Option(
+            ["--turnover"],
+            type=click.FloatRange(min=0.0, max=MAX_TURNOVER),
+            default=None,
+            help=(
+                "Drive writes each workload makes before its windows count, so GC's victims hold what it "
+                "leaves in them; default 0 for random-4k after the random fill and sequential-128k after the "
+                "sequential one, 1 otherwise."
+            ),
         ),
         click.Option(["--start-date"], default=None, help="Date the drive enters service (YYYY-MM-DD), for dates."),
     ],

@@ -273,7 +273,9 @@ def main() -> int:
         print("| " + " | ".join(head) + " |")
         print("|---|---|---|---|---|---|---|---|---|")
         return 0 if all([check_gc(name, out) for name in names]) else 1
-    settings = Settings.for_twin().only(("floor", "geometry", "slc", "recovery", "fold-reads", "map", "qd", "lbaf"))
+    settings = Settings.for_twin().only(
+        ("floor", "geometry", "slc", "recovery", "fold-reads", "map", "qd", "suspend", "lbaf")
+    )
     ok = True
     for name in names:
         ok &= check(name, settings, out)

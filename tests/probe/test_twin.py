@@ -200,6 +200,41 @@ def test_a_drive_with_several_lba_formats_gets_each_measured() -> None:
     assert deserved == {"lbaf0_deserved_rp": 1, "lbaf1_deserved_rp": 1, "lbaf2_deserved_rp": 0, "lbaf3_deserved_rp": 0}
 
 
+@pytest.mark.parametrize("suspend", ["program-erase", "none"])
+def test_reads_among_writes_tell_whether_programs_are_suspended(suspend: str) -> None:
+    """The generic TLC drive cut to 8 GiB (tPROG 600 us, 32 dies of 32 KiB units), with its
+    program/erase suspend (20 us) and without: a read that meets a program costs a suspend
+    or, on average, half the program; the line between is a quarter of it. The inferred
+    profile carries what was found."""
+    overrides: dict[str, object] = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 * GIB}
+    overrides["nand.suspend"] = suspend
+    result = run("generic-tlc-1tb", overrides, Settings.for_twin().only(("floor", "geometry", "qd", "suspend")))
+    nand = profile_of("generic-tlc-1tb", overrides)["nand"]
+    tprog_ns = nand["tlc"]["t_prog_us"] * 1e3
+    # Every die programming: the writes' rate is the programs' (and their transfers').
+    assert value(result, "program_time_ns") == pytest.approx(tprog_ns, rel=0.1)
+    assert result.suspend is not None
+    quiet, loaded = result.suspend.table.read_lat_us * 1e3
+    wait = loaded - quiet
+    if suspend == "none":
+        assert value(result, "program_suspend") == 0.0
+        assert tprog_ns / 4 < wait < tprog_ns
+    else:
+        assert value(result, "program_suspend") == 1.0
+        assert 0 < wait < 3 * nand["suspend_us"] * 1e3
+    assert tomllib.loads(result.profile_toml())["nand"]["suspend"] == suspend
+
+
+def test_the_suspend_step_needs_the_written_drive() -> None:
+    overrides: dict[str, object] = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 * GIB}
+    result = run("generic-tlc-1tb", overrides, Settings.for_twin().only(("floor", "geometry", "suspend")))
+    assert result.suspend is None
+    assert result.skipped == {
+        "suspend": "it reads the written drive among writes: it needs the fill that map or qd make"
+    }
+    assert tomllib.loads(result.profile_toml())["nand"]["suspend"] == "program-erase"
+
+
 def test_dies_and_channels_behind_the_firmwares_ceiling_come_from_pairs_of_units() -> None:
     """intel-910-400 (one module) cut to 8 GiB: one core at 18 us a read caps 4 KiB reads
     near 55 K IOPS, three dies' worth at tR 50 us, so the die scan shows a lower bound only.

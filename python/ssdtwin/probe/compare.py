@@ -19,6 +19,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("first", ("test", "x"), ("mean_lat_us", "iops")),
     ("coverage", ("span_bytes", "iodepth"), ("mean_lat_us",)),
     ("qd", ("iodepth",), ("iops", "mean_lat_us")),
+    ("suspend", ("test",), ("read_lat_us",)),
     ("lbaf", ("lbaf", "test"), ("mb_per_s",)),
 )
 

@@ -11,8 +11,9 @@ Each measurement needs the drive in a state the previous ones leave, so the orde
 5. ``fold-reads``: purge, half the cache written and read back at once.
 6. ``map``: the rest of the drive written; latency against span.
 7. ``qd``: the queue-depth sweep over written data.
-8. ``gc``: purge, SNIA PTS preconditioning and rounds to steady state.
-9. ``lbaf``: each LBA format the drive lists, measured.
+8. ``suspend``: reads of written data, quiet and among writes (program suspend).
+9. ``gc``: purge, SNIA PTS preconditioning and rounds to steady state.
+10. ``lbaf``: each LBA format the drive lists, measured.
 
 Measurements left out (``Settings.measurements``) or impossible on a target (no cache: no
 recovery) are recorded with the reason.
@@ -48,6 +49,7 @@ from .profile import Profile, build_profile, check_profile
 from .runner import Job, Runner
 from .settings import Settings
 from .slc import Cliff, FoldReads, Recovery, measure_cliff, measure_fold_reads, measure_recovery
+from .suspend import Suspend, measure_suspend
 
 #: Called with a short label as each measurement starts.
 Advance = Callable[[str], None] | None
@@ -68,6 +70,7 @@ class ProbeResult:
     fold_reads: FoldReads | None = None
     coverage: Coverage | None = None
     qd: QdSweep | None = None
+    suspend: Suspend | None = None
     gc: SteadyState | None = None
     lbaf: Formats | None = None
     skipped: dict[str, str] = field(default_factory=dict)
@@ -86,6 +89,7 @@ class ProbeResult:
             self.fold_reads,
             self.coverage,
             self.qd,
+            self.suspend,
             self.gc,
             self.lbaf,
         )
@@ -189,7 +193,7 @@ def probe(
         runner.purge("floor")
     floor = result.floor = measure_floor(runner, facts, settings, writes=writable)
     if not writable:
-        for name in ("geometry", "slc", "recovery", "fold-reads", "gc", "lbaf"):
+        for name in ("geometry", "slc", "recovery", "fold-reads", "suspend", "gc", "lbaf"):
             skip(name, "it writes; the probe is read-only")
 
     if writable and settings.wants("geometry"):
@@ -277,6 +281,25 @@ def probe(
         result.qd = measure_qd(runner, settings, coverage_start, span, tr, warm)
         if coverage is not None:
             result.qd.estimates.extend(map_hit_cost(result, floor))
+    if writable and settings.wants("suspend"):
+        if not (settings.wants("map") or settings.wants("qd")):
+            skip("suspend", "it reads the written drive among writes: it needs the fill that map or qd make")
+        else:
+            say("suspend: reads among writes")
+            # The whole written drive: few reads then find what the writes just wrote
+            # still in the write buffer.
+            span = sample_to - sample_from
+            span -= span % (1 << 20)
+            est = result.estimates
+            dies, unit = est.get("dies"), est.get("program_unit_bytes")
+            result.suspend = measure_suspend(
+                runner,
+                settings,
+                sample_from,
+                span,
+                dies.value if dies is not None else None,
+                unit.value if unit is not None else None,
+            )
     if writable and settings.wants("gc"):
         say("gc: SNIA PTS preconditioning and rounds to steady state")
         # At least a window long, and long enough to fill the cache (or buffer) twice over at

@@ -256,7 +256,13 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
         round(ecc),
         f"derived: read overhead less command cycles; {_measured(e('first_read_overhead_ns'))}",
     )
-    p.set("nand", "suspend", "program-erase", _default("program/erase suspend, as NAND of 96 layers on"))
+    suspends = e("program_suspend")
+    if suspends is None or suspends.value is None:
+        p.set("nand", "suspend", "program-erase", _default("program/erase suspend, as NAND of 96 layers on"))
+    elif suspends.value:
+        p.set("nand", "suspend", "program-erase", f"measured: {suspends.method}; erase suspend assumed with it")
+    else:
+        p.set("nand", "suspend", "none", f"measured: {suspends.method}")
     p.set("nand", "suspend_us", 20.0, _default())
     p.set("nand", "resume_us", 10.0, _default())
 

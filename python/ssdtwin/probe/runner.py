@@ -64,11 +64,18 @@ class Job:
     log_interval_s: float | None = None
     numjobs: int = 1
     seed: int | None = None
+    #: Mixed jobs: the writes' block size (``bs`` is then the reads'), and the reads' share
+    #: of the I/Os in percent.
+    write_bs: int | None = None
+    rwmixread: int | None = None
 
     def fio_options(self, time_scale: float) -> list[str]:
         """fio command-line options for this job; every time is stretched ``time_scale``
         times (the served twin's simulated time runs that much slower than the wall)."""
-        opts = [f"--name={self.name}", f"--rw={self.rw}", f"--bs={self.bs}", f"--iodepth={self.iodepth}"]
+        bs = str(self.bs) if self.write_bs is None else f"{self.bs},{self.write_bs}"
+        opts = [f"--name={self.name}", f"--rw={self.rw}", f"--bs={bs}", f"--iodepth={self.iodepth}"]
+        if self.rwmixread is not None:
+            opts.append(f"--rwmixread={self.rwmixread}")
         if self.offset:
             opts.append(f"--offset={self.offset}")
         if self.size is not None:

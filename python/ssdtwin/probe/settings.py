@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 #: Every measurement the prober knows, in the order it runs them.
-MEASUREMENTS = ("floor", "geometry", "slc", "recovery", "fold-reads", "map", "qd", "gc", "lbaf")
+MEASUREMENTS = ("floor", "geometry", "slc", "recovery", "fold-reads", "map", "qd", "suspend", "gc", "lbaf")
 #: The measurements that only read: what ``--read-only`` runs.
 READ_ONLY = ("floor", "map", "qd")
 

@@ -93,12 +93,15 @@ def truth(profile: str, overrides: dict[str, object] | None = None) -> dict[str,
         "qd1_read_latency_ns": read,
         "native_tr_ns": native["t_read_us"] * 1e3,
         "map_coverage_bytes": coverage,
+        "program_suspend": 0.0 if nand.get("suspend", "none") == "none" else 1.0,
     }
 
 
 def fmt(name: str, value: float | None) -> str:
     if value is None:
         return "none"
+    if name == "program_suspend":
+        return "yes" if value else "no"
     if name.endswith("_bytes"):
         return f"{value / 2**30:.2f} GiB"
     if name.endswith("_per_s"):
@@ -112,6 +115,7 @@ LABELS = {
     "qd1_read_latency_ns": "QD1 read latency",
     "native_tr_ns": "tR (native)",
     "map_coverage_bytes": "map-cache coverage",
+    "program_suspend": "reads suspend programs",
 }
 
 
@@ -123,6 +127,13 @@ def inferred_vs_true(est: dict[str, Any], true_values: dict[str, float | None]) 
     for name, true in true_values.items():
         e = est.get(name)
         got = e.value if e is not None and e.status == "inferred" else None
+        if name == "program_suspend":
+            if e is None:
+                continue  # the suspend step did not run
+            good = got == true
+            ok &= good
+            print(f"| {LABELS[name]} | {fmt(name, true)} | {fmt(name, got)} | {'same' if good else 'DIFFERS'} | same |")
+            continue
         if true is None or got is None:
             good = true is None and got is None
             error = "both none" if good else "MISSING" if true is not None else "FOUND WHERE NONE"

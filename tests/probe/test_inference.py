@@ -42,6 +42,18 @@ def test_real_fio_json_is_read_and_divided_by_the_time_scale() -> None:
     assert plain.main is plain.read
 
 
+def test_a_mixed_job_gives_both_directions_and_its_reads_first() -> None:
+    """fio 3.33's randrw output (70 % reads, group reporting): the suspend step reads the
+    reads' latency and the writes' rate from one job."""
+    text = (REFERENCE_DIR / "randrw-2jobs-group.json").read_text()
+    job = Job("mix", "randrw", 4096, iodepth=8, write_bs=131072, rwmixread=70)
+    assert job.fio_options(1.0)[2:5] == ["--bs=4096,131072", "--iodepth=8", "--rwmixread=70"]
+    out = parse_fio_json(text, job, 1.0)
+    assert out.read is not None and out.write is not None
+    assert (out.read.ios, out.write.ios) == (221465, 95011)
+    assert out.main is out.read
+
+
 def test_a_bandwidth_log_is_bytes_per_second_at_interval_ends(tmp_path: Path) -> None:
     log = tmp_path / "probe_bw.1.log"
     log.write_text("100, 2048, 1, 0, 0\n100, 1024, 0, 0, 0\n200, 1024, 1, 0, 0\n")

@@ -131,7 +131,7 @@ class Outcome:
     def main(self) -> Direction:
         """The direction the job's ``rw`` names (reads for mixed jobs)."""
         rw = self.job.rw.split(":")[0]
-        d = self.trim if "trim" in rw else self.read if "read" in rw or rw == "rw" else self.write
+        d = self.trim if "trim" in rw else self.read if "read" in rw or rw in ("rw", "randrw") else self.write
         if d is None:
             raise ProbeError(f"fio reported nothing for the {rw} job '{self.job.name}'")
         return d

@@ -294,6 +294,7 @@ def probe(
             dies, unit = est.get("dies"), est.get("program_unit_bytes")
             result.suspend = measure_suspend(
                 runner,
+                facts,
                 settings,
                 sample_from,
                 span,

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..errors import ProbeError
 from .estimate import Estimate
+from .facts import Facts
 from .floor import UNIT
 from .runner import Job, Runner
 from .settings import Settings
@@ -30,7 +31,8 @@ MEASUREMENT = "suspend"
 #: Reads' share of the mixed job's I/Os, percent: sparse enough that few programs meet more
 #: than one read (a drive caps the suspends per program).
 READ_SHARE_PCT = 10
-#: The writes' block size and depth: enough to keep every die programming.
+#: The writes' block size (at most the target's largest I/O) and depth: enough to keep
+#: every die programming.
 WRITE_BS = 128 << 10
 DEPTH = 8
 #: A read waiting for a program waits half of it on average; a suspend costs much less.
@@ -47,12 +49,19 @@ class Suspend:
 
 
 def measure_suspend(
-    runner: Runner, settings: Settings, start: int, span: int, dies: float | None, program_unit: float | None
+    runner: Runner,
+    facts: Facts,
+    settings: Settings,
+    start: int,
+    span: int,
+    dies: float | None,
+    program_unit: float | None,
 ) -> Suspend:
     """Quiet QD1 reads over ``span`` bytes of written data from ``start``, then the same
     reads mixed into random writes of that span (a ramp of one point first, so the write
     buffer is full and the writes run at the programs' pace). The span should be the
     written drive: reads of what the writes just wrote come from the write buffer."""
+    write_bs = min(WRITE_BS, facts.max_io_bytes)
     quiet = runner.run(
         Job("suspend quiet reads", "randread", UNIT, offset=start, size=span, number_ios=settings.qd1_ios), MEASUREMENT
     )
@@ -66,7 +75,7 @@ def measure_suspend(
             size=span,
             runtime_s=4 * settings.point_s,
             ramp_s=settings.point_s,
-            write_bs=WRITE_BS,
+            write_bs=write_bs,
             rwmixread=READ_SHARE_PCT,
         ),
         MEASUREMENT,
@@ -101,8 +110,7 @@ def infer_suspend(table: pd.DataFrame, dies: float | None, program_unit: float |
     quiet_ns, loaded_ns = float(table.read_lat_us.iloc[0]) * 1e3, float(table.read_lat_us.iloc[1]) * 1e3
     write_rate = float(table.write_mb_per_s.iloc[1]) * 1e6
     measurement = (
-        f"4 KiB random reads, quiet at QD1 and as {READ_SHARE_PCT} % of a mix with 128 KiB random writes at "
-        f"depth {DEPTH}"
+        f"4 KiB random reads, quiet at QD1 and as {READ_SHARE_PCT} % of a mix with random writes at depth {DEPTH}"
     )
     if not dies or not program_unit or write_rate <= 0:
         return []

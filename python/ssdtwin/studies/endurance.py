@@ -126,7 +126,8 @@ def measure_steady_state(
         was = dev.counters()
         # A seed of its own per window: one seed would replay the same offsets (fio's
         # randrepeat), so every window after the first would overwrite what the one before
-        # had just written, and GC would find its victims all but empty.
+        # had just written, and GC would find its victims all but empty. (A job file's own
+        # randseed still wins, as fio's does.)
         dev.run(_job_for_window(job, window_s), seed=next(seeds))
         now = dev.counters()
         sample = {k: int(now[k]) - int(was[k]) for k in keys}

@@ -42,6 +42,20 @@ def test_real_fio_json_is_read_and_divided_by_the_time_scale() -> None:
     assert plain.main is plain.read
 
 
+def test_a_transport_s_round_trip_comes_off_latencies_not_rates() -> None:
+    """An NBD transport adds its round trip (over the time scale) to every request fio
+    times: the runner takes it off the latencies; rates, set by the drive at depth, stay."""
+    text = (REFERENCE_DIR / "nbd-randread.json").read_text()
+    job = Job("nbd", "randread", 4096, iodepth=8)
+    plain, net = parse_fio_json(text, job, 16.0), parse_fio_json(text, job, 16.0, transport_ns=2000.0)
+    assert plain.read is not None and net.read is not None
+    assert net.read.mean_lat_ns == pytest.approx(plain.read.mean_lat_ns - 2000.0)
+    assert net.read.p99_lat_ns == pytest.approx(plain.read.p99_lat_ns - 2000.0)
+    assert (net.read.iops, net.read.bytes_per_s) == (plain.read.iops, plain.read.bytes_per_s)
+    # A round trip longer than a latency leaves zero, never a negative time.
+    assert parse_fio_json(text, job, 16.0, transport_ns=1e12).read.mean_lat_ns == 0.0  # type: ignore[union-attr]
+
+
 def test_a_mixed_job_gives_both_directions_and_its_reads_first() -> None:
     """fio 3.33's randrw output (70 % reads, group reporting): the suspend step reads the
     reads' latency and the writes' rate from one job."""

@@ -83,7 +83,8 @@ def test_probe_over_nbd_with_real_fio_finds_the_served_drive(tmp_path: Path) -> 
     close("first_tr_ns", nand["slc"]["t_read_us"] * 1e3, 0.15)
     close("native_tr_ns", nand["tlc"]["t_read_us"] * 1e3, 0.15)
     assert found["program_unit_bytes"]["value"] == unit
-    # QD1 latency carries the NBD round trip divided by the scale: longer, never shorter.
+    # The transport's round trip (over the scale) is taken off every latency; what stays is
+    # the real-time server's lateness in replying, which only adds: never shorter.
     twin = ssdtwin.Device("wd-black-256", overrides=CUT, host="none")
     twin.fill("seq")
     quiet = twin.run({"rw": "randread", "bs": "4k", "number_ios": 2000, "offset": "512m", "size": "512m"})

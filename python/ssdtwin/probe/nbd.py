@@ -12,7 +12,9 @@ transmission flags; ``NBD_INFO_BLOCK_SIZE``: minimum, preferred, maximum) and a 
 from __future__ import annotations
 
 import socket
+import statistics
 import struct
+import time
 from dataclasses import dataclass
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -76,6 +78,29 @@ def query_export(uri: str, timeout_s: float = 20.0) -> Export:
         raise ProbeError(f"{uri}: cannot read the export's size ({e.strerror or e})") from None
 
 
+def round_trip_s(uri: str, exchanges: int = 64, timeout_s: float = 20.0) -> float:
+    """The transport's round trip to the server at ``uri``, in seconds of wall time: the
+    median of ``exchanges`` ``NBD_OPT_INFO`` requests in one handshake. The server answers
+    them without its drive, so what they take is the socket, the two processes' wake-ups
+    and the server's dispatch: what every request of fio's adds to the latency it measures.
+    Like fio's own clock, this reads the wall clock of a real transport."""
+    family, address, name = parse_uri(uri)
+    times = []
+    try:
+        with socket.socket(family) as sock:
+            sock.settimeout(timeout_s)
+            sock.connect(address)
+            _greet(sock)
+            for _ in range(exchanges):
+                start = time.perf_counter()
+                _ask_info(sock, name)
+                times.append(time.perf_counter() - start)
+            sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_ABORT, 0))
+    except (OSError, ConnectionError) as e:
+        raise ProbeError(f"{uri}: cannot time the transport's round trip ({e})") from None
+    return statistics.median(times)
+
+
 def _recv(sock: socket.socket, n: int) -> bytes:
     data = b""
     while len(data) < n:
@@ -86,11 +111,23 @@ def _recv(sock: socket.socket, n: int) -> bytes:
     return data
 
 
-def _info(sock: socket.socket, name: str) -> Export:
+def _greet(sock: socket.socket) -> None:
+    """The fixed newstyle greeting, both ways."""
     magic, opt, _flags = struct.unpack(">QQH", _recv(sock, 18))
     if (magic, opt) != (NBDMAGIC, IHAVEOPT):
         raise ConnectionError("not an NBD server with the fixed newstyle handshake")
     sock.sendall(struct.pack(">I", CLIENT_FLAGS))
+
+
+def _info(sock: socket.socket, name: str) -> Export:
+    _greet(sock)
+    export = _ask_info(sock, name)
+    sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_ABORT, 0))
+    return export
+
+
+def _ask_info(sock: socket.socket, name: str) -> Export:
+    """One ``NBD_OPT_INFO`` exchange: the export's size and block sizes."""
     encoded = name.encode()
     payload = struct.pack(">I", len(encoded)) + encoded + struct.pack(">HH", 1, INFO_BLOCK_SIZE)
     sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_INFO, len(payload)) + payload)
@@ -107,7 +144,6 @@ def _info(sock: socket.socket, name: str) -> Export:
             size = struct.unpack_from(">Q", data, 2)[0]
         elif info == INFO_BLOCK_SIZE:
             blocks = struct.unpack_from(">III", data, 2)
-    sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_ABORT, 0))
     if size is None:
         raise ConnectionError("the server sent no export size")
     return Export(size, *blocks)

@@ -159,9 +159,17 @@ class Step:
     seconds: float = 0.0
 
 
-def parse_fio_json(text: str, job: Job, time_scale: float, bw_log: tuple[tuple[float, float], ...] = ()) -> Outcome:
+def parse_fio_json(
+    text: str,
+    job: Job,
+    time_scale: float,
+    bw_log: tuple[tuple[float, float], ...] = (),
+    transport_ns: float = 0.0,
+) -> Outcome:
     """An :class:`Outcome` from fio's JSON output (text before the first ``{``, such as the
-    nbd engine's connection lines, is skipped), times divided by ``time_scale``."""
+    nbd engine's connection lines, is skipped), times divided by ``time_scale``, and
+    ``transport_ns`` (the drive's time a network transport adds to each request) taken off
+    every latency."""
     start = text.find("{")
     try:
         entry = json.loads(text[start:])["jobs"][0] if start >= 0 else None
@@ -186,8 +194,8 @@ def parse_fio_json(text: str, job: Job, time_scale: float, bw_log: tuple[tuple[f
             bytes=int(d.get("io_bytes", 0)),
             iops=float(d.get("iops", 0.0)) * time_scale,
             bytes_per_s=float(d.get("bw_bytes", 0.0)) * time_scale,
-            mean_lat_ns=float(lat.get("mean", 0.0)) / time_scale,
-            p99_lat_ns=p99 / time_scale,
+            mean_lat_ns=max(0.0, float(lat.get("mean", 0.0)) / time_scale - transport_ns),
+            p99_lat_ns=max(0.0, p99 / time_scale - transport_ns),
         )
     runtime_s = max(float(entry.get(n, {}).get("runtime", 0)) for n in ("read", "write", "trim")) / 1000 / time_scale
     return Outcome(job, runtime_s, directions["read"], directions["write"], directions["trim"], bw_log)
@@ -425,6 +433,15 @@ class FioRunner(Runner):
         self.timeout_s = timeout_s
         where = target.uri or target.filename
         self.description = f"fio on {where}" + (f" (time scale {time_scale:g})" if time_scale != 1 else "")
+        #: The drive's time an NBD transport adds to each request (its wall-clock round
+        #: trip over the time scale), taken off every latency fio reports; none on a
+        #: block device or file, where the kernel's path is the host's and stays in.
+        self.transport_ns = 0.0
+        if target.uri is not None:
+            from .nbd import round_trip_s  # nbd builds Facts, which need this module
+
+            self.transport_ns = round_trip_s(target.uri) * 1e9 / time_scale
+            self.description += f"; its round trip ({self.transport_ns / 1e3:.1f} µs) taken off each latency"
         self._logs = Path(tempfile.mkdtemp(prefix="ssdtwin-probe-"))
 
     def command(self, job: Job) -> list[str]:
@@ -446,7 +463,7 @@ class FioRunner(Runner):
         if out.returncode != 0:
             last = (out.stderr.strip().splitlines() or ["(no message)"])[-1]
             raise ProbeError(f"fio job '{job.name}' failed (status {out.returncode}): {last}")
-        return parse_fio_json(out.stdout, job, self.time_scale, parse_bw_log(log, self.time_scale))
+        return parse_fio_json(out.stdout, job, self.time_scale, parse_bw_log(log, self.time_scale), self.transport_ns)
 
     def _idle(self, seconds: float) -> None:
         time.sleep(seconds * self.time_scale)

@@ -40,6 +40,18 @@ def test_a_twin_probe_writes_the_profile_the_table_and_the_report(
     assert jobs[0]["kind"] == "purge" and any(j.get("job", {}).get("rw") == "read:28672" for j in jobs)
 
 
+def test_the_report_holds_the_suspend_step_s_reads(run_main: Callable[..., Outcome], tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    only = ["--only", "floor,geometry,qd,suspend"]
+    ran = run_main("probe", "--twin", "wd-black-256", *CUT, *only, "--out", tmp_path / "p.toml", "--report", report)
+    assert ran.status == 0, ran
+    rows = (report / "suspend.csv").read_text().splitlines()
+    assert rows[0] == "test,read_lat_us,reads,write_mb_per_s"
+    assert [r.split(",")[0] for r in rows[1:]] == ["quiet", "among writes"]
+    # wd-black-256 suspends programs (its profile: suspend = "program").
+    assert tomllib.loads((tmp_path / "p.toml").read_text())["nand"]["suspend"] == "program-erase"
+
+
 def test_json_carries_every_estimate_and_where_each_field_came_from(run_main: Callable[..., Outcome]) -> None:
     ran = run_main("probe", "--twin", "wd-black-256", *CUT, "--only", "floor", "--json")
     assert ran.status == 0, ran

@@ -75,6 +75,7 @@ def tables(result: ProbeResult) -> dict[str, pd.DataFrame]:
         "fold-reads": result.fold_reads,
         "span": result.coverage,
         "qd": result.qd,
+        "suspend": result.suspend,
         "gc": result.gc,
         "lbaf": result.lbaf,
     }

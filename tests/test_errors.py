@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import struct
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from ssdtwin import (
     StateError,
     TraceError,
     errors,
+    profile_toml,
 )
 from ssdtwin.cli import main
 
@@ -388,6 +390,21 @@ def test_a_drive_whose_maps_exceed_the_memory_limit_is_refused_before_allocating
     assert "needs about 3.8 GiB" in str(raised(Device, verify=True, max_memory_gib=3.0))
     assert Device(max_memory_gib=2.0).info()["capacity_bytes"] == 1_000_204_886_016
     assert str(raised(Device, max_memory_gib=-1)) == "max_memory_gib -1: a positive number of GiB"
+
+
+def test_a_profile_too_large_to_simulate_here_is_still_shown(tmp_path: Path) -> None:
+    # 30,012 pages per block: about 27 GiB of maps, more than a CI machine has. Showing and
+    # deriving the profile allocates nothing; making a device of it is what is refused.
+    big = {"nand.pages_per_block": 30012}
+    assert tomllib.loads(profile_toml("generic-tlc-1tb", big))["nand"]["pages_per_block"] == 30012
+    e = raised(Device, overrides=big, max_memory_gib=8.0)
+    assert type(e) is DeviceError and "needs about 27.0 GiB" in str(e)
+    path = tmp_path / "big.toml"
+    path.write_text(profile_toml("generic-tlc-1tb", big))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["profiles", "show", str(path)])
+    assert (status, err.getvalue()) == (0, "") and "pages_per_block = 30012" in out.getvalue()
 
 
 def test_the_cli_takes_max_memory() -> None:

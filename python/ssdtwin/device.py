@@ -640,6 +640,6 @@ def profile_derived(profile: str | Path, overrides: Mapping[str, object] | None 
 
 def resolved_toml(profile: str, overrides: list[str]) -> str:
     """The resolved TOML of ``profile`` after raw ``section.field=value`` overrides, checked
-    by building the device configuration (``_ssdtwin.profile_toml`` alone does not check
-    values; building a device allocates nothing until it runs)."""
-    return str(_ssdtwin.Device(profile, overrides, False).profile_toml)
+    by building the device configuration (not a device: a profile too large for this
+    machine's memory is shown all the same; simulating it is what is refused)."""
+    return str(_ssdtwin.profile_toml(profile, overrides))

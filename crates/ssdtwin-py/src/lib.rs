@@ -22,11 +22,13 @@ fn profile_names() -> Vec<&'static str> {
 }
 
 /// The resolved TOML of a profile (shipped name or path) after `overrides`
-/// (`section.field=value`), validated.
+/// (`section.field=value`), validated by building its configuration. No device is made,
+/// so a drive too large to simulate on this machine can still be shown.
 #[pyfunction]
 #[pyo3(signature = (profile, overrides = Vec::new()))]
 fn profile_toml(py: Python<'_>, profile: &str, overrides: Vec<String>) -> PyResult<String> {
     let loaded = device::load(profile, &overrides).map_err(|e| errors::profile(py, &e))?;
+    ssdtwin_core::config::build(&loaded).map_err(|e| errors::profile(py, &e))?;
     Ok(loaded.to_toml())
 }
 

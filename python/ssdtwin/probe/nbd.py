@@ -15,7 +15,9 @@ import socket
 import statistics
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 from urllib.parse import parse_qs, unquote, urlparse
 
 from ..errors import ProbeError
@@ -29,6 +31,7 @@ INFO_EXPORT, INFO_BLOCK_SIZE = 0, 3
 CLIENT_FLAGS = 0b11  # NBD_FLAG_C_FIXED_NEWSTYLE | NBD_FLAG_C_NO_ZEROES
 #: Reply-header magic of option replies.
 OPTION_REPLY_MAGIC = 0x3E889045565A9
+T = TypeVar("T")
 #: The TCP port NBD servers listen on by default (IANA).
 DEFAULT_PORT = 10809
 
@@ -68,14 +71,7 @@ def parse_uri(uri: str) -> tuple[socket.AddressFamily, str | tuple[str, int], st
 
 def query_export(uri: str, timeout_s: float = 20.0) -> Export:
     """Asks the server at ``uri`` for its export's size and block sizes."""
-    family, address, name = parse_uri(uri)
-    try:
-        with socket.socket(family) as sock:
-            sock.settimeout(timeout_s)
-            sock.connect(address)
-            return _info(sock, name)
-    except OSError as e:
-        raise ProbeError(f"{uri}: cannot read the export's size ({e.strerror or e})") from None
+    return _in_handshake(uri, timeout_s, "read the export's size", _ask_info)
 
 
 def round_trip_s(uri: str, exchanges: int = 64, timeout_s: float = 20.0) -> float:
@@ -84,21 +80,33 @@ def round_trip_s(uri: str, exchanges: int = 64, timeout_s: float = 20.0) -> floa
     them without its drive, so what they take is the socket, the two processes' wake-ups
     and the server's dispatch: what every request of fio's adds to the latency it measures.
     Like fio's own clock, this reads the wall clock of a real transport."""
+
+    def timed(sock: socket.socket, name: str) -> float:
+        times = []
+        for _ in range(exchanges):
+            start = time.perf_counter()
+            _ask_info(sock, name)
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    return _in_handshake(uri, timeout_s, "time the transport's round trip", timed)
+
+
+def _in_handshake(uri: str, timeout_s: float, doing: str, options: Callable[[socket.socket, str], T]) -> T:
+    """Connects to the server at ``uri``, greets it, runs ``options`` (option requests on
+    the socket, with the export's name) and aborts the session; ``doing`` names the task in
+    the error a failure gives."""
     family, address, name = parse_uri(uri)
-    times = []
     try:
         with socket.socket(family) as sock:
             sock.settimeout(timeout_s)
             sock.connect(address)
             _greet(sock)
-            for _ in range(exchanges):
-                start = time.perf_counter()
-                _ask_info(sock, name)
-                times.append(time.perf_counter() - start)
+            out = options(sock, name)
             sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_ABORT, 0))
-    except (OSError, ConnectionError) as e:
-        raise ProbeError(f"{uri}: cannot time the transport's round trip ({e})") from None
-    return statistics.median(times)
+            return out
+    except OSError as e:
+        raise ProbeError(f"{uri}: cannot {doing} ({e.strerror or e})") from None
 
 
 def _recv(sock: socket.socket, n: int) -> bytes:
@@ -117,13 +125,6 @@ def _greet(sock: socket.socket) -> None:
     if (magic, opt) != (NBDMAGIC, IHAVEOPT):
         raise ConnectionError("not an NBD server with the fixed newstyle handshake")
     sock.sendall(struct.pack(">I", CLIENT_FLAGS))
-
-
-def _info(sock: socket.socket, name: str) -> Export:
-    _greet(sock)
-    export = _ask_info(sock, name)
-    sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_ABORT, 0))
-    return export
 
 
 def _ask_info(sock: socket.socket, name: str) -> Export:

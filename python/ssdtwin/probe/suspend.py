@@ -80,20 +80,17 @@ def measure_suspend(
         ),
         MEASUREMENT,
     )
-    rows = [
-        {"test": "quiet", "read_lat_us": quiet.main.mean_lat_ns / 1e3, "reads": quiet.main.ios, "write_mb_per_s": 0.0}
-    ]
     if mixed.read is None or mixed.write is None:
         raise ProbeError(f"fio reported no reads or no writes for the mixed job '{mixed.job.name}'")
-    loaded, written = mixed.read, mixed.write.bytes_per_s
-    rows.append(
+    rows = [
+        {"test": "quiet", "read_lat_us": quiet.main.mean_lat_ns / 1e3, "reads": quiet.main.ios, "write_mb_per_s": 0.0},
         {
             "test": "among writes",
-            "read_lat_us": loaded.mean_lat_ns / 1e3,
-            "reads": loaded.ios,
-            "write_mb_per_s": written / 1e6,
-        }
-    )
+            "read_lat_us": mixed.read.mean_lat_ns / 1e3,
+            "reads": mixed.read.ios,
+            "write_mb_per_s": mixed.write.bytes_per_s / 1e6,
+        },
+    ]
     table = pd.DataFrame(rows)
     return Suspend(table, infer_suspend(table, dies, program_unit))
 
@@ -107,15 +104,16 @@ def infer_suspend(table: pd.DataFrame, dies: float | None, program_unit: float |
     >>> [(e.name, round(e.value)) for e in infer_suspend(t, 32, 32768)]
     [('program_time_ns', 624152), ('program_suspend', 0)]
     """
-    quiet_ns, loaded_ns = float(table.read_lat_us.iloc[0]) * 1e3, float(table.read_lat_us.iloc[1]) * 1e3
+    wait_ns = float(table.read_lat_us.iloc[1] - table.read_lat_us.iloc[0]) * 1e3
     write_rate = float(table.write_mb_per_s.iloc[1]) * 1e6
+    if not dies or not program_unit or write_rate <= 0:
+        return []
     measurement = (
         f"4 KiB random reads, quiet at QD1 and as {READ_SHARE_PCT} % of a mix with random writes at depth {DEPTH}"
     )
-    if not dies or not program_unit or write_rate <= 0:
-        return []
     tprog_ns = dies * program_unit / write_rate * 1e9
     line = WAIT_SHARE_OF_TPROG * tprog_ns
+    suspends = wait_ns < line
     return [
         Estimate(
             "program_time_ns",
@@ -127,12 +125,12 @@ def infer_suspend(table: pd.DataFrame, dies: float | None, program_unit: float |
         ),
         Estimate(
             "program_suspend",
-            1.0 if loaded_ns - quiet_ns < line else 0.0,
+            1.0 if suspends else 0.0,
             "bool",
             None,
             measurement,
-            f"reads among writes wait {(loaded_ns - quiet_ns) / 1e3:.0f} us more than quiet ones: "
-            f"{'less' if loaded_ns - quiet_ns < line else 'more'} than a quarter of the program time "
-            f"({line / 1e3:.0f} us), so they {'suspend programs' if loaded_ns - quiet_ns < line else 'wait for them'}",
+            f"reads among writes wait {wait_ns / 1e3:.0f} us more than quiet ones: "
+            f"{'less' if suspends else 'more'} than a quarter of the program time ({line / 1e3:.0f} us), "
+            f"so they {'suspend programs' if suspends else 'wait for them'}",
         ),
     ]

@@ -5,8 +5,10 @@ through the same jobs. The expected values come from the profile's own parameter
 from __future__ import annotations
 
 import math
+import tempfile
 import tomllib
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +18,8 @@ from ssdtwin.probe import Settings, TwinRunner, compare, probe, summary, twin_fa
 from ssdtwin.probe.gc import measure_gc
 from ssdtwin.probe.plan import ProbeResult
 from ssdtwin.probe.profile import check_profile
+from ssdtwin.probe.runner import Job
+from ssdtwin.probe.suspend import derived_program_time_ns, measure_suspend
 
 GIB = 1 << 30
 #: wd-black-256 cut to 8 GiB with a 0.5 GiB static SLC cache: R3's drive, small.
@@ -208,7 +212,7 @@ def test_reads_among_writes_tell_whether_programs_are_suspended(suspend: str) ->
     profile carries what was found."""
     overrides: dict[str, object] = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 * GIB}
     overrides["nand.suspend"] = suspend
-    result = run("generic-tlc-1tb", overrides, Settings.for_twin().only(("floor", "geometry", "qd", "suspend")))
+    result = run("generic-tlc-1tb", overrides, Settings.for_twin().only(("floor", "geometry", "slc", "qd", "suspend")))
     nand = profile_of("generic-tlc-1tb", overrides)["nand"]
     tprog_ns = nand["tlc"]["t_prog_us"] * 1e3
     # Every die programming: the writes' rate is the programs' (and their transfers').
@@ -219,6 +223,8 @@ def test_reads_among_writes_tell_whether_programs_are_suspended(suspend: str) ->
     if suspend == "none":
         assert value(result, "program_suspend") == 0.0
         assert tprog_ns / 4 < wait < tprog_ns
+        # Programs bind the writes: their rate gives tPROG, with nothing to calibrate.
+        assert "native_program_time_ns" not in result.estimates
     else:
         assert value(result, "program_suspend") == 1.0
         assert 0 < wait < 3 * nand["suspend_us"] * 1e3
@@ -323,3 +329,47 @@ def test_a_drive_near_its_throttling_threshold_is_let_cool_during_the_cliff() ->
     hot = measure_cliff(blind, facts, Settings.for_twin(), derived["link_bytes_per_sec"])
     blind.close()
     assert hot.found and (hot.post_cache_bytes_per_s or 0.0) < 0.5 * post_cache
+
+
+def test_a_link_bound_drive_s_program_time_is_calibrated_on_its_reads_among_writes() -> None:
+    """The generic TLC drive cut to 8 GiB without program suspend, behind a PCIe 3.0 x1
+    link (0.89 GB/s of payload) that carries less than its 32 dies program (1.75 GB/s):
+    the writes' rate only bounds tPROG from above. The reads among writes choose a shorter
+    one, nearer the drive's, whose profile reproduces them where the bound's does not."""
+    overrides: dict[str, object] = {
+        "nand.blocks_per_plane": 24,
+        "identity.capacity_bytes": 8 * GIB,
+        "nand.suspend": "none",
+        "link.pcie_gen": 3,
+        "link.pcie_lanes": 1,
+    }
+    settings = Settings.for_twin().only(("floor", "geometry", "slc", "qd", "suspend"))
+    result = run("generic-tlc-1tb", overrides, settings)
+    tprog_ns = profile_of("generic-tlc-1tb", overrides)["nand"]["tlc"]["t_prog_us"] * 1e3
+    bound_ns = derived_program_time_ns(
+        twin_facts(ssdtwin.Device("generic-tlc-1tb", overrides=overrides)),
+        {k: e for k, e in result.estimates.items() if k != "native_program_time_ns"},
+    )
+    calibrated_ns = value(result, "native_program_time_ns")
+    assert tprog_ns < calibrated_ns < bound_ns
+    assert result.suspend is not None
+    drive_us = float(result.suspend.table.read_lat_us.iloc[1])
+    profile = tomllib.loads(result.profile_toml())
+    assert profile["nand"]["tlc"]["t_prog_us"] == pytest.approx(calibrated_ns / 1e3)
+
+    def reads_among_writes_us(t_prog_us: float) -> float:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "inferred.toml"
+            path.write_text(result.profile_toml())
+            r = TwinRunner(path, {"nand.tlc.t_prog_us": t_prog_us})
+            try:
+                r.condition(Job("fill", "write", 128 << 10, iodepth=32), "test")
+                facts = twin_facts(r.device)
+                span = facts.size_bytes - facts.size_bytes % (1 << 20)
+                table = measure_suspend(r, facts, settings, 0, span, None, None).table
+            finally:
+                r.close()
+        return float(table.read_lat_us.iloc[1])
+
+    assert reads_among_writes_us(calibrated_ns / 1e3) == pytest.approx(drive_us, rel=0.05)
+    assert abs(reads_among_writes_us(bound_ns / 1e3) / drive_us - 1) > 0.1

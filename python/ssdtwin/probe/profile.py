@@ -212,7 +212,15 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
         return dies * unit / rate * 1e9 - transfer_ns
 
     native_rate = val("native_write_bytes_per_s")
-    prog_native = t_prog(native_rate) or 600_000.0
+    calibrated = e("native_program_time_ns")
+    if calibrated is not None and calibrated.value:
+        prog_native = calibrated.value
+        prog_note = f"calibrated: {calibrated.method}"
+    else:
+        prog_native = t_prog(native_rate) or 600_000.0
+        prog_note = "derived: dies x program unit / post-cache write rate, less the unit's transfer; " + _measured(
+            e("native_write_bytes_per_s"), 1e-6, " MB/s"
+        )
     has_cache = (val("slc_cache_bytes") or 0) > 0
     prog_slc = t_prog(val("slc_write_bytes_per_s")) if has_cache else None
     cell = "qlc" if prog_slc and prog_native / prog_slc > QLC_PROGRAM_RATIO else "tlc"
@@ -268,13 +276,7 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
 
     tr_est = e("native_tr_ns") or e("first_tr_ns")
     p.set(f"nand.{cell}", "t_read_us", tr_native / 1e3, _measured(tr_est, 1e-3, " us"))
-    p.set(
-        f"nand.{cell}",
-        "t_prog_us",
-        prog_native / 1e3,
-        "derived: dies x program unit / post-cache write rate, less the unit's transfer; "
-        + _measured(e("native_write_bytes_per_s"), 1e-6, " MB/s"),
-    )
+    p.set(f"nand.{cell}", "t_prog_us", prog_native / 1e3, prog_note)
     p.set(f"nand.{cell}", "t_erase_us", 3000.0, _default())
     if has_cache:
         slc_tr = val("first_tr_ns") or tr_native / 2

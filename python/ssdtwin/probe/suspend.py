@@ -12,11 +12,24 @@ program unit / tPROG (the program's transfer left out), so a quarter of that tim
 line between the two (a suspend costs a small share of a program; waiting for one costs
 half of it on average). The program unit and the dies come from ``geometry``; without
 them the measurement is recorded and nothing is inferred.
+
+Where the writes are bound by the link rather than by programs, their rate only bounds
+tPROG from above: any shorter program gives the same rate. If reads wait for programs,
+how long they wait tells more, but through the whole drive (the dies' share of time
+programming, the writes queued ahead of a read, the write buffer), not through one formula,
+and not even monotonically. So, as the GC step does for the spare, the prober writes the
+profile it has inferred with candidate program times, from the bound down to half of it,
+runs each through the same fill and jobs, and keeps the one whose reads among writes come
+nearest the drive's.
 """
 
 from __future__ import annotations
 
+import math
+import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -37,6 +50,12 @@ WRITE_BS = 128 << 10
 DEPTH = 8
 #: A read waiting for a program waits half of it on average; a suspend costs much less.
 WAIT_SHARE_OF_TPROG = 0.25
+#: Writes at least this share of the link's rate are bound by the link, not by programs.
+LINK_BOUND_SHARE = 0.97
+#: The program times the calibration tries, as shares of the writes' bound, longest first.
+CALIBRATION_SHARES = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
+#: The calibration stops at a candidate whose reads among writes are this close (log ratio).
+CALIBRATION_TOLERANCE = 0.02
 
 
 @dataclass(frozen=True)
@@ -134,3 +153,73 @@ def infer_suspend(table: pd.DataFrame, dies: float | None, program_unit: float |
             f"so they {'suspend programs' if suspends else 'wait for them'}",
         ),
     ]
+
+
+def program_time_bound_only(estimates: Mapping[str, Estimate]) -> bool:
+    """Whether the writes' rate only bounds tPROG and reads wait for programs: the post-cache
+    writes run at the link's rate (:data:`LINK_BOUND_SHARE`) and the suspend step found no
+    suspension. Then :func:`calibrate_program_time` has something to find."""
+    suspends, native, link = (
+        estimates.get(n) for n in ("program_suspend", "native_write_bytes_per_s", "link_bytes_per_s")
+    )
+    if suspends is None or suspends.value is None or suspends.value:
+        return False
+    if native is None or not native.value or link is None or not link.value:
+        return False
+    return native.value >= LINK_BOUND_SHARE * link.value
+
+
+def calibrate_program_time(
+    facts: Facts, estimates: Mapping[str, Estimate], settings: Settings, start: int, span: int, measured: Suspend
+) -> Estimate:
+    """The native tPROG at which the profile the estimates describe, filled in order and run
+    through :func:`measure_suspend` over the same span, gives reads among writes nearest
+    the drive's (``measured``): candidates from the writes' bound down to half of it
+    (:data:`CALIBRATION_SHARES`), until one is within :data:`CALIBRATION_TOLERANCE`."""
+    from .profile import build_profile
+    from .runner import TwinRunner
+
+    target_us = float(measured.table.read_lat_us.iloc[1])
+    bound_ns = derived_program_time_ns(facts, estimates)
+    tried: dict[float, float] = {}
+    for share in CALIBRATION_SHARES:
+        candidate = dict(estimates)
+        candidate["native_program_time_ns"] = Estimate(
+            "native_program_time_ns", share * bound_ns, "ns", None, "calibration", "candidate"
+        )
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "candidate.toml"
+            path.write_text(build_profile(facts, candidate).toml())
+            runner = TwinRunner(path)
+            try:
+                runner.condition(Job("fill in order", "write", WRITE_BS, iodepth=32), MEASUREMENT)
+                got = measure_suspend(runner, facts, settings, start, span, None, None)
+            finally:
+                runner.close()
+        tried[share] = float(got.table.read_lat_us.iloc[1])
+        if abs(math.log(tried[share] / target_us)) <= CALIBRATION_TOLERANCE:
+            break
+    best = min(tried, key=lambda share: abs(math.log(tried[share] / target_us)))
+    listed = ", ".join(f"{s:.0%}: {us:,.0f} us" for s, us in tried.items())
+    return Estimate(
+        "native_program_time_ns",
+        best * bound_ns,
+        "ns",
+        None,
+        "the inferred profile filled in order, through the same quiet reads and reads among writes",
+        f"the writes run at the link's rate, so their rate only bounds tPROG ({bound_ns / 1e3:,.0f} us); "
+        f"reads among writes at shares of that bound ({listed}) against the drive's {target_us:,.0f} us",
+    )
+
+
+def derived_program_time_ns(facts: Facts, estimates: Mapping[str, Estimate]) -> float:
+    """The native tPROG the inferred profile derives from the post-cache write rate (its
+    upper bound where the link binds the writes)."""
+    from .profile import build_profile
+
+    derived = dict(estimates)
+    derived.pop("native_program_time_ns", None)
+    profile = build_profile(facts, derived)
+    t_prog_us = profile.get(f"nand.{profile.get('nand', 'cell')}", "t_prog_us")
+    assert isinstance(t_prog_us, float | int), t_prog_us
+    return float(t_prog_us) * 1e3

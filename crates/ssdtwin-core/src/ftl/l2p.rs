@@ -119,15 +119,18 @@ impl L2p {
         self.set_array(lpn, stored);
     }
 
-    /// Prefetches the entry of `lpn` (nothing to fetch in a sequential chunk).
+    /// Prefetches the entry of `lpn`; a sequential chunk has nothing to fetch and gives the
+    /// stored entry at once instead.
     #[inline]
-    pub(crate) fn touch(&self, lpn: u64) {
-        if self.seq[(lpn >> CHUNK_SHIFT) as usize] == 0 {
-            crate::engine::prefetch(&self.low, lpn as usize);
-            if let Some(h) = &self.high {
-                crate::engine::prefetch(h, (lpn / 4) as usize);
-            }
+    pub(crate) fn touch(&self, lpn: u64) -> Option<u64> {
+        if self.seq[(lpn >> CHUNK_SHIFT) as usize] != 0 {
+            return Some(self.get(lpn));
         }
+        crate::engine::prefetch(&self.low, lpn as usize);
+        if let Some(h) = &self.high {
+            crate::engine::prefetch(h, (lpn / 4) as usize);
+        }
+        None
     }
 
     /// The entries of chunk `c`.
@@ -358,6 +361,23 @@ mod tests {
         l.set_seq(0, 1, n, |s| old.push(s));
         assert_eq!(old.len() as u64, n - 10);
         assert_eq!(entries(&l), (1..=n).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn touch_gives_a_sequential_chunk_s_entries_and_only_those() {
+        let n = 2 * CHUNK_UNITS + 100;
+        let mut l = L2p::new(n, true);
+        l.set_seq(10, (1 << 33) + 1000, n - 10, |_| {});
+        l.set(CHUNK_UNITS + 5, 7);
+        // Chunk 0 (partly covered) and chunk 1 (written since) are in the arrays: a prefetch.
+        for lpn in [0, 9, 10, CHUNK_UNITS - 1, CHUNK_UNITS, CHUNK_UNITS + 5] {
+            assert_eq!(l.touch(lpn), None, "lpn {lpn}");
+        }
+        // Chunk 2 (the short last one) is still one number: its entries at once.
+        for lpn in [2 * CHUNK_UNITS, n - 1] {
+            assert_eq!(l.touch(lpn), Some(l.get(lpn)), "lpn {lpn}");
+            assert_eq!(l.get(lpn), (1 << 33) + 1000 + lpn - 10);
+        }
     }
 
     #[test]

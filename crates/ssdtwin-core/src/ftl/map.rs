@@ -87,10 +87,11 @@ impl PageMap {
         self.l2p.get(lpn).wrapping_sub(1)
     }
 
-    /// Prefetches the L2P entry of `lpn`.
+    /// Prefetches the L2P entry of `lpn`. Where no map memory holds it (a sequential chunk)
+    /// there is nothing to fetch, and the location of a mapped `lpn` comes back at once.
     #[inline]
-    pub fn touch(&self, lpn: u64) {
-        self.l2p.touch(lpn);
+    pub fn touch(&self, lpn: u64) -> Option<u64> {
+        self.l2p.touch(lpn).map(|stored| stored.wrapping_sub(1)).filter(|&ppa| ppa != UNMAPPED)
     }
 
     /// The run covering `ppa`, if its P2L entry is implicit.

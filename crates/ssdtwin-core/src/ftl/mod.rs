@@ -232,6 +232,17 @@ impl Ftl {
         self.map.logical_units()
     }
 
+    /// Warms memory for a command to `lpn` coming soon: its L2P entry, or, where a
+    /// sequential chunk gives the location without memory, its block's error rate, which
+    /// the read will add to the media's hazard. Changes nothing in the model.
+    #[inline]
+    pub fn touch(&self, lpn: u64) {
+        if let Some(ppa) = self.map.touch(lpn) {
+            let ppa = Ppa(ppa);
+            self.wear.touch_uber(self.geometry.sb_of(ppa), self.geometry.die_of(ppa));
+        }
+    }
+
     /// Where `lpn` lives now.
     #[inline]
     pub fn locate(&self, lpn: u64) -> Location {

@@ -717,7 +717,7 @@ impl BlockDevice for Ssd {
     fn prefetch(&self, lba: u64) {
         let lpn = lba * self.config.namespace.lba_bytes() / UNIT_BYTES;
         if lpn < self.config.logical_units {
-            self.ftl.map.touch(lpn);
+            self.ftl.touch(lpn);
         }
     }
 }

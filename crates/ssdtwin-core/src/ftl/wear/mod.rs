@@ -205,6 +205,12 @@ impl BlockWear {
         self.uber[(sb * self.dies + die) as usize]
     }
 
+    /// Prefetches the error rate [`Wear::uber`] will read for `sb` and `die`.
+    #[inline]
+    pub fn touch_uber(&self, sb: u32, die: u32) {
+        crate::engine::prefetch(&self.uber, (sb * self.dies + die) as usize);
+    }
+
     /// Recomputes every superblock's error rates from the blocks' wear (a restored array).
     fn refresh_bit_errors(&mut self, e: &Endurance, native: CellMode) {
         for sb in 0..self.superblocks {

@@ -157,14 +157,15 @@ def infer_suspend(table: pd.DataFrame, dies: float | None, program_unit: float |
 
 def program_time_bound_only(estimates: Mapping[str, Estimate]) -> bool:
     """Whether the writes' rate only bounds tPROG and reads wait for programs: the post-cache
-    writes run at the link's rate (:data:`LINK_BOUND_SHARE`) and the suspend step found no
+    writes run at the link's rate (:data:`LINK_BOUND_SHARE`; a link whose reads were still
+    rising with depth is a lower bound and says nothing) and the suspend step found no
     suspension. Then :func:`calibrate_program_time` has something to find."""
     suspends, native, link = (
         estimates.get(n) for n in ("program_suspend", "native_write_bytes_per_s", "link_bytes_per_s")
     )
     if suspends is None or suspends.value is None or suspends.value:
         return False
-    if native is None or not native.value or link is None or not link.value:
+    if native is None or not native.value or link is None or not link.value or link.status != "inferred":
         return False
     return native.value >= LINK_BOUND_SHARE * link.value
 

@@ -44,6 +44,8 @@ use crate::engine::SimRng;
 const DEAL_BLOCK: u64 = 16;
 /// Cards in the dealer's hand.
 const HAND: usize = 1024;
+/// Blocks whose L2P lines are fetched together, a burst ahead of their deal.
+const FETCH_BURST: u64 = 64;
 
 /// Why a steady-state fill cannot run on this drive.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -241,11 +243,18 @@ impl Ftl {
             for offset in 0..written {
                 if rng.below(left) < need {
                     while hand.len() < HAND && next_block < blocks {
+                        if next_block % FETCH_BURST == 0 {
+                            // The L2P lines of the burst after this one, fetched together so
+                            // their misses overlap (one at a time, each waited alone).
+                            for k in
+                                (next_block + FETCH_BURST..next_block + 2 * FETCH_BURST).take_while(|&k| k < blocks)
+                            {
+                                self.map.touch(order.apply(k) * DEAL_BLOCK);
+                            }
+                        }
                         let b = order.apply(next_block);
                         next_block += 1;
                         hand.extend(b * DEAL_BLOCK..((b + 1) * DEAL_BLOCK).min(span));
-                        // Its L2P line is written over the next draws: fetch it now.
-                        self.map.touch(b * DEAL_BLOCK);
                     }
                     let k = rng.below(hand.len() as u64) as usize;
                     let lpn = hand.swap_remove(k);

@@ -5,16 +5,18 @@ No drive runs here: each table is built from the mechanism the inference assumes
 from __future__ import annotations
 
 import math
+import tomllib
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from ssdtwin.probe.cooling import COOL_MAX_S, COOL_STEP_S, THROTTLE_BAND_K, Cooling
-from ssdtwin.probe.estimate import fit_line
+from ssdtwin.probe.estimate import Estimate, fit_line
 from ssdtwin.probe.facts import Facts
 from ssdtwin.probe.floor import infer_floor, link_ceiling, link_rate, nearest_link, nearest_payload
-from ssdtwin.probe.geometry import native_tr
+from ssdtwin.probe.geometry import CHANNEL_CMD_NS, native_tr
 from ssdtwin.probe.map_cache import infer_coverage
+from ssdtwin.probe.profile import build_profile
 from ssdtwin.probe.runner import Health, Job, Runner, parse_bw_log, parse_fio_json
 from ssdtwin.probe.slc import find_cliff, infer_recovery, levels
 from ssdtwin.probe.steady import window
@@ -288,3 +290,44 @@ def test_a_drive_is_let_cool_before_a_segment_could_take_it_to_wctemp(floor_k: i
         # Idle holds it at 330 K, 13 K below: a 12 K segment ends within the band. Each wait
         # takes at most the three steps down to 330 K and one that does not fall, not COOL_MAX_S.
         assert drive.idled <= len(cooling.cooled_at) * 4 * COOL_STEP_S < COOL_MAX_S and any(hot)
+
+
+# ---- a program time calibrated behind the link ----------------------------------------------
+
+
+def test_a_calibrated_native_tprog_takes_the_link_bound_slc_tprog_down_with_it() -> None:
+    """32 dies of 32 KiB units behind a 1 GB/s link: the in-cache and post-cache writes
+    both run at the link's rate, so both program times derived from them are the same
+    upper bound. Calibrated at 60 % of it, native tPROG takes the SLC one down by the same
+    share; a calibration that found nothing leaves both at the bound."""
+    facts = Facts(64 * GIB, 512, 128 << 10, "t")
+    rate = 1e9
+
+    def est(name: str, value: float, status: str = "inferred") -> Estimate:
+        return Estimate(name, value, "", None, "m", "m", status)
+
+    estimates = {
+        e.name: e
+        for e in (
+            est("dies", 32),
+            est("program_unit_bytes", 32768),
+            est("channel_bytes_per_s", 800e6),
+            est("link_bytes_per_s", rate),
+            est("native_write_bytes_per_s", rate),
+            est("slc_write_bytes_per_s", rate),
+            est("slc_cache_bytes", 4 * GIB),
+        )
+    }
+    transfer_ns = CHANNEL_CMD_NS + 32768 / 800e6 * 1e9  # the unit's command and channel transfer
+    bound_us = (32 * 32768 / rate * 1e9 - transfer_ns) / 1e3
+
+    def t_prog_us(extra: Estimate | None) -> tuple[float, float]:
+        chosen = dict(estimates) | ({extra.name: extra} if extra is not None else {})
+        nand = tomllib.loads(build_profile(facts, chosen).toml())["nand"]
+        return nand[nand["cell"]]["t_prog_us"], nand["slc"]["t_prog_us"]
+
+    assert t_prog_us(None) == pytest.approx((bound_us, bound_us))
+    calibrated = est("native_program_time_ns", 0.6 * bound_us * 1e3)
+    assert t_prog_us(calibrated) == pytest.approx((0.6 * bound_us, 0.6 * bound_us))
+    missed = Estimate("native_program_time_ns", None, "ns", None, "m", "none within 5 %", "not inferred")
+    assert t_prog_us(missed) == pytest.approx((bound_us, bound_us))

@@ -217,6 +217,7 @@ def test_reads_among_writes_tell_whether_programs_are_suspended(suspend: str) ->
     tprog_ns = nand["tlc"]["t_prog_us"] * 1e3
     # Every die programming: the writes' rate is the programs' (and their transfers').
     assert value(result, "program_time_ns") == pytest.approx(tprog_ns, rel=0.1)
+    assert result.estimates["program_time_ns"].status == "inferred"
     assert result.suspend is not None
     quiet, loaded = result.suspend.table.read_lat_us * 1e3
     wait = loaded - quiet
@@ -347,9 +348,11 @@ def test_a_link_bound_drive_s_program_time_is_calibrated_on_its_reads_among_writ
     result = run("generic-tlc-1tb", overrides, settings)
     tprog_ns = profile_of("generic-tlc-1tb", overrides)["nand"]["tlc"]["t_prog_us"] * 1e3
     bound_ns = derived_program_time_ns(
-        twin_facts(ssdtwin.Device("generic-tlc-1tb", overrides=overrides)),
-        {k: e for k, e in result.estimates.items() if k != "native_program_time_ns"},
+        twin_facts(ssdtwin.Device("generic-tlc-1tb", overrides=overrides)), result.estimates
     )
+    # The writes' rate is the link's: the tPROG it gives is a bound, and says so.
+    assert result.estimates["program_time_ns"].status == "upper bound"
+    assert result.estimates["native_program_time_ns"].status == "inferred"
     calibrated_ns = value(result, "native_program_time_ns")
     assert tprog_ns < calibrated_ns < bound_ns
     assert result.suspend is not None

@@ -49,7 +49,14 @@ from .profile import Profile, build_profile, check_profile
 from .runner import Job, Runner
 from .settings import Settings
 from .slc import Cliff, FoldReads, Recovery, measure_cliff, measure_fold_reads, measure_recovery
-from .suspend import Suspend, calibrate_program_time, measure_suspend, program_time_bound_only
+from .suspend import (
+    Suspend,
+    bounded,
+    calibrate_program_time,
+    measure_suspend,
+    reads_wait_for_programs,
+    writes_bound_by_link,
+)
 
 #: Called with a short label as each measurement starts.
 Advance = Callable[[str], None] | None
@@ -301,11 +308,13 @@ def probe(
                 dies.value if dies is not None else None,
                 unit.value if unit is not None else None,
             )
-            if program_time_bound_only(result.estimates):
-                say("suspend: the program time that gives the reads among writes")
-                result.suspend.estimates.append(
-                    calibrate_program_time(facts, result.estimates, settings, sample_from, span, result.suspend)
-                )
+            if writes_bound_by_link(result.estimates):
+                result.suspend = bounded(result.suspend)
+                if reads_wait_for_programs(result.estimates):
+                    say("suspend: the program time that gives the reads among writes")
+                    result.suspend.estimates.append(
+                        calibrate_program_time(facts, result.estimates, settings, sample_from, span, result.suspend)
+                    )
     if writable and settings.wants("gc"):
         say("gc: SNIA PTS preconditioning and rounds to steady state")
         # At least a window long, and long enough to fill the cache (or buffer) twice over at

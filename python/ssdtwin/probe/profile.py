@@ -212,17 +212,26 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
         return dies * unit / rate * 1e9 - transfer_ns
 
     native_rate = val("native_write_bytes_per_s")
+    has_cache = (val("slc_cache_bytes") or 0) > 0
+    prog_slc = t_prog(val("slc_write_bytes_per_s")) if has_cache else None
+    slc_note = "derived: dies x program unit / in-cache write rate, less the transfer; " + _measured(
+        e("slc_write_bytes_per_s"), 1e-6, " MB/s"
+    )
     calibrated = e("native_program_time_ns")
-    if calibrated is not None and calibrated.value:
+    bound = t_prog(native_rate)
+    if calibrated is not None and calibrated.status == "inferred" and calibrated.value and bound:
         prog_native = calibrated.value
         prog_note = f"calibrated: {calibrated.method}"
+        # The link that bound the post-cache writes bounds the faster in-cache ones too:
+        # their program time is an upper bound as well, taken down by the same share.
+        if prog_slc is not None:
+            prog_slc *= prog_native / bound
+            slc_note += f"; x {prog_native / bound:.2f}, as the calibrated native tPROG"
     else:
-        prog_native = t_prog(native_rate) or 600_000.0
+        prog_native = bound or 600_000.0
         prog_note = "derived: dies x program unit / post-cache write rate, less the unit's transfer; " + _measured(
             e("native_write_bytes_per_s"), 1e-6, " MB/s"
         )
-    has_cache = (val("slc_cache_bytes") or 0) > 0
-    prog_slc = t_prog(val("slc_write_bytes_per_s")) if has_cache else None
     cell = "qlc" if prog_slc and prog_native / prog_slc > QLC_PROGRAM_RATIO else "tlc"
     cell_note = (
         f"native tPROG / SLC tPROG = {prog_native / prog_slc:.1f} (QLC above {QLC_PROGRAM_RATIO:g})"
@@ -285,8 +294,7 @@ def build_profile(facts: Facts, estimates: Mapping[str, Estimate]) -> Profile:
             "nand.slc",
             "t_prog_us",
             (prog_slc or prog_native / 3) / 1e3,
-            "derived: dies x program unit / in-cache write rate, less the transfer; "
-            + _measured(e("slc_write_bytes_per_s"), 1e-6, " MB/s"),
+            slc_note,
         )
         p.set("nand.slc", "t_erase_us", 2000.0, _default())
 

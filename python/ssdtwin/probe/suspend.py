@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -54,8 +54,10 @@ WAIT_SHARE_OF_TPROG = 0.25
 LINK_BOUND_SHARE = 0.97
 #: The program times the calibration tries, as shares of the writes' bound, longest first.
 CALIBRATION_SHARES = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
-#: The calibration stops at a candidate whose reads among writes are this close (log ratio).
+#: The calibration stops at a candidate whose reads among writes are this close (log ratio),
+#: and infers nothing if none came within the second.
 CALIBRATION_TOLERANCE = 0.02
+CALIBRATION_MISS = 0.05
 
 
 @dataclass(frozen=True)
@@ -155,19 +157,33 @@ def infer_suspend(table: pd.DataFrame, dies: float | None, program_unit: float |
     ]
 
 
-def program_time_bound_only(estimates: Mapping[str, Estimate]) -> bool:
-    """Whether the writes' rate only bounds tPROG and reads wait for programs: the post-cache
-    writes run at the link's rate (:data:`LINK_BOUND_SHARE`; a link whose reads were still
-    rising with depth is a lower bound and says nothing) and the suspend step found no
-    suspension. Then :func:`calibrate_program_time` has something to find."""
-    suspends, native, link = (
-        estimates.get(n) for n in ("program_suspend", "native_write_bytes_per_s", "link_bytes_per_s")
-    )
-    if suspends is None or suspends.value is None or suspends.value:
-        return False
+def writes_bound_by_link(estimates: Mapping[str, Estimate]) -> bool:
+    """Whether the post-cache writes run at the link's rate (:data:`LINK_BOUND_SHARE`), so
+    their rate only bounds tPROG from above. A link whose reads were still rising with depth
+    is a lower bound and shows nothing."""
+    native, link = estimates.get("native_write_bytes_per_s"), estimates.get("link_bytes_per_s")
     if native is None or not native.value or link is None or not link.value or link.status != "inferred":
         return False
     return native.value >= LINK_BOUND_SHARE * link.value
+
+
+def bounded(suspend: Suspend) -> Suspend:
+    """The step's results with its tPROG marked as the upper bound it is where the link
+    binds the writes (:func:`writes_bound_by_link`)."""
+    estimates = [
+        replace(e, status="upper bound", method=e.method + "; the link binds the writes: at most this")
+        if e.name == "program_time_ns"
+        else e
+        for e in suspend.estimates
+    ]
+    return Suspend(suspend.table, estimates)
+
+
+def reads_wait_for_programs(estimates: Mapping[str, Estimate]) -> bool:
+    """Whether the suspend step found reads waiting for programs: then how long they wait
+    tells tPROG apart where the writes' rate does not (:func:`calibrate_program_time`)."""
+    suspends = estimates.get("program_suspend")
+    return suspends is not None and suspends.value is not None and not suspends.value
 
 
 def calibrate_program_time(
@@ -193,6 +209,7 @@ def calibrate_program_time(
             path.write_text(build_profile(facts, candidate).toml())
             runner = TwinRunner(path)
             try:
+                # 128 KiB whatever the drive's largest I/O: the twin's bulk fill takes it.
                 runner.condition(Job("fill in order", "write", WRITE_BS, iodepth=32), MEASUREMENT)
                 got = measure_suspend(runner, facts, settings, start, span, None, None)
             finally:
@@ -202,15 +219,22 @@ def calibrate_program_time(
             break
     best = min(tried, key=lambda share: abs(math.log(tried[share] / target_us)))
     listed = ", ".join(f"{s:.0%}: {us:,.0f} us" for s, us in tried.items())
-    return Estimate(
-        "native_program_time_ns",
-        best * bound_ns,
-        "ns",
-        None,
-        "the inferred profile filled in order, through the same quiet reads and reads among writes",
+    measurement = "the inferred profile filled in order, through the same quiet reads and reads among writes"
+    why = (
         f"the writes run at the link's rate, so their rate only bounds tPROG ({bound_ns / 1e3:,.0f} us); "
-        f"reads among writes at shares of that bound ({listed}) against the drive's {target_us:,.0f} us",
+        f"reads among writes at shares of that bound ({listed}) against the drive's {target_us:,.0f} us"
     )
+    if abs(math.log(tried[best] / target_us)) > CALIBRATION_MISS:
+        return Estimate(
+            "native_program_time_ns",
+            None,
+            "ns",
+            None,
+            measurement,
+            why + f": none within {CALIBRATION_MISS:.0%}",
+            "not inferred",
+        )
+    return Estimate("native_program_time_ns", best * bound_ns, "ns", None, measurement, why)
 
 
 def derived_program_time_ns(facts: Facts, estimates: Mapping[str, Estimate]) -> float:

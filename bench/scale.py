@@ -14,7 +14,8 @@ Keys, per size in GiB: ``fill_seq_s_per_tib`` (bulk sequential fill), ``fill_ste
 random reads at QD128 for SECONDS of simulated time on the sequentially filled drive),
 ``randread_steady_ios_per_s`` (the same on the steady-state drive, whose map is written out
 in full), with each run's peak resident memory; ``readme_command_wall_s`` is
-``ssdtwin study cdm --profile micron-9200max`` into a temporary directory. A size whose
+``ssdtwin study cdm --profile micron-9200max`` into a temporary directory (or, where that
+command fails, a string saying why: the other figures are kept). A size whose
 model would not fit in the machine's available memory (8 bytes per 4 KiB for a
 steady-state map, 0.2 for a sequential one, plus fio's random map) is skipped and said so.
 Wall-clock figures depend on the machine's load: on a shared machine run it twice.

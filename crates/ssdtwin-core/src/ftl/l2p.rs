@@ -365,19 +365,22 @@ mod tests {
 
     #[test]
     fn touch_gives_a_sequential_chunk_s_entries_and_only_those() {
-        let n = 2 * CHUNK_UNITS + 100;
+        let n = 4 * CHUNK_UNITS;
         let mut l = L2p::new(n, true);
-        l.set_seq(10, (1 << 33) + 1000, n - 10, |_| {});
+        let first = (1 << 33) + 1000;
+        l.set_seq(10, first, 3 * CHUNK_UNITS - 10 + 100, |_| {});
         l.set(CHUNK_UNITS + 5, 7);
         // Chunk 0 (partly covered) and chunk 1 (written since) are in the arrays: a prefetch.
         for lpn in [0, 9, 10, CHUNK_UNITS - 1, CHUNK_UNITS, CHUNK_UNITS + 5] {
             assert_eq!(l.touch(lpn), None, "lpn {lpn}");
         }
-        // Chunk 2 (the short last one) is still one number: its entries at once.
-        for lpn in [2 * CHUNK_UNITS, n - 1] {
-            assert_eq!(l.touch(lpn), Some(l.get(lpn)), "lpn {lpn}");
-            assert_eq!(l.get(lpn), (1 << 33) + 1000 + lpn - 10);
-        }
+        // Chunk 2 is one number, and chunk 3 one run of 100 from its start: their entries at
+        // once, unmapped (0) past the run.
+        let stored = |lpn: u64| first + lpn - 10;
+        assert_eq!(l.touch(2 * CHUNK_UNITS), Some(stored(2 * CHUNK_UNITS)));
+        assert_eq!(l.touch(3 * CHUNK_UNITS + 99), Some(stored(3 * CHUNK_UNITS + 99)));
+        assert_eq!(l.touch(3 * CHUNK_UNITS + 100), Some(0));
+        assert_eq!(l.touch(n - 1), Some(0));
     }
 
     #[test]

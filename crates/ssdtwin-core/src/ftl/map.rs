@@ -332,6 +332,7 @@ fn invalidate(p2l: &mut [u32], runs: &[Run], any_run: bool, sb_units: u64, old: 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ftl::l2p::CHUNK_UNITS;
 
     #[test]
     fn a_fresh_map_is_all_unmapped_and_remap_keeps_both_directions() {
@@ -343,6 +344,18 @@ mod tests {
         assert_eq!(m.unmap(3), 0);
         assert_eq!(m.owner(0), UNMAPPED);
         assert!((0..10).all(|l| !m.is_mapped(l)));
+    }
+
+    #[test]
+    fn touch_gives_the_location_of_a_run_s_units_and_nothing_for_unmapped_ones() {
+        let mut m = PageMap::new(2 * CHUNK_UNITS, 2 * CHUNK_UNITS, 1 << 20);
+        m.map_run(CHUNK_UNITS, 77, 10, |_| panic!("nothing was mapped"));
+        assert_eq!(m.touch(CHUNK_UNITS + 3), Some(80));
+        // Past the run, and in a chunk never written: unmapped, no location.
+        assert_eq!((m.touch(CHUNK_UNITS + 10), m.touch(0)), (None, None));
+        // A unit mapped on its own lives in the arrays: a prefetch, no location.
+        m.remap(5, 3);
+        assert_eq!(m.touch(5), None);
     }
 
     #[test]

@@ -244,11 +244,11 @@ impl Ftl {
                 if rng.below(left) < need {
                     while hand.len() < HAND && next_block < blocks {
                         if next_block % FETCH_BURST == 0 {
-                            // The L2P lines of the burst after this one, fetched together so
-                            // their misses overlap (one at a time, each waited alone).
-                            for k in
-                                (next_block + FETCH_BURST..next_block + 2 * FETCH_BURST).take_while(|&k| k < blocks)
-                            {
+                            // The L2P lines of the burst after this one (and, at the start,
+                            // of this one), fetched together so their misses overlap (one at
+                            // a time, each waited alone).
+                            let from = if next_block == 0 { 0 } else { next_block + FETCH_BURST };
+                            for k in (from..next_block + 2 * FETCH_BURST).take_while(|&k| k < blocks) {
                                 self.map.touch(order.apply(k) * DEAL_BLOCK);
                             }
                         }

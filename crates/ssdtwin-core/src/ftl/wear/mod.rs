@@ -205,7 +205,7 @@ impl BlockWear {
         self.uber[(sb * self.dies + die) as usize]
     }
 
-    /// Prefetches the error rate [`Wear::uber`] will read for `sb` and `die`.
+    /// Prefetches the error rate [`Self::uber`] will read for `sb` and `die`.
     #[inline]
     pub fn touch_uber(&self, sb: u32, die: u32) {
         crate::engine::prefetch(&self.uber, (sb * self.dies + die) as usize);

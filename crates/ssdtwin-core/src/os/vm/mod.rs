@@ -16,7 +16,7 @@
 //! * [`readahead`]: swap-in windows and mmap read-around;
 //! * `fault` (page faults), `reclaim` (allocation, kswapd, direct reclaim, writeback ends)
 //!   and `advice` (`madvise`, `msync`, the flusher for dirty file pages), all methods of
-//!   [`Host`](super::Host), which owns the VM beside its block target and CPU.
+//!   [`Host`], which owns the VM beside its block target and CPU.
 //!
 //! Every virtual page of every mapping has a number in one global page space and a state
 //! word: untouched (or a hole of a sparse file), mapped in a frame, cached in a frame but

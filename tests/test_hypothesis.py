@@ -210,8 +210,7 @@ def test_any_job_text_parses_or_is_a_job_error(text: str) -> None:
 
 
 #: ssdtwin fio's own options: given a garbage value they are click's errors, not fio's.
-#: `ssdtwin fio`'s own options, read off the command (a list kept by hand missed `--host`,
-#: which the nightly profile drew).
+#: Read off the command (a list kept by hand missed `--host`, which the nightly profile drew).
 OWN_OPTIONS = {name.lstrip("-") for p in fio_command.params for name in p.opts if name.startswith("--")} | {"help"}
 
 

@@ -23,6 +23,9 @@ from urllib.parse import parse_qs, unquote, urlparse
 from ..errors import ProbeError
 from .facts import Facts
 
+#: What a handshake's option requests give back (:func:`_in_handshake`).
+T = TypeVar("T")
+
 NBDMAGIC = 0x4E42444D41474943
 IHAVEOPT = 0x49484156454F5054
 OPT_ABORT, OPT_INFO = 2, 6
@@ -31,7 +34,6 @@ INFO_EXPORT, INFO_BLOCK_SIZE = 0, 3
 CLIENT_FLAGS = 0b11  # NBD_FLAG_C_FIXED_NEWSTYLE | NBD_FLAG_C_NO_ZEROES
 #: Reply-header magic of option replies.
 OPTION_REPLY_MAGIC = 0x3E889045565A9
-T = TypeVar("T")
 #: The TCP port NBD servers listen on by default (IANA).
 DEFAULT_PORT = 10809
 

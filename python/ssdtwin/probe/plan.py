@@ -51,7 +51,6 @@ from .settings import Settings
 from .slc import Cliff, FoldReads, Recovery, measure_cliff, measure_fold_reads, measure_recovery
 from .suspend import (
     Suspend,
-    bounded,
     calibrate_program_time,
     measure_suspend,
     reads_wait_for_programs,
@@ -299,6 +298,7 @@ def probe(
             span -= span % (1 << 20)
             est = result.estimates
             dies, unit = est.get("dies"), est.get("program_unit_bytes")
+            link_bound = writes_bound_by_link(est)
             result.suspend = measure_suspend(
                 runner,
                 facts,
@@ -307,14 +307,13 @@ def probe(
                 span,
                 dies.value if dies is not None else None,
                 unit.value if unit is not None else None,
+                link_bound,
             )
-            if writes_bound_by_link(result.estimates):
-                result.suspend = bounded(result.suspend)
-                if reads_wait_for_programs(result.estimates):
-                    say("suspend: the program time that gives the reads among writes")
-                    result.suspend.estimates.append(
-                        calibrate_program_time(facts, result.estimates, settings, sample_from, span, result.suspend)
-                    )
+            if link_bound and reads_wait_for_programs(result.estimates):
+                say("suspend: the program time that gives the reads among writes")
+                result.suspend.estimates.append(
+                    calibrate_program_time(facts, result.estimates, settings, sample_from, span, result.suspend)
+                )
     if writable and settings.wants("gc"):
         say("gc: SNIA PTS preconditioning and rounds to steady state")
         # At least a window long, and long enough to fill the cache (or buffer) twice over at

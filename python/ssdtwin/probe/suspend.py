@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -77,11 +77,14 @@ def measure_suspend(
     span: int,
     dies: float | None,
     program_unit: float | None,
+    link_bound: bool = False,
 ) -> Suspend:
     """Quiet QD1 reads over ``span`` bytes of written data from ``start``, then the same
     reads mixed into random writes of that span (a ramp of one point first, so the write
     buffer is full and the writes run at the programs' pace). The span should be the
-    written drive: reads of what the writes just wrote come from the write buffer."""
+    written drive: reads of what the writes just wrote come from the write buffer.
+    ``link_bound``: the post-cache writes ran at the link's rate
+    (:func:`writes_bound_by_link`), so the tPROG inferred here is an upper bound."""
     write_bs = min(WRITE_BS, facts.max_io_bytes)
     quiet = runner.run(
         Job("suspend quiet reads", "randread", UNIT, offset=start, size=span, number_ios=settings.qd1_ios), MEASUREMENT
@@ -113,10 +116,12 @@ def measure_suspend(
         },
     ]
     table = pd.DataFrame(rows)
-    return Suspend(table, infer_suspend(table, dies, program_unit))
+    return Suspend(table, infer_suspend(table, dies, program_unit, link_bound))
 
 
-def infer_suspend(table: pd.DataFrame, dies: float | None, program_unit: float | None) -> list[Estimate]:
+def infer_suspend(
+    table: pd.DataFrame, dies: float | None, program_unit: float | None, link_bound: bool = False
+) -> list[Estimate]:
     """Suspends or not (see the module doc); nothing without the dies and program unit.
     The extra wait itself is in the table and the reasoning, not an estimate: a difference
     of two latencies, it is noise where reads suspend programs.
@@ -142,7 +147,9 @@ def infer_suspend(table: pd.DataFrame, dies: float | None, program_unit: float |
             "ns",
             None,
             measurement,
-            "dies x program unit / the writes' rate, every die programming (transfers included)",
+            "dies x program unit / the writes' rate, every die programming (transfers included)"
+            + ("; the link binds the writes: at most this" if link_bound else ""),
+            "upper bound" if link_bound else "inferred",
         ),
         Estimate(
             "program_suspend",
@@ -165,18 +172,6 @@ def writes_bound_by_link(estimates: Mapping[str, Estimate]) -> bool:
     if native is None or not native.value or link is None or not link.value or link.status != "inferred":
         return False
     return native.value >= LINK_BOUND_SHARE * link.value
-
-
-def bounded(suspend: Suspend) -> Suspend:
-    """The step's results with its tPROG marked as the upper bound it is where the link
-    binds the writes (:func:`writes_bound_by_link`)."""
-    estimates = [
-        replace(e, status="upper bound", method=e.method + "; the link binds the writes: at most this")
-        if e.name == "program_time_ns"
-        else e
-        for e in suspend.estimates
-    ]
-    return Suspend(suspend.table, estimates)
 
 
 def reads_wait_for_programs(estimates: Mapping[str, Estimate]) -> bool:

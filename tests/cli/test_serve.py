@@ -195,6 +195,23 @@ def test_the_server_stops_on_sigterm_with_stats_and_state(tmp_path: Path) -> Non
     assert (replayed["read"]["total_ios"], replayed["read"]["io_bytes"]) == (1, 8192)
 
 
+def test_the_prober_times_the_round_trip_on_the_data_path_without_the_drive(tmp_path: Path) -> None:
+    """The round trip the prober takes off fio's latencies: requests the server dispatches
+    as it does fio's, which reach no command of the drive."""
+    from ssdtwin.probe.nbd import round_trip_s
+
+    s = start(tmp_path, "--set", "identity.capacity_bytes=1073741824", "--stats", str(tmp_path / "st.json"))
+    seconds = round_trip_s(s.uri, exchanges=32)
+    status, err = s.stop()
+    assert status == 0, err
+    stats = json.loads((tmp_path / "st.json").read_text())
+    # 32 reads of zero bytes, each answered; none is a command of the drive.
+    assert (stats["requests"], stats["replies"], stats["connections"]) == (32, 0, 1)
+    assert stats["reads"] == stats["writes"] == stats["errors"] == 0
+    # A socket round trip between two processes: microseconds, not the drive's tens.
+    assert 0 < seconds < 0.005
+
+
 def test_an_existing_socket_file_is_not_replaced_without_force(tmp_path: Path) -> None:
     (tmp_path / "twin.sock").write_text("mine")
     out = subprocess.run(

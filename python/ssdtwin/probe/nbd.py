@@ -1,18 +1,20 @@
 """The size and block sizes of an NBD export, read from the handshake (fixed newstyle,
-``NBD_OPT_INFO``), as ``nbdinfo`` would print them.
+``NBD_OPT_INFO``), as ``nbdinfo`` would print them; and the transport's round trip, timed
+on requests of the transmission phase.
 
 The protocol is NetworkBlockDevice/nbd's ``doc/proto.md``: the server greets with
 ``NBDMAGIC``/``IHAVEOPT`` and its handshake flags, the client answers with its flags and
 sends options; ``NBD_OPT_INFO`` with the export name and a request for
 ``NBD_INFO_BLOCK_SIZE`` gets ``NBD_REP_INFO`` replies (``NBD_INFO_EXPORT``: size and
 transmission flags; ``NBD_INFO_BLOCK_SIZE``: minimum, preferred, maximum) and a final
-``NBD_REP_ACK``; ``NBD_OPT_ABORT`` ends the session.
+``NBD_REP_ACK``; ``NBD_OPT_ABORT`` ends the session. ``NBD_OPT_GO`` ends the handshake
+instead; requests (``NBD_CMD_READ``, ``NBD_CMD_DISC``) then get simple replies (magic,
+error, handle).
 """
 
 from __future__ import annotations
 
 import socket
-import statistics
 import struct
 import time
 from collections.abc import Callable
@@ -28,10 +30,12 @@ T = TypeVar("T")
 
 NBDMAGIC = 0x4E42444D41474943
 IHAVEOPT = 0x49484156454F5054
-OPT_ABORT, OPT_INFO = 2, 6
+OPT_ABORT, OPT_INFO, OPT_GO = 2, 6, 7
 REP_ACK, REP_INFO = 1, 3
 INFO_EXPORT, INFO_BLOCK_SIZE = 0, 3
 CLIENT_FLAGS = 0b11  # NBD_FLAG_C_FIXED_NEWSTYLE | NBD_FLAG_C_NO_ZEROES
+REQUEST_MAGIC, SIMPLE_REPLY_MAGIC = 0x25609513, 0x67446698
+CMD_READ, CMD_DISC = 0, 2
 #: Reply-header magic of option replies.
 OPTION_REPLY_MAGIC = 0x3E889045565A9
 #: The TCP port NBD servers listen on by default (IANA).
@@ -78,37 +82,59 @@ def query_export(uri: str, timeout_s: float = 20.0) -> Export:
 
 def round_trip_s(uri: str, exchanges: int = 64, timeout_s: float = 20.0) -> float:
     """The transport's round trip to the server at ``uri``, in seconds of wall time: the
-    median of ``exchanges`` ``NBD_OPT_INFO`` requests in one handshake. The server answers
-    them without its drive, so what they take is the socket, the two processes' wake-ups
-    and the server's dispatch: what every request of fio's adds to the latency it measures.
-    Like fio's own clock, this reads the wall clock of a real transport."""
+    shortest of ``exchanges`` ``NBD_CMD_READ`` requests of zero bytes in the transmission
+    phase. They take the path fio's requests take (the socket, the server's dispatch to its
+    drive's thread and its reply) but have nothing for the drive to do. The shortest, not a
+    typical one: what is left above it on fio's requests is the server's lateness, which only
+    lengthens latencies, whereas a round trip that happened to be slowed by scheduling would
+    be taken off every request and shorten them. Like fio's own clock, this reads the wall
+    clock of a real transport. A server that answers a read of zero bytes with an error
+    still gives a round trip."""
 
     def timed(sock: socket.socket, name: str) -> float:
-        times = []
-        for _ in range(exchanges):
+        _go(sock, name)
+        shortest = float("inf")
+        for handle in range(exchanges):
             start = time.perf_counter()
-            _ask_info(sock, name)
-            times.append(time.perf_counter() - start)
-        return statistics.median(times)
+            sock.sendall(struct.pack(">IHHQQI", REQUEST_MAGIC, 0, CMD_READ, handle, 0, 0))
+            magic, _error, got = struct.unpack(">IIQ", _recv(sock, 16))
+            shortest = min(shortest, time.perf_counter() - start)
+            if (magic, got) != (SIMPLE_REPLY_MAGIC, handle):
+                raise ConnectionError(
+                    f"the server's reply to a read of zero bytes was not a simple reply to it ({magic:#x})"
+                )
+        sock.sendall(struct.pack(">IHHQQI", REQUEST_MAGIC, 0, CMD_DISC, exchanges, 0, 0))
+        return shortest
 
-    return _in_handshake(uri, timeout_s, "time the transport's round trip", timed)
+    return _in_session(uri, timeout_s, "time the transport's round trip", timed)
 
 
-def _in_handshake(uri: str, timeout_s: float, doing: str, options: Callable[[socket.socket, str], T]) -> T:
-    """Connects to the server at ``uri``, greets it, runs ``options`` (option requests on
-    the socket, with the export's name) and aborts the session; ``doing`` names the task in
-    the error a failure gives."""
+def _in_session(uri: str, timeout_s: float, doing: str, session: Callable[[socket.socket, str], T]) -> T:
+    """Connects to the server at ``uri``, greets it and runs ``session`` (which leaves the
+    handshake itself) on the socket with the export's name; ``doing`` names the task in the
+    error a failure gives."""
     family, address, name = parse_uri(uri)
     try:
         with socket.socket(family) as sock:
             sock.settimeout(timeout_s)
             sock.connect(address)
             _greet(sock)
-            out = options(sock, name)
-            sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_ABORT, 0))
-            return out
+            return session(sock, name)
     except OSError as e:
         raise ProbeError(f"{uri}: cannot {doing} ({e.strerror or e})") from None
+
+
+def _in_handshake(uri: str, timeout_s: float, doing: str, options: Callable[[socket.socket, str], T]) -> T:
+    """Connects to the server at ``uri``, greets it, runs ``options`` (option requests on
+    the socket, with the export's name) and aborts the session; ``doing`` names the task in
+    the error a failure gives."""
+
+    def then_abort(sock: socket.socket, name: str) -> T:
+        out = options(sock, name)
+        sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_ABORT, 0))
+        return out
+
+    return _in_session(uri, timeout_s, doing, then_abort)
 
 
 def _recv(sock: socket.socket, n: int) -> bytes:
@@ -150,6 +176,20 @@ def _ask_info(sock: socket.socket, name: str) -> Export:
     if size is None:
         raise ConnectionError("the server sent no export size")
     return Export(size, *blocks)
+
+
+def _go(sock: socket.socket, name: str) -> None:
+    """``NBD_OPT_GO`` with the export's name: the handshake ends and transmission begins."""
+    encoded = name.encode()
+    payload = struct.pack(">I", len(encoded)) + encoded + struct.pack(">H", 0)
+    sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_GO, len(payload)) + payload)
+    while True:
+        _magic, _opt, kind, length = struct.unpack(">QIII", _recv(sock, 20))
+        _recv(sock, length)
+        if kind == REP_ACK:
+            return
+        if kind != REP_INFO:
+            raise ConnectionError(f"the server refused NBD_OPT_GO (reply type {kind:#x})")
 
 
 def nbd_facts(uri: str) -> Facts:

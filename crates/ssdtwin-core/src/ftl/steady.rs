@@ -33,8 +33,9 @@
 //! has nothing to do (as `Ftl::gc_untimed` runs them). A cancelled fill leaves the drive
 //! formatted (`Ftl::format`), its wear as the erases done so far left it.
 //!
-//! Cost: O(superblocks) per superblock written, one random draw per host write, one per
-//! physical unit and the map's memory written once; docs/model.md § "Bulk fill and
+//! Cost: O(superblocks) per superblock written, a bisection for each write that lands on
+//! the host superblock's own units (the writes between two such are drawn at once), one
+//! random draw per physical unit and the map's memory written once; docs/model.md § "Bulk fill and
 //! snapshots" says what it leaves out.
 
 use super::{Ftl, SbState, Stream};
@@ -179,15 +180,18 @@ impl Ftl {
         let mut h = u64::from(self.sbs.valid[host_sb as usize]);
         // Every other superblock's valid units, which the other writes draw from.
         let mut pool = span - h;
+        // Each write hits the host superblock with probability h / span; a miss adds one to
+        // h (the write's own unit) and a hit leaves it. Hits are rare (h starts at what the
+        // superblock held, usually nothing), so the misses between them are drawn at once.
         let mut hits = 0;
-        // `below(span) < h` without a division per write: a uniform 64-bit value under
-        // `h` times the 64-bit share of one unit (the same to one part in 2^64 / span).
-        let share = u64::MAX / span;
-        for _ in 0..r {
-            if rng.next_u64() < h * share {
+        let mut left = u64::from(r);
+        while left > 0 {
+            let misses = misses_before_a_hit(rng, span, h, left);
+            h += misses;
+            left -= misses;
+            if left > 0 {
                 hits += 1;
-            } else {
-                h += 1;
+                left -= 1;
             }
         }
         self.place_counts(Stream::Host, r);
@@ -305,6 +309,31 @@ impl Feistel {
     }
 }
 
+/// The misses before the next hit, capped at `left`, in a run of writes where each hits
+/// with probability (valid units) / `span` and a miss adds one valid unit, from `valid`:
+/// the largest m ≤ `left` with Q(m) > U for a uniform U, where Q(m), the chance of m misses
+/// in a row, is the product of (span − valid − j) / span over j < m, or in logarithms
+/// ln (span − valid)! − ln (span − valid − m)! − m ln span (exact inversion; Q falls with m,
+/// so a bisection finds it).
+fn misses_before_a_hit(rng: &mut SimRng, span: u64, valid: u64, left: u64) -> u64 {
+    let free = span - valid;
+    // A miss needs a unit the host superblock does not hold.
+    let most = left.min(free);
+    let ln_u = (1.0 - rng.unit_f64()).ln();
+    let (ln_span, ln_free_fact) = ((span as f64).ln(), ln_gamma(free as f64 + 1.0));
+    let ln_q = |m: u64| ln_free_fact - ln_gamma((free - m) as f64 + 1.0) - m as f64 * ln_span;
+    if ln_q(most) > ln_u {
+        return most;
+    }
+    // Q(lo) > U ≥ Q(hi).
+    let (mut lo, mut hi) = (0, most);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ln_q(mid) > ln_u { lo = mid } else { hi = mid }
+    }
+    lo
+}
+
 /// Draws from a hypergeometric distribution: successes among `draws` taken without
 /// replacement from `total` items of which `good` are successes. Exact inversion, walking
 /// out from the mode with the probability ratios of neighbouring values, so the cost grows
@@ -396,6 +425,30 @@ mod tests {
             assert!((ln_gamma(f64::from(n) + 1.0) - f).abs() < 1e-10 * f.max(1.0), "{n}");
         }
         assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn misses_before_a_hit_have_the_mean_and_variance_of_write_by_write_trials() {
+        let mut rng = SimRng::stream(4, 1);
+        for &(span, valid, left) in &[(1000u64, 100u64, 200u64), (1_073_741_824, 0, 290_000), (50, 45, 10)] {
+            // Q(m), the chance of m misses in a row, product by product; E[M] = Σ Q(m) and
+            // E[M²] = Σ (2m − 1) Q(m) over m = 1..=left.
+            let (mut q, mut mean, mut square) = (1.0f64, 0.0, 0.0);
+            for m in 1..=left {
+                q *= (span - valid - (m - 1)) as f64 / span as f64;
+                mean += q;
+                square += (2 * m - 1) as f64 * q;
+            }
+            let var = square - mean * mean;
+            let n = 20_000;
+            let samples: Vec<f64> = (0..n).map(|_| misses_before_a_hit(&mut rng, span, valid, left) as f64).collect();
+            let got = samples.iter().sum::<f64>() / n as f64;
+            let got_var = samples.iter().map(|x| (x - got).powi(2)).sum::<f64>() / n as f64;
+            let se = (var / n as f64).sqrt();
+            assert!((got - mean).abs() <= 5.0 * se + 1e-9, "mean {got} vs {mean} ({span}, {valid}, {left})");
+            assert!((got_var - var).abs() <= 0.06 * var + 1e-9, "variance {got_var} vs {var}");
+            assert!(samples.iter().all(|&m| m <= left as f64));
+        }
     }
 
     #[test]

@@ -165,19 +165,21 @@ fn reads_of_worn_blocks_meet_media_errors_at_the_rate_their_wear_gives() {
     let mut dev = Ssd::new(small_config(
         48,
         25.0,
-        &["endurance.tlc_pe_cycles=6", "endurance.uber_per_bit=1e-7", "endurance.uber_tenfold_pct=50"],
+        &["endurance.tlc_pe_cycles=6", "endurance.uber_per_bit=4e-6", "endurance.uber_tenfold_pct=50"],
     ));
     dev.fill(FillPattern::Random {
         percent: 100.0,
         sequential_passes: 1,
-        overwrite_passes: 4.0,
+        overwrite_passes: 2.0,
         seed: 5,
         exact: false,
     })
     .unwrap();
     dev.quiesce();
     assert_eq!(dev.health().media_errors, 0, "filling reads nothing");
-    assert!(dev.ftl().life_used() > 1.0, "worn past the rating: {}", dev.ftl().life_used());
+    // Half the rated cycles: beyond that, blocks of this tiny drive start to fail early
+    // (their endurance spreads around the rating) and take the room a fill needs with them.
+    assert!(dev.ftl().life_used() > 0.5, "worn half-way to the rating: {}", dev.ftl().life_used());
     let expected = expected_errors_of_one_read(&dev);
     assert!(expected > 100.0, "a test that can see the law: {expected}");
     let mut twin = dev.clone();

@@ -12,6 +12,12 @@ use memmap2::{Advice, MmapMut, MmapOptions};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Memory backed by one step of [`BigArray::populate`]: a multiple of the huge page size, and
+/// about a tenth of a second of the kernel's zeroing where that is slowest (memory the
+/// hypervisor backs on first touch, 0.49 GB/s on this project's machine).
+const POPULATE_CHUNK_BYTES: usize = 64 << 20;
 
 /// A fixed-length array of plain values in its own mapping.
 pub struct BigArray<T: Pod> {
@@ -44,13 +50,19 @@ impl<T: Pod> BigArray<T> {
         array
     }
 
-    /// Backs the whole array with memory now, in one step (`MADV_POPULATE_WRITE`), before
-    /// it is written all over in random order: the kernel zeroes it in bulk instead of page
-    /// fault by page fault, and stores and prefetches then find their pages. Where the
-    /// kernel lacks the advice, nothing happens and pages come on first touch as before.
-    pub fn populate(&self) {
-        if let Some(map) = &self.map {
-            let _ = map.advise(Advice::PopulateWrite);
+    /// Backs the whole array with memory now (`MADV_POPULATE_WRITE`), before it is written
+    /// all over in random order: the kernel zeroes it in bulk instead of page fault by page
+    /// fault, and stores and prefetches then find their pages. It goes a chunk at a time and
+    /// stops early once `stop` is set (another thread may be doing this, and its owner may
+    /// no longer want the array). Where the kernel lacks the advice, nothing happens and
+    /// pages come on first touch as before.
+    pub fn populate(&self, stop: &AtomicBool) {
+        let Some(map) = &self.map else { return };
+        for offset in (0..map.len()).step_by(POPULATE_CHUNK_BYTES) {
+            let len = POPULATE_CHUNK_BYTES.min(map.len() - offset);
+            if stop.load(Ordering::Relaxed) || map.advise_range(Advice::PopulateWrite, offset, len).is_err() {
+                return;
+            }
         }
     }
 

@@ -18,6 +18,7 @@
 //! bytes per chunk.
 
 use crate::engine::BigArray;
+use std::sync::atomic::AtomicBool;
 
 /// Entries per chunk, as a power of two.
 const CHUNK_SHIFT: u32 = 19;
@@ -310,10 +311,10 @@ impl L2p {
 
     /// Backs the arrays with memory now, before they are written all over in random order
     /// ([`BigArray::populate`]).
-    pub(crate) fn populate(&self) {
-        self.low.populate();
+    pub(crate) fn populate(&self, stop: &AtomicBool) {
+        self.low.populate(stop);
         if let Some(h) = &self.high {
-            h.populate();
+            h.populate(stop);
         }
     }
 

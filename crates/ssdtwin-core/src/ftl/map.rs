@@ -24,6 +24,9 @@
 
 use super::l2p::L2p;
 use crate::engine::BigArray;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
 
 /// Marks an unmapped logical unit, or an invalid physical unit.
 pub const UNMAPPED: u64 = u64::MAX;
@@ -41,6 +44,29 @@ struct Run {
     first: u32,
     len: u32,
     lpn: u64,
+}
+
+/// Fresh map arrays being backed with memory on another thread ([`PageMap::prepare_layout`]).
+/// Dropped unused, the thread stops within one chunk of its work and is waited for.
+pub(crate) struct LayoutArrays {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<(L2p, BigArray<u32>)>>,
+}
+
+impl LayoutArrays {
+    /// The arrays, once the thread is done with them (`None` if no thread ran).
+    fn take(mut self) -> Option<(L2p, BigArray<u32>)> {
+        self.thread.take()?.join().ok()
+    }
+}
+
+impl Drop for LayoutArrays {
+    fn drop(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            self.stop.store(true, Ordering::Relaxed);
+            let _ = thread.join();
+        }
+    }
 }
 
 /// L2P and P2L.
@@ -177,12 +203,39 @@ impl PageMap {
         old
     }
 
-    /// Unmaps everything, with the arrays backed by memory at once: for a map about to be
-    /// laid out whole, in random order.
-    pub(crate) fn clear_for_layout(&mut self) {
+    /// Starts backing fresh, unmapped arrays of this map's size with memory on another
+    /// thread, for a layout that will write them whole ([`PageMap::clear_for_layout`]) once
+    /// the caller has done other work: the kernel's zeroing then runs beside that work. The
+    /// map's own arrays are the caller's to clear first, so that memory is not held twice.
+    pub(crate) fn prepare_layout(&self) -> LayoutArrays {
+        let (logical, physical, high) = (self.l2p.len(), self.p2l.len(), self.l2p.has_high());
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("ssdtwin-map-memory".into())
+            .spawn(move || {
+                let l2p = L2p::new(logical, high);
+                let p2l = BigArray::filled(physical, 0);
+                l2p.populate(&flag);
+                p2l.populate(&flag);
+                (l2p, p2l)
+            })
+            .ok();
+        LayoutArrays { stop, thread }
+    }
+
+    /// Unmaps everything, with the arrays backed by memory: `prepared`'s, or, where no
+    /// thread could prepare them, fresh ones backed now. For a map about to be laid out
+    /// whole, in random order.
+    pub(crate) fn clear_for_layout(&mut self, prepared: LayoutArrays) {
         self.clear();
-        self.l2p.populate();
-        self.p2l.populate();
+        if let Some((l2p, p2l)) = prepared.take() {
+            (self.l2p, self.p2l) = (l2p, p2l);
+        } else {
+            let never = AtomicBool::new(false);
+            self.l2p.populate(&never);
+            self.p2l.populate(&never);
+        }
     }
 
     /// Points `lpn`, which is unmapped, at `ppa`, which is invalid (a map being laid out

@@ -38,6 +38,7 @@
 //! random draw per physical unit and the map's memory written once; docs/model.md § "Bulk fill and
 //! snapshots" says what it leaves out.
 
+use super::map::LayoutArrays;
 use super::{Ftl, SbState, Stream};
 use crate::engine::SimRng;
 
@@ -72,7 +73,9 @@ impl Ftl {
     /// with GC would, sampled superblock by superblock (module doc); `version(lpn)` gives each
     /// logical unit's data version in verify mode. The span must be exactly what is mapped,
     /// with no SLC cache; `observe(writes_done)` is called after every superblock of writes
-    /// and stops the fill (leaving the drive empty) by returning false.
+    /// and stops the fill (leaving the drive empty) by returning false. A fill that runs out
+    /// of room (blocks worn out and retired with their superblocks, nothing left to collect)
+    /// leaves the drive empty too, its wear as the erases so far left it.
     pub fn steady_fill(
         &mut self,
         span: u64,
@@ -87,11 +90,18 @@ impl Ftl {
         if !self.can_sample_steady(span) {
             return Err(SteadyRefusal::NotTheSpan);
         }
+        // The map is laid out whole at the end, and nothing before reads it: its arrays go
+        // now, and fresh ones are backed with memory on another thread while the counts run.
+        self.map.clear();
+        let layout_arrays = self.map.prepare_layout();
         let mut rng = SimRng::stream(seed, 0x5354_4541_4459);
         let mut done = 0;
         while done < writes {
             if self.frontiers[Stream::Host.index()].room() == 0 {
-                self.make_room_for_host()?;
+                if let Err(refusal) = self.make_room_for_host() {
+                    self.format();
+                    return Err(refusal);
+                }
                 self.open_next(Stream::Host);
             }
             let room = u64::from(self.frontiers[Stream::Host.index()].room());
@@ -123,7 +133,7 @@ impl Ftl {
         for f in &mut self.frontiers {
             f.restore_flags(&self.geometry);
         }
-        self.lay_out_map(span, data_end, seed, &mut version);
+        self.lay_out_map(span, data_end, seed, layout_arrays, &mut version);
         Ok(())
     }
 
@@ -223,9 +233,10 @@ impl Ftl {
         span: u64,
         data_end: [u32; Stream::COUNT],
         seed: u64,
+        arrays: LayoutArrays,
         version: &mut impl FnMut(u64) -> u32,
     ) {
-        self.map.clear_for_layout();
+        self.map.clear_for_layout(arrays);
         let mut rng = SimRng::stream(seed, 0x4d41_5050);
         let blocks = span.div_ceil(DEAL_BLOCK);
         let order = Feistel::new(blocks, &mut rng);

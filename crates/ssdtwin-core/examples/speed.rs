@@ -7,10 +7,14 @@
 //! * `randread_host_ios_per_s`: the same reads through the `linux-6.1` host stack (16 jobs
 //!   of 8, one per core, so the drive and not the CPU stays the limit): what a host's CPU
 //!   cores, interrupts and fio's engine loop cost the simulation;
+//! * `randread_spread_ios_per_s`: those 16 jobs of 8 on the bare twin (`none`), the same
+//!   workload without the host stack, so that `host_stack_speed_share` (the host figure over
+//!   this one) is what the host stack alone costs;
 //! * `bytes_per_4k`: peak resident memory over the simulated capacity in 4 KiB units.
 //!
 //! `cargo run --release --example speed [-- SECONDS]` (simulated seconds per phase,
-//! default 4). `SPEED_PHASE=read`, `host` or `write` runs one phase only, for profiling.
+//! default 4). `SPEED_PHASE=read`, `host`, `spread` or `write` runs one phase only (`host`
+//! and `spread` the host and bare runs of the 16 jobs), for profiling.
 
 use ssdtwin_core::config::{apply_overrides, build, load_profile};
 use ssdtwin_core::os::{Host, HostConfig, bare_host, load_host};
@@ -70,12 +74,12 @@ fn main() {
     let phase = std::env::var("SPEED_PHASE").unwrap_or_default();
     let mut out = serde_json::Map::new();
 
-    if phase.is_empty() || phase == "read" || phase == "host" {
+    if phase.is_empty() || phase == "read" || phase == "host" || phase == "spread" {
         let mut dev = device();
         let t = Instant::now();
         dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
         out.insert("sequential_fill_s".into(), t.elapsed().as_secs_f64().into());
-        if phase != "host" {
+        if phase.is_empty() || phase == "read" {
             let (reads, wall) = timed(&mut dev, &job(RwPattern::RandRead, seconds, None));
             out.insert("randread_ios_per_s".into(), (reads as f64 / wall).round().into());
             out.insert("randread_ios".into(), reads.into());
@@ -86,10 +90,23 @@ fn main() {
         spread.jobs[0].iodepth = 8;
         // Sixteen random maps of the whole drive would dominate the memory figure.
         spread.jobs[0].norandommap = true;
-        let linux = load_host("linux-6.1", &[]).unwrap();
-        let (reads, wall) = timed_on(&mut dev, linux, &spread);
-        out.insert("randread_host_ios_per_s".into(), (reads as f64 / wall).round().into());
-        out.insert("randread_host_ios".into(), reads.into());
+        let mut rates = [None, None];
+        if phase != "host" {
+            let (reads, wall) = timed(&mut dev, &spread);
+            rates[0] = Some(reads as f64 / wall);
+            out.insert("randread_spread_ios_per_s".into(), (reads as f64 / wall).round().into());
+            out.insert("randread_spread_ios".into(), reads.into());
+        }
+        if phase != "spread" {
+            let linux = load_host("linux-6.1", &[]).unwrap();
+            let (reads, wall) = timed_on(&mut dev, linux, &spread);
+            rates[1] = Some(reads as f64 / wall);
+            out.insert("randread_host_ios_per_s".into(), (reads as f64 / wall).round().into());
+            out.insert("randread_host_ios".into(), reads.into());
+        }
+        if let [Some(bare), Some(host)] = rates {
+            out.insert("host_stack_speed_share".into(), ((host / bare * 1000.0).round() / 1000.0).into());
+        }
     }
     if phase.is_empty() || phase == "write" {
         let mut dev = device();

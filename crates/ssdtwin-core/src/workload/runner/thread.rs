@@ -909,6 +909,7 @@ impl Runner {
                     let id = self.prepare_io(host, i, issue_start);
                     self.clones[i].thread.queued.push(id);
                     self.commit(host, i, now);
+                    self.block_if_full(i, now);
                 }
             }
             Then::Think { sleep } => {
@@ -1158,6 +1159,25 @@ impl Runner {
             && !c.rate_limited()
             && c.control.is_none()
             && !c.out_of_work(end)
+    }
+
+    /// After a reap and an issue: if clone `i`'s queue is full again with nothing visible,
+    /// the thread blocks for a completion, as the loop would decide (`next_action`'s
+    /// `wait_for_completions`, then `drive`'s wait) in the simple case `issues_after_reap`
+    /// admitted; the common case of a thread at its depth, decided without the loop.
+    fn block_if_full(&mut self, i: usize, now: SimTime) {
+        let c = &mut self.clones[i];
+        let t = &mut c.thread;
+        let used = t.depth_used();
+        if c.stopped || !t.visible.is_empty() || t.quiesce || used < t.engine.depth || t.sync_due() {
+            return;
+        }
+        t.draining = true;
+        let need = t.engine.complete_min.min(used).max(1);
+        t.step = Step::Blocked { need, since: now };
+        if !t.engine.polled && !t.engine.free {
+            c.result.ctx += 1;
+        }
     }
 
     /// Reaps `n` visible completions of clone `i`; fio timestamps them when the reap

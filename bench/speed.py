@@ -9,8 +9,10 @@ commit, as docs/performance.md records them:
 
 Keys: ``randread_ios_per_s`` (4 KiB random reads, 128 outstanding, sequentially filled
 256 GiB DRAM-mapped TLC drive), ``randwrite_gc_ios_per_s`` (4 KiB random writes on a drive
-filled to 90 % and preconditioned to GC steady state), ``bytes_per_4k`` (peak RSS over the
-capacity in 4 KiB units), plus phase timings.
+filled to 90 % and preconditioned to GC steady state), ``randread_spread_ios_per_s`` and
+``randread_host_ios_per_s`` (the reads as 16 jobs of 8, on the bare twin and through the
+``linux-6.1`` host stack) with ``host_stack_speed_share``, the second over the first,
+``bytes_per_4k`` (peak RSS over the capacity in 4 KiB units), plus phase timings.
 """
 
 from __future__ import annotations

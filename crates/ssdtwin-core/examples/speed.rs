@@ -13,8 +13,9 @@
 //! * `bytes_per_4k`: peak resident memory over the simulated capacity in 4 KiB units.
 //!
 //! `cargo run --release --example speed [-- SECONDS]` (simulated seconds per phase,
-//! default 4). `SPEED_PHASE=read`, `host`, `spread` or `write` runs one phase only (`host`
-//! and `spread` the host and bare runs of the 16 jobs), for profiling.
+//! default 4). `SPEED_PHASE=read` runs the read phases (the bare job of 128, then the 16
+//! jobs of 8 bare and through the host), `write` the write phase; `host` and `spread` run
+//! one of the 16-job phases only, for profiling.
 
 use ssdtwin_core::config::{apply_overrides, build, load_profile};
 use ssdtwin_core::os::{Host, HostConfig, bare_host, load_host};

@@ -88,8 +88,9 @@ def round_trip_s(uri: str, exchanges: int = 64, timeout_s: float = 20.0) -> floa
     typical one: what is left above it on fio's requests is the server's lateness, which only
     lengthens latencies, whereas a round trip that happened to be slowed by scheduling would
     be taken off every request and shorten them. Like fio's own clock, this reads the wall
-    clock of a real transport. A server that answers a read of zero bytes with an error
-    still gives a round trip."""
+    clock of a real transport. The protocol leaves a read of zero bytes to the server:
+    ``ssdtwin serve`` answers it at once, an error reply still gives a round trip, and a
+    server that does not answer fails this step after ``timeout_s``."""
 
     def timed(sock: socket.socket, name: str) -> float:
         _go(sock, name)
@@ -142,7 +143,7 @@ def _recv(sock: socket.socket, n: int) -> bytes:
     while len(data) < n:
         chunk = sock.recv(n - len(data))
         if not chunk:
-            raise ConnectionError("the server closed the connection during the handshake")
+            raise ConnectionError("the server closed the connection")
         data += chunk
     return data
 
@@ -179,9 +180,11 @@ def _ask_info(sock: socket.socket, name: str) -> Export:
 
 
 def _go(sock: socket.socket, name: str) -> None:
-    """``NBD_OPT_GO`` with the export's name: the handshake ends and transmission begins."""
+    """``NBD_OPT_GO`` with the export's name: the handshake ends and transmission begins.
+    It asks for ``NBD_INFO_BLOCK_SIZE``, as a server that has block sizes of its own may
+    require (``NBD_REP_ERR_BLOCK_SIZE_REQD``)."""
     encoded = name.encode()
-    payload = struct.pack(">I", len(encoded)) + encoded + struct.pack(">H", 0)
+    payload = struct.pack(">I", len(encoded)) + encoded + struct.pack(">HH", 1, INFO_BLOCK_SIZE)
     sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_GO, len(payload)) + payload)
     while True:
         _magic, _opt, kind, length = struct.unpack(">QIII", _recv(sock, 20))

@@ -54,7 +54,8 @@ pub(crate) struct LayoutArrays {
 }
 
 impl LayoutArrays {
-    /// The arrays, once the thread is done with them (`None` if no thread ran).
+    /// The arrays, once the thread is done with them (`None` if no thread ran, or it
+    /// panicked).
     fn take(mut self) -> Option<(L2p, BigArray<u32>)> {
         self.thread.take()?.join().ok()
     }

@@ -35,8 +35,9 @@
 //!
 //! Cost: O(superblocks) per superblock written, a bisection for each write that lands on
 //! the host superblock's own units (the writes between two such are drawn at once), one
-//! random draw per physical unit and the map's memory written once; docs/model.md § "Bulk fill and
-//! snapshots" says what it leaves out.
+//! random draw per physical unit and the map's memory written once, backed by the kernel
+//! on a second thread while the counts run; docs/model.md § "Bulk fill and snapshots" says
+//! what it leaves out.
 
 use super::map::LayoutArrays;
 use super::{Ftl, SbState, Stream};
@@ -323,16 +324,14 @@ impl Feistel {
 /// The misses before the next hit, capped at `left`, in a run of writes where each hits
 /// with probability (valid units) / `span` and a miss adds one valid unit, from `valid`:
 /// the largest m ≤ `left` with Q(m) > U for a uniform U, where Q(m), the chance of m misses
-/// in a row, is the product of (span − valid − j) / span over j < m, or in logarithms
-/// ln (span − valid)! − ln (span − valid − m)! − m ln span (exact inversion; Q falls with m,
-/// so a bisection finds it).
+/// in a row, is the product of (span − valid − j) / span over j < m (an inversion; Q falls
+/// with m, so a bisection finds it).
 fn misses_before_a_hit(rng: &mut SimRng, span: u64, valid: u64, left: u64) -> u64 {
     let free = span - valid;
     // A miss needs a unit the host superblock does not hold.
     let most = left.min(free);
     let ln_u = (1.0 - rng.unit_f64()).ln();
-    let (ln_span, ln_free_fact) = ((span as f64).ln(), ln_gamma(free as f64 + 1.0));
-    let ln_q = |m: u64| ln_free_fact - ln_gamma((free - m) as f64 + 1.0) - m as f64 * ln_span;
+    let ln_q = |m: u64| ln_run_of_misses(span, free, m);
     if ln_q(most) > ln_u {
         return most;
     }
@@ -343,6 +342,25 @@ fn misses_before_a_hit(rng: &mut SimRng, span: u64, valid: u64, left: u64) -> u6
         if ln_q(mid) > ln_u { lo = mid } else { hi = mid }
     }
     lo
+}
+
+/// ln Q(m) = ln (free! / (free − m)!) − m ln span, the log-chance of `m` misses in a row
+/// from `free` units a write may miss among `span`. The two factorials are about 10^10 at
+/// the spans the fill runs on, and their difference is wanted to better than one part in
+/// 10^9 of 1 (a chance near 1 must not come out as a chance of a hit where none can be), so
+/// it is taken in Stirling's form for the difference: with z₁ = free + 1 and
+/// z₀ = free − m + 1, ln Γ(z₁) − ln Γ(z₀) = (z₀ − ½) ln(1 + m/z₀) + m ln z₁ − m plus the
+/// series' difference, and m ln z₁ − m ln span = m ln(1 + (z₁ − span)/span).
+fn ln_run_of_misses(span: u64, free: u64, m: u64) -> f64 {
+    let (z1, z0) = ((free + 1) as f64, (free - m + 1) as f64);
+    let mf = m as f64;
+    if z0 < 10.0 {
+        return ln_gamma(z1) - ln_gamma(z0) - mf * (span as f64).ln();
+    }
+    let span_f = span as f64;
+    (z0 - 0.5) * (mf / z0).ln_1p() - mf
+        + mf * ((z1 - span_f) / span_f).ln_1p()
+        + (stirling_series(z1) - stirling_series(z0))
 }
 
 /// Draws from a hypergeometric distribution: successes among `draws` taken without
@@ -408,10 +426,14 @@ fn ln_gamma(mut x: f64) -> f64 {
         shift -= x.ln();
         x += 1.0;
     }
+    shift + (x - 0.5) * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI).ln() + stirling_series(x)
+}
+
+/// The tail of Stirling's series for ln Γ(x): 1/(12x) − 1/(360x³) + 1/(1260x⁵) − 1/(1680x⁷).
+fn stirling_series(x: f64) -> f64 {
     let inv = 1.0 / x;
     let inv2 = inv * inv;
-    let series = inv * (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0)));
-    shift + (x - 0.5) * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI).ln() + series
+    inv * (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0)))
 }
 
 #[cfg(test)]
@@ -446,7 +468,8 @@ mod tests {
             // E[M²] = Σ (2m − 1) Q(m) over m = 1..=left.
             let (mut q, mut mean, mut square) = (1.0f64, 0.0, 0.0);
             for m in 1..=left {
-                q *= (span - valid - (m - 1)) as f64 / span as f64;
+                // Zero once the superblock holds every unit a write could miss.
+                q *= (span - valid).saturating_sub(m - 1) as f64 / span as f64;
                 mean += q;
                 square += (2 * m - 1) as f64 * q;
             }
@@ -459,6 +482,23 @@ mod tests {
             assert!((got - mean).abs() <= 5.0 * se + 1e-9, "mean {got} vs {mean} ({span}, {valid}, {left})");
             assert!((got_var - var).abs() <= 0.06 * var + 1e-9, "variance {got_var} vs {var}");
             assert!(samples.iter().all(|&m| m <= left as f64));
+        }
+        // A superblock that holds nothing cannot be hit: its first write always misses,
+        // however large the span (where a difference of two log-factorials of 10^10 would
+        // lose the certainty to rounding).
+        for span in [1u64 << 20, 1 << 32, 1 << 34] {
+            assert!((0..200_000).all(|_| misses_before_a_hit(&mut rng, span, 0, 1) == 1), "{span}");
+        }
+    }
+
+    #[test]
+    fn the_run_of_misses_chance_matches_its_product() {
+        for &(span, free, m) in
+            &[(1000u64, 900u64, 50u64), (1 << 32, 1 << 32, 1), (1 << 32, (1 << 32) - 290_000, 7_000), (40, 12, 5)]
+        {
+            let product: f64 = (0..m).map(|j| ((free - j) as f64 / span as f64).ln()).sum();
+            let got = ln_run_of_misses(span, free, m);
+            assert!((got - product).abs() <= 1e-12 * product.abs().max(1.0), "{span} {free} {m}: {got} vs {product}");
         }
     }
 

@@ -77,7 +77,8 @@ const REPORT_UNITS: u64 = 1 << 18;
 /// Why a fill stopped early.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FillError {
-    /// The fill cannot go on (the reason in words).
+    /// The fill cannot go on (the reason in words). A sampled fill (`Ftl::steady_fill`)
+    /// refused midway, out of room, leaves the drive empty, as a cancelled one does.
     Refused(String),
     /// The observer asked to stop; the units written so far stay written, except in a
     /// sampled fill (`Ftl::steady_fill`), which lays its map out only at its end and so
@@ -194,8 +195,8 @@ impl Ssd {
 
     /// `overwrites` random overwrites of the span `0..span`, which is exactly what the drive
     /// holds, sampled superblock by superblock (`Ftl::steady_fill`); `observe` hears of every
-    /// 1 GiB crossed, counted from `done` of `total`, as in the other paths. A cancelled fill
-    /// leaves the drive empty.
+    /// 1 GiB crossed, counted from `done` of `total`, as in the other paths. A cancelled fill,
+    /// or one that runs out of room (its blocks worn out), leaves the drive empty.
     fn sampled_overwrites(
         &mut self,
         span: u64,
@@ -215,20 +216,20 @@ impl Ssd {
                 observe(at, total)
             }
         };
-        match self.ftl.steady_fill(span, overwrites, seed, version, &mut each) {
-            Ok(()) => Ok(()),
-            Err(SteadyRefusal::Cancelled) => {
-                if let Some(v) = self.verifier.as_mut() {
-                    v.clear();
-                }
-                self.map_cache.format();
-                Err(FillError::Cancelled)
-            }
+        let error = match self.ftl.steady_fill(span, overwrites, seed, version, &mut each) {
+            Ok(()) => return Ok(()),
+            Err(SteadyRefusal::Cancelled) => FillError::Cancelled,
             Err(SteadyRefusal::NoRoom) => {
-                Err(FillError::Refused("steady-state fill: no free space and nothing to collect".into()))
+                FillError::Refused("steady-state fill: no free space and nothing to collect".into())
             }
             Err(SteadyRefusal::SlcCache | SteadyRefusal::NotTheSpan) => unreachable!("can_sample_steady checked"),
+        };
+        // The FTL is empty: so is what the rest of the drive remembers of its data.
+        if let Some(v) = self.verifier.as_mut() {
+            v.clear();
         }
+        self.map_cache.format();
+        Err(error)
     }
 
     /// Writes logical units `0..span` in order with no timing, making room and collecting

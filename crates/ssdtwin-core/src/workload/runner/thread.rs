@@ -493,10 +493,7 @@ impl Runner {
                             self.work(host, i, now, user, sys, Then::Reap { n });
                         }
                     } else {
-                        t.step = Step::Blocked { need: min.max(1), since: now };
-                        if !t.engine.polled && !t.engine.free {
-                            self.clones[i].result.ctx += 1;
-                        }
+                        self.block(i, min.max(1), now);
                         return;
                     }
                 }
@@ -1174,8 +1171,15 @@ impl Runner {
         }
         t.draining = true;
         let need = t.engine.complete_min.min(used).max(1);
-        t.step = Step::Blocked { need, since: now };
-        if !t.engine.polled && !t.engine.free {
+        self.block(i, need, now);
+    }
+
+    /// Clone `i`'s thread waits from `now` for `need` visible completions: asleep (a
+    /// context switch) unless its engine polls or costs nothing.
+    fn block(&mut self, i: usize, need: u32, now: SimTime) {
+        let c = &mut self.clones[i];
+        c.thread.step = Step::Blocked { need, since: now };
+        if !c.thread.engine.polled && !c.thread.engine.free {
             c.result.ctx += 1;
         }
     }

@@ -229,10 +229,11 @@ impl PageMap {
     /// thread could prepare them, fresh ones backed now. For a map about to be laid out
     /// whole, in random order.
     pub(crate) fn clear_for_layout(&mut self, prepared: LayoutArrays) {
-        self.clear();
         if let Some((l2p, p2l)) = prepared.take() {
             (self.l2p, self.p2l) = (l2p, p2l);
+            self.forget_runs();
         } else {
+            self.clear();
             let never = AtomicBool::new(false);
             self.l2p.populate(&never);
             self.p2l.populate(&never);
@@ -303,6 +304,11 @@ impl PageMap {
         // Fresh arrays rather than a fill: untouched pages cost neither time nor memory.
         self.l2p.clear();
         self.p2l = BigArray::filled(self.p2l.len(), 0);
+        self.forget_runs();
+    }
+
+    /// No superblock holds a run any more.
+    fn forget_runs(&mut self) {
         self.runs.fill(Run::default());
         self.any_run = false;
     }

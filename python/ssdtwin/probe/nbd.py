@@ -158,17 +158,8 @@ def _greet(sock: socket.socket) -> None:
 
 def _ask_info(sock: socket.socket, name: str) -> Export:
     """One ``NBD_OPT_INFO`` exchange: the export's size and block sizes."""
-    encoded = name.encode()
-    payload = struct.pack(">I", len(encoded)) + encoded + struct.pack(">HH", 1, INFO_BLOCK_SIZE)
-    sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_INFO, len(payload)) + payload)
     size, blocks = None, (1, 4096, 32 << 20)
-    while True:
-        _magic, _opt, kind, length = struct.unpack(">QIII", _recv(sock, 20))
-        data = _recv(sock, length)
-        if kind == REP_ACK:
-            break
-        if kind != REP_INFO:
-            raise ConnectionError(f"the server refused NBD_OPT_INFO (reply type {kind:#x})")
+    for data in _info_replies(sock, OPT_INFO, name):
         (info,) = struct.unpack_from(">H", data)
         if info == INFO_EXPORT:
             size = struct.unpack_from(">Q", data, 2)[0]
@@ -180,19 +171,28 @@ def _ask_info(sock: socket.socket, name: str) -> Export:
 
 
 def _go(sock: socket.socket, name: str) -> None:
-    """``NBD_OPT_GO`` with the export's name: the handshake ends and transmission begins.
-    It asks for ``NBD_INFO_BLOCK_SIZE``, as a server that has block sizes of its own may
-    require (``NBD_REP_ERR_BLOCK_SIZE_REQD``)."""
+    """``NBD_OPT_GO`` with the export's name: the handshake ends and transmission begins."""
+    _info_replies(sock, OPT_GO, name)
+
+
+def _info_replies(sock: socket.socket, option: int, name: str) -> list[bytes]:
+    """Sends ``NBD_OPT_INFO`` or ``NBD_OPT_GO`` for export ``name``, asking for
+    ``NBD_INFO_BLOCK_SIZE`` (which a server with block sizes of its own may require:
+    ``NBD_REP_ERR_BLOCK_SIZE_REQD``); returns the ``NBD_REP_INFO`` payloads up to the final
+    ``NBD_REP_ACK``."""
     encoded = name.encode()
     payload = struct.pack(">I", len(encoded)) + encoded + struct.pack(">HH", 1, INFO_BLOCK_SIZE)
-    sock.sendall(struct.pack(">QII", IHAVEOPT, OPT_GO, len(payload)) + payload)
+    sock.sendall(struct.pack(">QII", IHAVEOPT, option, len(payload)) + payload)
+    infos: list[bytes] = []
     while True:
         _magic, _opt, kind, length = struct.unpack(">QIII", _recv(sock, 20))
-        _recv(sock, length)
+        data = _recv(sock, length)
         if kind == REP_ACK:
-            return
+            return infos
         if kind != REP_INFO:
-            raise ConnectionError(f"the server refused NBD_OPT_GO (reply type {kind:#x})")
+            which = "NBD_OPT_GO" if option == OPT_GO else "NBD_OPT_INFO"
+            raise ConnectionError(f"the server refused {which} (reply type {kind:#x})")
+        infos.append(data)
 
 
 def nbd_facts(uri: str) -> Facts:

@@ -19,6 +19,9 @@
 //! * `read-steady`: the same reads after the steady-state fill, whose map is written out
 //!   in full (a sequential fill's is held in sequential chunks).
 //!
+//! With `NORANDOMMAP` set in the environment the reads run with fio's `norandommap`: what
+//! the read path costs without the random map's memory and claims.
+//!
 //! Every phase reports the peak resident memory (`peak_rss_bytes`, `bytes_per_4k` over the
 //! namespace's 4 KiB units).
 
@@ -52,6 +55,7 @@ fn randread(seconds: u64) -> JobSet {
     j.bs = [BlockSize::Fixed(4096), BlockSize::Fixed(4096), BlockSize::Fixed(4096)];
     j.ioengine = "libaio".into();
     j.iodepth = 128;
+    j.norandommap = std::env::var("NORANDOMMAP").is_ok();
     j.time_based = true;
     j.runtime_ns = Some(seconds * 1_000_000_000);
     JobSet { global_options: vec![], jobs: vec![j] }

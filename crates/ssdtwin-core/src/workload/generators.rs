@@ -8,8 +8,9 @@
 //! Skewed distributions draw a rank and scatter it over the region with a hash, as fio does,
 //! so hot blocks are not all at the start (unless a centre is given).
 
+use super::random_map::RandomMap;
 use super::{BlockSize, Distribution, ZoneSize};
-use crate::engine::{BigArray, SimRng};
+use crate::engine::SimRng;
 
 /// Chooses block sizes for one direction.
 #[derive(Clone, Debug)]
@@ -48,47 +49,6 @@ impl BsChooser {
                 let x = rng.unit_f64() * total;
                 let i = cumulative.iter().position(|&c| x < c).unwrap_or(sizes.len() - 1);
                 sizes[i]
-            }
-        }
-    }
-}
-
-/// fio's random map: one bit per block; a visited block is replaced by the next free one.
-#[derive(Clone, Debug)]
-pub(crate) struct RandomMap {
-    bits: BigArray<u64>,
-    blocks: u64,
-    used: u64,
-}
-
-impl RandomMap {
-    pub(crate) fn new(blocks: u64) -> Self {
-        RandomMap { bits: BigArray::filled(blocks.div_ceil(64) as usize, 0), blocks, used: 0 }
-    }
-
-    /// Marks `block` or the next free block after it (wrapping); starts a new pass when
-    /// every block has been visited.
-    pub(crate) fn claim(&mut self, block: u64) -> u64 {
-        if self.used == self.blocks {
-            self.bits.fill(0);
-            self.used = 0;
-        }
-        let mut b = block;
-        loop {
-            let (w, bit) = ((b / 64) as usize, b % 64);
-            let free = !self.bits[w] & (!0u64 << bit);
-            if free != 0 {
-                let found = (w as u64) * 64 + u64::from(free.trailing_zeros());
-                if found < self.blocks {
-                    self.bits[(found / 64) as usize] |= 1 << (found % 64);
-                    self.used += 1;
-                    return found;
-                }
-            }
-            // Nothing free from here to the end of this word: next word, wrapping.
-            b = (w as u64 + 1) * 64;
-            if b >= self.blocks {
-                b = 0;
             }
         }
     }
@@ -221,7 +181,7 @@ impl OffsetChooser {
     #[inline]
     pub(crate) fn touch(&self, raw: u64) {
         if let OffsetChooser::Uniform { map: Some(m), .. } = self {
-            crate::engine::prefetch(&m.bits, (raw / 64) as usize);
+            m.touch(raw);
         }
     }
 
@@ -265,18 +225,6 @@ fn place(rank: u64, blocks: u64, offset: Option<u64>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn random_map_visits_every_block_once_per_pass() {
-        let mut m = RandomMap::new(100);
-        let mut rng = SimRng::stream(1, 1);
-        let mut seen: Vec<u64> = (0..100).map(|_| m.claim(rng.below(100))).collect();
-        seen.sort_unstable();
-        assert_eq!(seen, (0..100).collect::<Vec<_>>());
-        // The next claim starts a new pass.
-        assert!(m.claim(5) < 100);
-        assert_eq!(m.used, 1);
-    }
 
     #[test]
     fn zipf_rank_frequencies_follow_the_power_law() {

@@ -15,6 +15,7 @@ mod generators;
 mod job;
 mod logs;
 pub mod memory;
+mod random_map;
 mod result;
 mod runner;
 pub mod trace;

@@ -1107,11 +1107,13 @@ impl Runner {
     /// and a turn of the run loop per I/O.
     #[inline]
     pub(super) fn wakes_early(&self, tag: u64) -> bool {
+        if !self.threads_alone {
+            return false;
+        }
         let c = &self.clones[self.ios[tag as u32].clone as usize];
         let t = &c.thread;
         let e = &t.engine;
-        self.threads_alone
-            && c.control.is_none()
+        c.control.is_none()
             && e.kind != EngineKind::KernelCallback
             && !e.polled
             && !t.flush_sync_writes

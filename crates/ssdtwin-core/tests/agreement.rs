@@ -212,20 +212,15 @@ fn free_linux() -> HostConfig {
     build_host(&LoadedProfile::from_str(text, "free", "free").unwrap()).unwrap()
 }
 
-/// A small drive written in full, for runs that compare two paths of the I/O loop.
-fn small_filled_drive() -> Ssd {
-    let mut dev = Ssd::new(small_config(48, 25.0, &[]));
-    dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
-    dev
-}
-
 #[test]
 fn the_bare_hosts_shortcuts_agree_with_the_general_loop_at_no_cost() {
     // The bare host reaps and replaces each completion on the spot and sends commands
     // without request records; a host whose every cost is 0 goes the long way. Every
     // fio figure and the device state must come out the same.
     let go = |host: HostConfig| {
-        let mut dev = small_filled_drive();
+        let cfg = small_config(48, 25.0, &[]);
+        let mut dev = Ssd::new(cfg);
+        dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
         let mut mix = job("mix", RwPattern::RandRw, 4096, 16);
         mix.runtime_ns = Some(50_000_000);
         mix.time_based = true;
@@ -263,7 +258,9 @@ fn wakeups_handled_ahead_of_their_turn_agree_with_their_turn() {
     // `linux-6.1` (550 ns at least) leaves no such room, so that run takes every wakeup in
     // its turn. Every fio figure and the device state must come out the same.
     let go = |series_window_ns: u64| {
-        let mut dev = small_filled_drive();
+        let cfg = small_config(48, 25.0, &[]);
+        let mut dev = Ssd::new(cfg);
+        dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
         let mut mix = job("mix", RwPattern::RandRw, 4096, 16);
         mix.ramp_time_ns = 1_000_000;
         mix.runtime_ns = Some(5_000_000);

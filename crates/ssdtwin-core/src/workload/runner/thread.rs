@@ -1107,13 +1107,11 @@ impl Runner {
     /// and a turn of the run loop per I/O.
     #[inline]
     pub(super) fn wakes_early(&self, tag: u64) -> bool {
-        if !self.threads_alone {
-            return false;
-        }
         let c = &self.clones[self.ios[tag as u32].clone as usize];
         let t = &c.thread;
         let e = &t.engine;
-        c.control.is_none()
+        self.threads_alone
+            && c.control.is_none()
             && e.kind != EngineKind::KernelCallback
             && !e.polled
             && !t.flush_sync_writes

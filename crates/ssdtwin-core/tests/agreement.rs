@@ -1,10 +1,10 @@
 //! Configurations that must agree: the bulk fill and the timed path, a saved and restored
-//! device and the original, two runs with the same seed, the bare host's shortcuts and the
-//! general I/O loop, and a host's wakeups handled ahead of their turn and in it.
+//! device and the original, two runs with the same seed, and the bare host's shortcuts and
+//! the general I/O loop.
 
 use crate::common::{job, run_one, small_config};
 use ssdtwin_core::config::LoadedProfile;
-use ssdtwin_core::os::{Host, HostConfig, bare_host, build_host, load_host};
+use ssdtwin_core::os::{Host, HostConfig, bare_host, build_host};
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{JobSet, RunOptions, RwPattern, run};
 
@@ -248,49 +248,4 @@ fn the_bare_hosts_shortcuts_agree_with_the_general_loop_at_no_cost() {
     }
     assert_eq!(bare_disk, free_disk);
     assert_same_state(&bare_dev, &free_dev);
-}
-
-#[test]
-fn wakeups_handled_ahead_of_their_turn_agree_with_their_turn() {
-    // A thread blocked for a completion is woken when its interrupt handler ends; the run
-    // loop handles that wakeup when the device completes, ahead of its turn, where nothing
-    // in between can tell the difference. A series window shorter than any handler on
-    // `linux-6.1` (550 ns at least) leaves no such room, so that run takes every wakeup in
-    // its turn. Every fio figure and the device state must come out the same.
-    let go = |series_window_ns: u64| {
-        let cfg = small_config(48, 25.0, &[]);
-        let mut dev = Ssd::new(cfg);
-        dev.fill(FillPattern::Sequential { percent: 100.0, command_bytes: 1 << 17 }).unwrap();
-        let mut mix = job("mix", RwPattern::RandRw, 4096, 16);
-        mix.ramp_time_ns = 1_000_000;
-        mix.runtime_ns = Some(5_000_000);
-        mix.time_based = true;
-        mix.numjobs = 4;
-        let mut sync = job("sync", RwPattern::RandRead, 4096, 1);
-        sync.ioengine = "psync".into();
-        sync.runtime_ns = Some(3_000_000);
-        sync.time_based = true;
-        sync.numjobs = 2;
-        sync.stonewall = true;
-        let mut batched = job("batched", RwPattern::RandRead, 4096, 32);
-        batched.ioengine = "io_uring".into();
-        batched.iodepth_batch_complete_min = 4;
-        batched.runtime_ns = Some(3_000_000);
-        batched.time_based = true;
-        batched.numjobs = 3;
-        batched.stonewall = true;
-        let set = JobSet { global_options: vec![], jobs: vec![mix, sync, batched] };
-        let opts = RunOptions { log_dir: std::env::temp_dir(), series_window_ns, ..RunOptions::default() };
-        let r =
-            run(&mut Host::new(&mut dev, load_host("linux-6.1", &[]).unwrap()), &set, &opts, &mut |_| true).unwrap();
-        (r.jobs, r.disk, dev)
-    };
-    let (ahead_jobs, ahead_disk, ahead_dev) = go(RunOptions::default().series_window_ns);
-    let (turn_jobs, turn_disk, turn_dev) = go(500);
-    assert!(ahead_jobs.iter().all(|j| j.dirs[0].total_ios > 0));
-    for (a, t) in ahead_jobs.iter().zip(&turn_jobs) {
-        assert!(a == t, "job {} differs", a.name);
-    }
-    assert_eq!(ahead_disk, turn_disk);
-    assert_same_state(&ahead_dev, &turn_dev);
 }

@@ -364,16 +364,6 @@ impl<D: BlockDevice> Host<D> {
     /// Processes the next event; returns an I/O whose completion became visible with it.
     #[inline]
     pub fn poll(&mut self) -> Option<IoDone> {
-        self.poll_with(|_, _| false)
-    }
-
-    /// [`Host::poll`], with one choice for the caller: a completion whose interrupt handler
-    /// makes it visible only later (at `visible`) is queued until then, unless
-    /// `take_early(tag, visible)` says the caller will act on it now as if at `visible`.
-    /// The caller may say so only where nothing that happens before `visible` could change
-    /// what it does then (see the runner's `wakes_early`); it saves the queued event.
-    #[inline]
-    pub fn poll_with(&mut self, take_early: impl FnOnce(u64, SimTime) -> bool) -> Option<IoDone> {
         if self.events.is_empty() || self.device.poll_at() <= self.events.peek_time() {
             let done = self.device.poll()?;
             self.command_done(&done);
@@ -393,10 +383,6 @@ impl<D: BlockDevice> Host<D> {
                 _ => at,
             };
             if visible > at {
-                let tag = request.tag;
-                if tag & buffered::INTERNAL == 0 && take_early(tag, visible) {
-                    return self.finish(r, at, visible);
-                }
                 self.events.push(visible, Event::Visible { request: r, device_done: at });
                 return None;
             }

@@ -554,12 +554,6 @@ impl<D: BlockDevice> Host<D> {
         self.config.vm.is_some()
     }
 
-    /// Whether virtual memory has been used: from then on its kernel threads (kswapd) may
-    /// book CPU time on the cores.
-    pub fn vm_in_use(&self) -> bool {
-        self.vm.is_some()
-    }
-
     /// The VM, made on first use (its frame table is as large as the machine's DRAM).
     fn vm(&mut self) -> &mut VmState {
         if self.vm.is_none() {

@@ -30,7 +30,6 @@ mod rate_min;
 mod replay;
 mod steady;
 mod thread;
-mod timers;
 mod verify;
 mod window;
 
@@ -43,7 +42,7 @@ use super::{
     RunResult, SizeSpec, WindowRow,
 };
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
-use crate::engine::{SimDuration, SimTime, Slab};
+use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use crate::os::vm::{Backing, Madvise, VmCtx};
 use crate::os::{CoreId, Host, HostConfig};
 use clone::{CloneSetup, JobClone};
@@ -52,7 +51,6 @@ use std::path::PathBuf;
 use steady::SteadyTracker;
 use thiserror::Error;
 use thread::{Step, ThreadState};
-use timers::{Timer, Timers};
 use window::IoWindows;
 
 /// How to run.
@@ -155,6 +153,20 @@ impl From<super::logs::LogError> for RunError {
 /// a hundred numbers, ~1 KB): 10⁵ rows, 100 ms windows over almost three hours.
 const MAX_SERIES_ROWS: usize = 100_000;
 
+#[derive(Clone, Copy, Debug)]
+enum Timer {
+    Start(u32),
+    /// A thread's CPU work or sleep ends (ignored if the thread's generation moved on).
+    Resume {
+        clone: u32,
+        generation: u32,
+    },
+    RampEnd(u32),
+    Deadline(u32),
+    /// A steady-state sample of tracker `n` is due.
+    Steady(u32),
+}
+
 /// A fio I/O from its preparation to its reaping.
 #[derive(Clone, Copy, Debug)]
 struct InFlightIo {
@@ -196,7 +208,7 @@ struct Group {
 }
 
 struct Runner {
-    timers: Timers,
+    timers: EventQueue<Timer>,
     ios: Slab<InFlightIo>,
     clones: Vec<JobClone>,
     groups: Vec<Group>,
@@ -223,10 +235,6 @@ struct Runner {
     runtimes: Vec<Option<u64>>,
     /// `flow=`: the flows clones share.
     flows: flow::Flows,
-    /// The phase's clones each have a core to themselves, nothing else books CPU time on
-    /// the cores (no page cache, mmap or kswapd) and no clone ends others (`exitall`):
-    /// what lets a thread's wakeup be handled ahead of its time ([`Runner::wakes_early`]).
-    threads_alone: bool,
 }
 
 /// Runs `set` on `host`; `observe` is called with progress now and then and may return
@@ -251,7 +259,7 @@ pub fn run<D: BlockDevice>(
     let groupids = group_ids(set);
     check_steady_state_groups(set, &groupids)?;
     let mut runner = Runner {
-        timers: Timers::new(),
+        timers: EventQueue::with_capacity(256),
         ios: Slab::default(),
         clones: Vec::new(),
         groups: Vec::new(),
@@ -272,7 +280,6 @@ pub fn run<D: BlockDevice>(
         terminate_all: false,
         runtimes: set.jobs.iter().map(|j| j.runtime_ns).collect(),
         flows: flow::Flows::default(),
-        threads_alone: false,
     };
     let ns_bytes = host.device().geometry().capacity_bytes();
     let mut file_table = FileTable::new(ns_bytes);
@@ -374,7 +381,6 @@ pub fn run<D: BlockDevice>(
                 }
             }
         }
-        runner.threads_alone = !runner.exitall && !host.vm_in_use() && threads_alone(&runner.clones[first_clone..]);
         runner.track_steady_state(set, first_clone);
         if let Err(e) = runner.run_phase(host, observe) {
             drain(host);
@@ -516,15 +522,6 @@ fn pick_core(spec: &JobSpec, k: u32, thread_number: u32, host: &HostConfig) -> C
     };
     let index = if spec.cpus_split { k } else { thread_number - 1 };
     CoreId(allowed[index as usize % allowed.len()])
-}
-
-/// Whether `clones` run each on a core of its own and book CPU time only through their
-/// loop (no buffered or mmap I/O, whose page cache and faults book more).
-fn threads_alone(clones: &[JobClone]) -> bool {
-    let mut cores: Vec<CoreId> = clones.iter().map(|c| c.thread.core).collect();
-    cores.sort_unstable();
-    cores.windows(2).all(|w| w[0] != w[1])
-        && clones.iter().all(|c| c.thread.engine.buffered.is_none() && !c.thread.engine.mmap)
 }
 
 /// Runs the host and its target until nothing is in flight, discarding completions:
@@ -721,9 +718,7 @@ impl Runner {
                 }
             }
             if t_host <= t_run {
-                // Nothing but threads' resumptions may happen before this (see `wakes_early`).
-                let horizon = self.timers.next_other().min(SimTime(self.next_sample.as_ns().saturating_sub(1)));
-                if let Some(done) = host.poll_with(|tag, visible| visible <= horizon && self.wakes_early(tag)) {
+                if let Some(done) = host.poll() {
                     let id = done.tag as u32;
                     let i = self.ios[id].clone as usize;
                     self.on_visible(host, i, id, done.visible);

@@ -1086,39 +1086,6 @@ impl Runner {
         }
     }
 
-    /// Whether the completion of I/O `tag`, visible only after its interrupt handler, may be
-    /// handled now as if at that later time (the run loop's caller makes sure no timer but
-    /// threads' resumptions, and no series sample, is due before it). It may where its
-    /// thread is blocked waiting for it, so that handling it books the thread's next CPU
-    /// work and nothing else, and nothing in between could change that work or be changed
-    /// by it:
-    ///
-    /// * the thread has its core to itself and nothing else books CPU time on the cores
-    ///   (`threads_alone`): interrupt handlers landing on its core in between delay the work
-    ///   by the same overlap whether it is booked before them or after;
-    /// * its clone has no flow, latency target, verification or replay (`control`), so no
-    ///   other clone acts on it;
-    /// * the reap costs CPU time, so the thread's next step ends later and nothing reaches
-    ///   the device early (its clock is still at the completion);
-    /// * it completes through an interrupt and a reap, not a kernel callback, polling or an
-    ///   `O_SYNC` flush.
-    ///
-    /// The run's results are those of handling it in its turn; it saves a queued event
-    /// and a turn of the run loop per I/O.
-    #[inline]
-    pub(super) fn wakes_early(&self, tag: u64) -> bool {
-        let c = &self.clones[self.ios[tag as u32].clone as usize];
-        let t = &c.thread;
-        let e = &t.engine;
-        self.threads_alone
-            && c.control.is_none()
-            && e.kind != EngineKind::KernelCallback
-            && !e.polled
-            && !t.flush_sync_writes
-            && e.reap_call + e.reap_io > SimDuration::ZERO
-            && matches!(t.step, Step::Blocked { need, .. } if t.visible.len() as u32 + 1 >= need)
-    }
-
     /// An `O_SYNC` write of clone `i` reached the device: its flush follows before the call
     /// returns. False if `id` is not such a write (or its flush is the one that finished).
     fn flush_after_write<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) -> bool {

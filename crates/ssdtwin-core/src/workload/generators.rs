@@ -168,7 +168,7 @@ impl OffsetChooser {
 
     /// Turns a drawn value into a block: under the random map, the drawn block or the next
     /// free one. Drawing and settling are split so the runner can draw one I/O ahead and
-    /// touch the map word early ([`OffsetChooser::touch`]), hiding a cache miss.
+    /// touch the map early ([`OffsetChooser::touch`]), hiding a cache miss.
     #[inline]
     pub(crate) fn settle(&mut self, raw: u64) -> u64 {
         match self {
@@ -177,7 +177,8 @@ impl OffsetChooser {
         }
     }
 
-    /// Loads the random-map word `raw` will consult, so it is cached when settled.
+    /// Loads the random-map memory `raw` will consult (a slot of the set or a word of the
+    /// bitmap), so it is cached when settled.
     #[inline]
     pub(crate) fn touch(&self, raw: u64) {
         if let OffsetChooser::Uniform { map: Some(m), .. } = self {

@@ -9,15 +9,16 @@
 //! * **many visited**: fio's bitmap, one bit per block.
 //!
 //! A run starts with the set and moves to the bitmap once the set would grow past a quarter
-//! of the bitmap's size, i.e. after about 0.6 % of the region's blocks. The reason is the
+//! of the bitmap's size: the set's last table is the largest power of two of slots within
+//! `blocks / 128`, so the move comes after 0.3–0.6 % of the region's blocks. The reason is the
 //! memory the kernel must back: a short run on a large drive visits a small part of it, and
 //! a bitmap spreads those visits over all its pages. At 8 TiB the bitmap is 256 MiB, and
 //! where the kernel takes huge pages from the hypervisor on first touch (0.45 GB/s on this
 //! project's machines) zeroing it takes half a second, as long as the run's reads
 //! themselves; the set for the same run's 2.2 million reads is 16 MiB. Either form costs one
 //! cache miss per claim, which the runner hides with a prefetch ([`RandomMap::touch`]).
-//! Regions too small for the set to pay, or beyond 2³² − 1 blocks, use the bitmap from the
-//! start.
+//! Regions too small for the set to pay (below 131,072 blocks), or of 2³² − 1 blocks or
+//! more, use the bitmap from the start.
 
 use crate::engine::{BigArray, prefetch};
 
@@ -67,7 +68,8 @@ impl RandomMap {
         }
         let found = match &mut self.visited {
             Visited::Few(set) => {
-                // The set is at most 0.6 % full, so the drawn block is nearly always free.
+                // At most 0.6 % of the blocks are in the set, so the drawn one is nearly
+                // always free.
                 let mut b = block;
                 while !set.insert(b as u32) {
                     b = if b + 1 == self.blocks { 0 } else { b + 1 };
@@ -261,12 +263,36 @@ mod tests {
             assert_eq!(m.claim(drawn), reference.claim(drawn), "claim {k} of block {drawn}");
             if matches!(m.visited, Visited::Few(_)) {
                 sparse_claims += 1;
+                assert!(sparse_claims <= 2048, "the set never gave way to the bitmap");
             }
         }
         // The set doubled to blocks / 128 = 2048 slots and held three quarters of that (0.6 %
         // of the blocks) before the bitmap took over.
         assert_eq!(sparse_claims, 2048 * 3 / 4);
         assert_eq!(m.used, 5000);
+    }
+
+    /// The last block's neighbours: a block drawn twice moves on to the last one, and the
+    /// last one drawn again wraps to the first.
+    #[test]
+    fn a_visited_draw_moves_on_and_wraps_at_the_end() {
+        let blocks = 1 << 18;
+        let mut m = RandomMap::new(blocks);
+        assert!(matches!(m.visited, Visited::Few(_)));
+        assert_eq!(
+            [blocks - 2, blocks - 2, blocks - 1, blocks - 1].map(|b| m.claim(b)),
+            [blocks - 2, blocks - 1, 0, 1]
+        );
+    }
+
+    /// The set is used from 131,072 blocks (2^10 slots at 128 blocks each) up to 2^32 − 2
+    /// blocks, whose numbers stay below its 4-byte slots' empty mark; the bitmap elsewhere.
+    #[test]
+    fn the_set_is_used_only_where_it_pays_and_its_slots_hold_the_blocks() {
+        let few = |blocks: u64| matches!(RandomMap::new(blocks).visited, Visited::Few(_));
+        assert_eq!([131_071, 131_072, (1 << 32) - 2, (1 << 32) - 1].map(few), [false, true, true, false]);
+        let mut m = RandomMap::new((1 << 32) - 2);
+        assert_eq!([(1 << 32) - 3, (1 << 32) - 3].map(|b| m.claim(b)), [(1 << 32) - 3, 0]);
     }
 
     /// A short run on a large region holds a small fraction of the bitmap's memory.

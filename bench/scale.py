@@ -7,13 +7,17 @@ one process per phase and size, so each has its memory to itself) on the shipped
 `generic-tlc-1tb` scaled to each capacity, then times the README's first command:
 
     python3 bench/scale.py [--sizes 256,1024,4096,8192] [--steady-sizes 256,1024,4096] [--seconds 10]
-                           [--no-readme]
+                           [--repeat 3] [--no-readme]
 
 Keys, per size in GiB: ``fill_seq_s_per_tib`` (bulk sequential fill), ``fill_steady_s_per_tib``
 (sequential fill then two random passes with GC, sampled), ``randread_ios_per_s`` (4 KiB
 random reads at QD128 for SECONDS of simulated time on the sequentially filled drive),
 ``randread_steady_ios_per_s`` (the same on the steady-state drive, whose map is written out
-in full), with each run's peak resident memory; ``readme_command_wall_s`` is
+in full), with each run's peak resident memory. Each read figure is the median of
+``--repeat`` runs, each a process of its own, with every run's figure beside it
+(``randread_ios_per_s_runs``): on a virtual machine the first touch of memory varies from
+run to run (the hypervisor backs pages afresh), and the median is the simulator's own speed.
+``readme_command_wall_s`` is
 ``ssdtwin study cdm --profile micron-9200max`` into a temporary directory (or, where that
 command fails, a string saying why: the other figures are kept). A size whose
 model would not fit in the machine's available memory (8 bytes per 4 KiB for a
@@ -52,6 +56,22 @@ def needed_bytes(phase: str, gib: int) -> int:
     return int(units * per_unit) + (256 << 20)
 
 
+def read_rate(figures: dict[str, object]) -> float | None:
+    rate = figures.get("randread_ios_per_s")
+    return float(rate) if isinstance(rate, (int, float)) else None
+
+
+def run_median(phase: str, gib: int, seconds: int, repeat: int) -> tuple[dict[str, object], list[float]]:
+    """The run of `repeat` whose random-read rate is the median (the lower middle one for an
+    even count), and every run's rate in the order run; the first run if none has a rate."""
+    runs = [run(phase, gib, seconds) for _ in range(repeat)]
+    rated = [(rate, r) for r in runs if (rate := read_rate(r)) is not None]
+    if not rated:
+        return runs[0], []
+    by_rate = sorted(rated, key=lambda pair: pair[0])
+    return by_rate[(len(by_rate) - 1) // 2][1], [rate for rate, _ in rated]
+
+
 def run(phase: str, gib: int, seconds: int) -> dict[str, object]:
     if needed_bytes(phase, gib) > 0.8 * available_bytes():
         return {"skipped": f"needs about {needed_bytes(phase, gib) / 2**30:.1f} GiB; not that much memory is free"}
@@ -65,8 +85,11 @@ def main() -> int:
     parser.add_argument("--sizes", default="256,1024,4096,8192", help="GiB, comma-separated (sequential fills, reads)")
     parser.add_argument("--steady-sizes", default="256,1024,4096", help="GiB for the steady-state fills")
     parser.add_argument("--seconds", type=int, default=10, help="simulated seconds of random reads")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each read phase; the median is reported")
     parser.add_argument("--no-readme", action="store_true", help="skip timing the README command")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, not {args.repeat}")
     subprocess.run(
         ["cargo", "build", "--quiet", "--release", "-p", "ssdtwin-core", "--example", "scale"], cwd=ROOT, check=True
     )
@@ -75,16 +98,17 @@ def main() -> int:
     result: dict[str, object] = {}
     for gib in sizes:
         seq = run("fill-seq", gib, args.seconds)
-        read = run("read", gib, args.seconds)
+        read, rates = run_median("read", gib, args.seconds, args.repeat)
         result[f"{gib}_gib"] = {
             "fill_seq_s_per_tib": seq.get("fill_s_per_tib", seq.get("skipped")),
             "fill_seq_peak_rss_bytes": seq.get("peak_rss_bytes"),
             "randread_ios_per_s": read.get("randread_ios_per_s", read.get("skipped")),
+            "randread_ios_per_s_runs": rates,
             "randread_peak_rss_bytes": read.get("peak_rss_bytes"),
         }
     for gib in steady:
         fill = run("fill-steady", gib, args.seconds)
-        read = run("read-steady", gib, args.seconds)
+        read, rates = run_median("read-steady", gib, args.seconds, args.repeat)
         entry = result.setdefault(f"{gib}_gib", {})
         assert isinstance(entry, dict)
         entry.update(
@@ -93,6 +117,7 @@ def main() -> int:
                 "fill_steady_write_amplification": fill.get("fill_write_amplification"),
                 "fill_steady_peak_rss_bytes": fill.get("peak_rss_bytes"),
                 "randread_steady_ios_per_s": read.get("randread_ios_per_s", read.get("skipped")),
+                "randread_steady_ios_per_s_runs": rates,
             }
         )
     if not args.no_readme:

@@ -130,14 +130,14 @@ fn grown(set: &mut BlockSet, blocks: u64) -> Visited {
         let table = set.next.take().unwrap_or_else(|| empty_table(slots));
         debug_assert!(table.len() as u64 == slots && table.iter().all(|&b| b == EMPTY), "a fresh table");
         let mut larger = BlockSet::in_table(table, blocks);
-        for b in set.slots.iter().copied().filter(|&b| b != EMPTY) {
+        for b in set.blocks() {
             larger.insert(b);
         }
         Visited::Few(larger)
     } else {
         debug_assert!(!set.next.is_started(), "no table is made ahead for the move to the bitmap");
         let mut bits = bitmap(blocks);
-        for b in set.slots.iter().copied().filter(|&b| b != EMPTY) {
+        for b in set.blocks() {
             bits[(b / 64) as usize] |= 1 << (b % 64);
         }
         Visited::Many(bits)
@@ -215,6 +215,11 @@ impl BlockSet {
             NextTable::default()
         };
         BlockSet { slots, len: 0, shift: 64 - n.trailing_zeros(), next }
+    }
+
+    /// The blocks in the set, in slot order.
+    fn blocks(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter().copied().filter(|&b| b != EMPTY)
     }
 
     /// Three quarters full: linear probing slows sharply beyond that.

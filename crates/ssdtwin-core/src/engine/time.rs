@@ -76,6 +76,11 @@ impl SimDuration {
     /// The time to move `bytes` at `bytes_per_sec`, rounded up to whole nanoseconds.
     pub fn for_bytes(bytes: u64, bytes_per_sec: u64) -> Self {
         debug_assert!(bytes_per_sec > 0, "a rate of zero bytes per second is refused by validation");
+        // In 64 bits while the product fits (every transfer up to 18 GB): a 128-bit
+        // division is a library call, and this runs for every command's link transfer.
+        if let Some(scaled) = bytes.checked_mul(1_000_000_000) {
+            return SimDuration(scaled.div_ceil(bytes_per_sec));
+        }
         let ns = (u128::from(bytes) * 1_000_000_000).div_ceil(u128::from(bytes_per_sec));
         SimDuration(u64::try_from(ns).unwrap_or(u64::MAX))
     }
@@ -141,6 +146,11 @@ mod tests {
         assert_eq!(SimDuration::for_bytes(4096, 400_000_000), SimDuration(10_240));
         // 1 byte at 3 GB/s is a third of a nanosecond, rounded up.
         assert_eq!(SimDuration::for_bytes(1, 3_000_000_000), SimDuration(1));
+        // Either side of where bytes × 10^9 stops fitting in 64 bits.
+        let edge = u64::MAX / 1_000_000_000;
+        assert_eq!(SimDuration::for_bytes(edge, 1_000_000_000), SimDuration(edge));
+        assert_eq!(SimDuration::for_bytes(edge + 1, 1_000_000_000), SimDuration(edge + 1));
+        assert_eq!(SimDuration::for_bytes(edge + 1, 3_000_000_000), SimDuration((edge + 1).div_ceil(3)));
     }
 
     #[test]

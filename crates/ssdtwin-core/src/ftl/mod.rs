@@ -530,8 +530,7 @@ impl Ftl {
 
     /// Records that program unit `pu` (global index) has been programmed.
     pub fn program_done(&mut self, pu: u32) {
-        let pus_per_sb = self.geometry.sb_units() / self.geometry.pu_units();
-        let (sb, pu_in_sb) = (pu / pus_per_sb, pu % pus_per_sb);
+        let (sb, pu_in_sb) = self.geometry.sb_of_pu(pu);
         let mode = self.sbs.mode(sb);
         self.counters.units_programmed[mode.index()] += u64::from(self.geometry.pu_units());
         for f in &mut self.frontiers {
@@ -541,8 +540,7 @@ impl Ftl {
 
     /// Die and cell mode of program unit `pu`.
     pub fn pu_target(&self, pu: u32) -> (u32, CellMode) {
-        let pus_per_sb = self.geometry.sb_units() / self.geometry.pu_units();
-        (pu % self.geometry.dies(), self.sbs.mode(pu / pus_per_sb))
+        (self.geometry.die_of_pu(pu), self.sbs.mode(self.geometry.sb_of_pu(pu).0))
     }
 
     /// True if free space is low enough that GC should run. Superblocks already being
@@ -621,14 +619,14 @@ impl Ftl {
                 }
                 let f = &mut self.frontiers[stream.index()];
                 let dst = Ppa(new_ppa);
-                f.set_source(g.sb_of(dst), g.pu_in_sb(dst), pu % g.dies(), mode);
+                f.set_source(g.sb_of(dst), g.pu_in_sb(dst), g.die_of_pu(pu), mode);
                 let seq = f.pu_seq;
                 if f.deps.back().is_none_or(|d| d.seq != seq) {
                     let dst_pu = g.pu_of(dst);
                     f.deps.push_back(PuDeps { seq, pu: dst_pu, pending_reads: 0, filled: false, emitted: false });
                 }
                 let r = read.get_or_insert(RelocRead {
-                    die: pu % g.dies(),
+                    die: g.die_of_pu(pu),
                     mode,
                     units: 0,
                     dst_seq_first: seq,

@@ -18,6 +18,7 @@
 //! consecutive program units also alternate channels.
 
 use super::CellMode;
+use strength_reduce::{StrengthReducedU32, StrengthReducedU64};
 
 /// Bytes in one map unit, the granularity of the L2P map.
 pub const UNIT_BYTES: u64 = 4096;
@@ -27,7 +28,7 @@ pub const UNIT_BYTES: u64 = 4096;
 pub struct Ppa(pub u64);
 
 /// A validated geometry with the derived strides used by address decoding.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Geometry {
     /// NAND channels.
     pub channels: u32,
@@ -47,7 +48,30 @@ pub struct Geometry {
     pu_units: u32,
     row_units: u32,
     sb_units: u32,
+    /// The strides as divisors by multiplication: every read decodes addresses several
+    /// times, and a hardware division takes tens of cycles.
+    divide: Divisors,
 }
+
+#[derive(Clone, Copy, Debug)]
+struct Divisors {
+    sb_units: StrengthReducedU64,
+    pu_units: StrengthReducedU64,
+    pu_units_in_sb: StrengthReducedU32,
+    pus_per_sb: StrengthReducedU32,
+    dies: StrengthReducedU32,
+    channels: StrengthReducedU32,
+}
+
+// The strides and divisors follow from the counts.
+impl PartialEq for Geometry {
+    fn eq(&self, other: &Self) -> bool {
+        (self.channels, self.dies_per_channel, self.planes, self.blocks_per_plane, self.pages_per_block)
+            == (other.channels, other.dies_per_channel, other.planes, other.blocks_per_plane, other.pages_per_block)
+            && (self.page_bytes, self.native) == (other.page_bytes, other.native)
+    }
+}
+impl Eq for Geometry {}
 
 impl Geometry {
     /// Derives the strides. The caller (config validation) guarantees every count is
@@ -66,6 +90,15 @@ impl Geometry {
         let pu_units = planes * units_per_page;
         let row_units = channels * dies_per_channel * pu_units;
         let sb_units = pages_per_block * row_units;
+        let dies = channels * dies_per_channel;
+        let divide = Divisors {
+            sb_units: StrengthReducedU64::new(u64::from(sb_units)),
+            pu_units: StrengthReducedU64::new(u64::from(pu_units)),
+            pu_units_in_sb: StrengthReducedU32::new(pu_units),
+            pus_per_sb: StrengthReducedU32::new(sb_units / pu_units),
+            dies: StrengthReducedU32::new(dies),
+            channels: StrengthReducedU32::new(channels),
+        };
         Geometry {
             channels,
             dies_per_channel,
@@ -78,6 +111,7 @@ impl Geometry {
             pu_units,
             row_units,
             sb_units,
+            divide,
         }
     }
 
@@ -141,27 +175,37 @@ impl Geometry {
     /// Superblock holding `ppa`.
     #[inline]
     pub fn sb_of(&self, ppa: Ppa) -> u32 {
-        (ppa.0 / u64::from(self.sb_units)) as u32
+        (ppa.0 / self.divide.sb_units) as u32
     }
     /// Program unit (row × dies + die) of `ppa` inside its superblock.
     #[inline]
     pub fn pu_in_sb(&self, ppa: Ppa) -> u32 {
-        (ppa.0 % u64::from(self.sb_units)) as u32 / self.pu_units
+        (ppa.0 % self.divide.sb_units) as u32 / self.divide.pu_units_in_sb
     }
     /// Global program-unit index of `ppa` (superblock-major).
     #[inline]
     pub fn pu_of(&self, ppa: Ppa) -> u32 {
-        (ppa.0 / u64::from(self.pu_units)) as u32
+        (ppa.0 / self.divide.pu_units) as u32
     }
     /// Die holding `ppa`.
     #[inline]
     pub fn die_of(&self, ppa: Ppa) -> u32 {
-        self.pu_of(ppa) % self.dies()
+        self.die_of_pu(self.pu_of(ppa))
+    }
+    /// Die of global program unit `pu`.
+    #[inline]
+    pub fn die_of_pu(&self, pu: u32) -> u32 {
+        pu % self.divide.dies
+    }
+    /// Superblock of global program unit `pu`, and its index inside it.
+    #[inline]
+    pub fn sb_of_pu(&self, pu: u32) -> (u32, u32) {
+        StrengthReducedU32::div_rem(pu, self.divide.pus_per_sb)
     }
     /// Channel of die `die`.
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 {
-        die % self.channels
+        die % self.divide.channels
     }
     /// Hierarchical name of a die for reports, e.g. `ch1.die3`.
     pub fn die_name(&self, die: u32) -> String {
@@ -203,5 +247,41 @@ mod tests {
         assert_eq!(g.pu_in_sb(Ppa(192)), 0);
         assert_eq!(g.channel_of_die(3), 1);
         assert_eq!(g.die_name(3), "ch1.die1");
+        assert_eq!(g.die_of_pu(5), 1);
+        assert_eq!(g.sb_of_pu(25), (1, 1));
+    }
+
+    proptest::proptest! {
+        // The decoders divide by multiplication; they must agree with plain division for
+        // every shape a profile can give (odd die counts and pages per block included) and
+        // every address of the array.
+        #[test]
+        fn decoding_agrees_with_division(
+            channels in 1u32..=32,
+            dies_per_channel in 1u32..=16,
+            planes in 1u32..=6,
+            pages_per_block in 1u32..=3000,
+            blocks_per_plane in 1u32..=100_000,
+            units_per_page in 1u32..=8,
+            raw in 0u64..u64::MAX,
+        ) {
+            let g = Geometry::new(channels, dies_per_channel, planes, blocks_per_plane, pages_per_block,
+                units_per_page * 4096, CellMode::Tlc);
+            // Validation keeps the array's program units within 32 bits.
+            proptest::prop_assume!(u32::try_from(g.total_pus()).is_ok());
+            let (pu_units, dies) = (u64::from(planes * units_per_page), u64::from(channels * dies_per_channel));
+            let sb_units = pu_units * dies * u64::from(pages_per_block);
+            let unit = raw % g.total_units();
+            let ppa = Ppa(unit);
+            let pu = unit / pu_units;
+            proptest::prop_assert_eq!(u64::from(g.sb_of(ppa)), unit / sb_units);
+            proptest::prop_assert_eq!(u64::from(g.pu_in_sb(ppa)), unit % sb_units / pu_units);
+            proptest::prop_assert_eq!(u64::from(g.pu_of(ppa)), pu);
+            proptest::prop_assert_eq!(u64::from(g.die_of(ppa)), pu % dies);
+            let pu = pu as u32;
+            let pus_per_sb = (sb_units / pu_units) as u32;
+            proptest::prop_assert_eq!(g.sb_of_pu(pu), (pu / pus_per_sb, pu % pus_per_sb));
+            proptest::prop_assert_eq!(g.channel_of_die(pu), pu % channels);
+        }
     }
 }

@@ -38,6 +38,7 @@ pub use profile::{
 
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
+use strength_reduce::StrengthReducedU64;
 
 /// One I/O as the workload asks for it: bytes on the target, before any splitting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,8 +140,9 @@ pub struct Host<D: BlockDevice> {
     cpu: Cpu,
     /// Largest command the block layer sends: its limit and the target's, bytes.
     request_bytes: u64,
-    /// The target's block size (fixed while the host holds it).
-    lba_bytes: u64,
+    /// The target's block size (fixed while the host holds it), as a divisor by
+    /// multiplication: each I/O's offset and length are divided by it.
+    lba_bytes: StrengthReducedU64,
     /// The bare host: nothing costs time, so no interrupt is ever booked.
     free: bool,
     /// CPUs per hardware queue: a queue's interrupt runs on its group's first CPU.
@@ -192,7 +194,7 @@ impl<D: BlockDevice> Host<D> {
             cpu: Cpu::new(config.cores),
             cpus_per_queue: config.cores.div_ceil(queues),
             request_bytes,
-            lba_bytes: geometry.lba_bytes,
+            lba_bytes: StrengthReducedU64::new(geometry.lba_bytes),
             free: config.is_none(),
             requests: Slab::default(),
             events: EventQueue::with_capacity(256),

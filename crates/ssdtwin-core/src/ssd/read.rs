@@ -23,9 +23,6 @@ impl Ssd {
     /// the link.
     pub(super) fn start_read(&mut self, slot: u32, ready: SimTime) {
         let Slot { first_unit, units, .. } = self.slots[slot as usize];
-        let pu_units = self.config.geometry.pu_units();
-        let pus_per_sb = self.config.geometry.sb_units() / pu_units;
-        let dies = self.config.geometry.dies();
         let mut group: Option<Group> = None;
         let mut memory_units = 0;
         let mut die_reads = 0;
@@ -47,8 +44,9 @@ impl Ssd {
                     self.counters.nand_units_read += 1;
                     let (pu, die, mode, sb) = match location {
                         Location::Nand { ppa, mode } => {
-                            let pu = (ppa.0 / u64::from(pu_units)) as u32;
-                            (pu, pu % dies, mode, Some(pu / pus_per_sb))
+                            let g = &self.config.geometry;
+                            let pu = g.pu_of(ppa);
+                            (pu, g.die_of_pu(pu), mode, Some(g.sb_of_pu(pu).0))
                         }
                         Location::Moving { pu, die, mode } => (pu, die, mode, None),
                         _ => unreachable!("matched above"),

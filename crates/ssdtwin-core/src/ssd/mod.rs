@@ -584,7 +584,8 @@ impl Ssd {
     #[inline]
     fn finish_at(&mut self, slot: u32, data_end: SimTime) {
         let t = data_end + self.config.link.completion_post;
-        self.queue.push(t, Event::Complete { slot });
+        // Completions leave over one link, so they mostly come in time order.
+        self.queue.push_in_order(t, Event::Complete { slot });
     }
 
     fn on_complete(&mut self, slot: u32) -> Completion {

@@ -21,6 +21,14 @@ use std::collections::VecDeque;
 /// I/Os decided ahead of issue per clone, so their memory can be prefetched.
 pub(super) const LOOKAHEAD: usize = 4;
 
+/// An I/O decided ahead of issue.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Decided {
+    pub offset: u64,
+    pub bytes: u64,
+    pub dir: Direction,
+}
+
 /// Per-direction window accumulator for fio's bw/iops samples.
 #[derive(Clone, Copy, Default)]
 pub(super) struct SampleWindow {
@@ -154,7 +162,7 @@ pub(super) struct JobClone {
     seq_countdown: u32,
     sequencer: RwSequencer,
     /// The next I/Os, decided ahead of issue.
-    pub ahead: VecDeque<(Direction, u64, u64)>,
+    pub ahead: VecDeque<Decided>,
     rng: SimRng,
     pub issued_bytes: u64,
     pub issued_ios: u64,
@@ -447,7 +455,7 @@ impl JobClone {
         if self.control.is_some() {
             return self.next_io_verified();
         }
-        let (dir, offset, bytes) = self.ahead.pop_front().unwrap_or_else(|| self.decide());
+        let Decided { offset, bytes, dir } = self.ahead.pop_front().unwrap_or_else(|| self.decide());
         (dir, offset, bytes, false)
     }
 
@@ -458,7 +466,7 @@ impl JobClone {
         if let Some((offset, bytes)) = self.verify_mut().and_then(|v| v.next_read_back(last_was_read)) {
             return (Direction::Read, offset, bytes, true);
         }
-        let (dir, offset, bytes) = self.ahead.pop_front().unwrap_or_else(|| self.decide());
+        let Decided { offset, bytes, dir } = self.ahead.pop_front().unwrap_or_else(|| self.decide());
         if dir == Direction::Write
             && let Some(v) = self.verify_mut()
         {
@@ -540,7 +548,7 @@ impl JobClone {
         }
         match (self.verify(), self.ahead.front()) {
             (Some(v), _) if v.phase == Phase::Verify => Direction::Read,
-            (_, Some(&(dir, _, _))) => dir,
+            (_, Some(decided)) => decided.dir,
             (_, None) => Direction::Read,
         }
     }
@@ -598,10 +606,10 @@ impl JobClone {
     }
 
     /// Direction, offset and size of the next I/O.
-    pub(super) fn decide(&mut self) -> (Direction, u64, u64) {
+    pub(super) fn decide(&mut self) -> Decided {
         let dir = self.pick_direction();
         let (offset, bytes) = self.next_offset(dir);
-        (dir, offset, bytes)
+        Decided { offset, bytes, dir }
     }
 
     /// Offset and size of the next I/O in `dir`.

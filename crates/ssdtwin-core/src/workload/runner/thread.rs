@@ -753,7 +753,7 @@ impl Runner {
         // Decide the next I/Os now and warm the target for them (a trace decides its own).
         while c.ahead.len() < super::clone::LOOKAHEAD && !(c.control.is_some() && c.replaying()) {
             let next = c.decide();
-            host.prefetch(next.1);
+            host.prefetch(next.offset);
             c.ahead.push_back(next);
         }
         self.ios.insert(InFlightIo {

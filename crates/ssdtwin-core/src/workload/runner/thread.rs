@@ -819,7 +819,7 @@ impl Runner {
         } else {
             c.thread.step = Step::Cpu { booking, then };
             c.thread.generation = c.thread.generation.wrapping_add(1);
-            self.timers.push(booking.end, Timer::Resume { clone: i as u32, generation: c.thread.generation });
+            self.timers.push_in_order(booking.end, Timer::Resume { clone: i as u32, generation: c.thread.generation });
         }
     }
 

@@ -385,7 +385,9 @@ impl<D: BlockDevice> Host<D> {
                 _ => at,
             };
             if visible > at {
-                self.events.push(visible, Event::Visible { request: r, device_done: at });
+                // Handlers end a fixed time after completions that come in time order,
+                // unless one waits for another on its core: mostly in order.
+                self.events.push_in_order(visible, Event::Visible { request: r, device_done: at });
                 return None;
             }
             return self.finish(r, at, visible);

@@ -677,29 +677,22 @@ fn build_link(c: &Checker, s: &LinkSection) -> Result<LinkConfig, ProfileError> 
     ))
 }
 
-fn build_nand(c: &Checker, s: &NandSection) -> Result<(Geometry, NandTiming), ProfileError> {
-    let modes = [("slc", CellMode::Slc), ("mlc", CellMode::Mlc), ("tlc", CellMode::Tlc), ("qlc", CellMode::Qlc)];
-    let native = c.choice("nand.cell", &s.cell, &modes)?;
-    c.range("nand.channels", s.channels, 1, 64)?;
-    c.range("nand.dies_per_channel", s.dies_per_channel, 1, 64)?;
-    c.range("nand.planes", s.planes, 1, 16)?;
-    c.range("nand.pages_per_block", s.pages_per_block, 1, 65536)?;
-    if s.pages_per_block % native.bits() != 0 {
+/// The array's geometry, if its addresses fit in the map's and the program units' widths.
+fn nand_geometry(c: &Checker, s: &NandSection, native: CellMode) -> Result<Geometry, ProfileError> {
+    // Addresses inside a superblock are numbered in 32 bits.
+    let sb_units = [s.channels, s.dies_per_channel, s.planes, s.page_bytes / 4096]
+        .into_iter()
+        .fold(u64::from(s.pages_per_block), |units, n| units * u64::from(n));
+    if sb_units > u64::from(u32::MAX) {
         return Err(c.bad(
             "nand.pages_per_block",
             &s.pages_per_block,
             &format!(
-                "a multiple of {} (the bits per cell of {}), so a block can be used in SLC mode",
-                native.bits(),
-                native.name()
+                "a superblock (a block of every plane of every die) must hold at most 2^32 - 1 map units \
+                 of 4 KiB; this geometry has {sb_units}"
             ),
         ));
     }
-    if s.page_bytes == 0 || s.page_bytes % 4096 != 0 || s.page_bytes > 65536 {
-        return Err(c.bad("nand.page_bytes", &s.page_bytes, "a multiple of 4096 from 4096 to 65536"));
-    }
-    c.range("nand.blocks_per_plane", s.blocks_per_plane, 8, 1 << 20)?;
-    c.range("nand.channel_mts", s.channel_mts, 1, 100_000)?;
     let geometry = Geometry::new(
         s.channels,
         s.dies_per_channel,
@@ -723,6 +716,33 @@ fn build_nand(c: &Checker, s: &NandSection) -> Result<(Geometry, NandTiming), Pr
             ),
         ));
     }
+    Ok(geometry)
+}
+
+fn build_nand(c: &Checker, s: &NandSection) -> Result<(Geometry, NandTiming), ProfileError> {
+    let modes = [("slc", CellMode::Slc), ("mlc", CellMode::Mlc), ("tlc", CellMode::Tlc), ("qlc", CellMode::Qlc)];
+    let native = c.choice("nand.cell", &s.cell, &modes)?;
+    c.range("nand.channels", s.channels, 1, 64)?;
+    c.range("nand.dies_per_channel", s.dies_per_channel, 1, 64)?;
+    c.range("nand.planes", s.planes, 1, 16)?;
+    c.range("nand.pages_per_block", s.pages_per_block, 1, 65536)?;
+    if s.pages_per_block % native.bits() != 0 {
+        return Err(c.bad(
+            "nand.pages_per_block",
+            &s.pages_per_block,
+            &format!(
+                "a multiple of {} (the bits per cell of {}), so a block can be used in SLC mode",
+                native.bits(),
+                native.name()
+            ),
+        ));
+    }
+    if s.page_bytes == 0 || s.page_bytes % 4096 != 0 || s.page_bytes > 65536 {
+        return Err(c.bad("nand.page_bytes", &s.page_bytes, "a multiple of 4096 from 4096 to 65536"));
+    }
+    c.range("nand.blocks_per_plane", s.blocks_per_plane, 8, 1 << 20)?;
+    c.range("nand.channel_mts", s.channel_mts, 1, 100_000)?;
+    let geometry = nand_geometry(c, s, native)?;
     let tables = [s.slc, s.mlc, s.tlc, s.qlc];
     if tables[native.index()].is_none() {
         return Err(ProfileError::Missing {
@@ -1198,6 +1218,20 @@ mod tests {
             (c.endurance.rated_pe_cycles[CellMode::Qlc.index()], c.endurance.levelling),
             (600, WearLevelling::Static)
         );
+    }
+
+    #[test]
+    fn a_superblock_too_large_to_address_is_refused() {
+        let o = [
+            "nand.cell=slc",
+            "nand.pages_per_block=65536",
+            "nand.channels=64",
+            "nand.dies_per_channel=64",
+            "nand.planes=16",
+            "nand.page_bytes=65536",
+        ];
+        let e = shipped_with(&o).unwrap_err().to_string();
+        assert!(e.contains("nand.pages_per_block") && e.contains("68719476736"), "{e}");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! seeded stream. See `docs/model.md` § "Event engine".
 
 mod big_array;
+mod heap;
 mod prefetch;
 mod queue;
 mod resource;

@@ -1,5 +1,5 @@
-//! The event queue: a binary heap ordered by (time, sequence number), beside a FIFO for
-//! streams of events that arrive in time order.
+//! The event queue: a binary min-heap (`engine::heap`) ordered by (time, sequence number),
+//! beside a FIFO for streams of events that arrive in time order.
 //!
 //! Events that fall on the same nanosecond pop in the order they were pushed, so a run is
 //! bit-identical however many events tie. Events are small `Copy` values stored inline; the
@@ -17,10 +17,11 @@
 //! compares with the current one and drops if stale (see `nand::die`).
 
 use super::SimTime;
+use super::heap::MinHeap;
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 struct Entry<E> {
     /// The time in the high 64 bits, the sequence number in the low: one comparison orders
     /// by both (the heap compares on every level of every push and pop).
@@ -34,6 +35,7 @@ impl<E> Entry<E> {
     }
 }
 
+// Entries order by key alone (keys are unique).
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
         self.key == other.key
@@ -46,17 +48,16 @@ impl<E> PartialOrd for Entry<E> {
     }
 }
 impl<E> Ord for Entry<E> {
-    // Reversed: `BinaryHeap` is a max-heap and we want the earliest event on top.
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key)
+        self.key.cmp(&other.key)
     }
 }
 
 /// A min-queue of events keyed by simulated time, FIFO among equal times.
 #[derive(Clone)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: MinHeap<Entry<E>>,
     /// Entries in key order, each pushed no earlier than the one before.
     in_order: VecDeque<Entry<E>>,
     next_seq: u64,
@@ -65,7 +66,7 @@ pub struct EventQueue<E> {
 impl<E: Copy> EventQueue<E> {
     /// An empty queue with room for `capacity` pending events before it grows.
     pub fn with_capacity(capacity: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(capacity), in_order: VecDeque::new(), next_seq: 0 }
+        EventQueue { heap: MinHeap::with_capacity(capacity), in_order: VecDeque::new(), next_seq: 0 }
     }
 
     fn entry(&mut self, time: SimTime, event: E) -> Entry<E> {

@@ -43,7 +43,12 @@ impl<T: Copy + Ord> MinHeap<T> {
     fn sift_up(&mut self, item: T) {
         let parent = (self.data.len() - 1) / 2;
         self.data.push(self.data[parent]);
-        let mut hole = parent;
+        self.rise(parent, item);
+    }
+
+    /// Places `item` in the empty slot `hole` or above it, moving greater parents down.
+    #[inline]
+    fn rise(&mut self, mut hole: usize, item: T) {
         while hole > 0 {
             let parent = (hole - 1) / 2;
             if self.data[parent] <= item {
@@ -76,15 +81,7 @@ impl<T: Copy + Ord> MinHeap<T> {
             self.data[hole] = self.data[child];
             hole = child;
         }
-        while hole > 0 {
-            let parent = (hole - 1) / 2;
-            if self.data[parent] <= last {
-                break;
-            }
-            self.data[hole] = self.data[parent];
-            hole = parent;
-        }
-        self.data[hole] = last;
+        self.rise(hole, last);
         Some(top)
     }
 

@@ -819,6 +819,7 @@ impl Runner {
         } else {
             c.thread.step = Step::Cpu { booking, then };
             c.thread.generation = c.thread.generation.wrapping_add(1);
+            // Work booked now ends its cost later unless its core is busy: mostly in order.
             self.timers.push_in_order(booking.end, Timer::Resume { clone: i as u32, generation: c.thread.generation });
         }
     }

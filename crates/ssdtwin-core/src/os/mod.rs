@@ -5,7 +5,9 @@
 //! loop that drives it, and `docs/model.md` § "Host stack", which lists what is simplified.
 //!
 //! [`Host`] owns the block target it wraps (any [`BlockDevice`], by value or as `&mut`), the
-//! [`Cpu`] its threads and interrupt handlers run on, and the block layer's request table.
+//! [`Cpu`] its threads and interrupt handlers run on, and the block layer's request table
+//! (for split I/O and the host's own; an I/O of one command carries what its completion
+//! needs in the command's tag).
 //! The workload runner books thread work on cores ([`Host::cpu_mut`]), submits I/Os with
 //! [`Host::submit`] (split at the largest request the block layer sends, each part a
 //! device command) and learns of finished I/Os from [`Host::poll`] once their interrupt
@@ -109,9 +111,17 @@ impl DiskStats {
     }
 }
 
-/// The device tag bit of a command the bare host sends without a request record: the
-/// rest of the tag is the caller's.
+/// The device tag bit of a command sent without a request record (an I/O of one command,
+/// sent at once). On the bare host the rest of the tag is the caller's; on any other, the
+/// caller's tag is in the low [`DIRECT_TAG_BITS`] and the index of its completion path in
+/// [`Host::paths`] above them, so nothing is stored per I/O.
 const DIRECT: u64 = 1 << 63;
+/// Bits of the caller's tag in a direct command's tag (larger tags take a request record).
+const DIRECT_TAG_BITS: u32 = 40;
+const DIRECT_TAG_MASK: u64 = (1 << DIRECT_TAG_BITS) - 1;
+/// Completion paths a direct command's tag can name (the bits between the tag and
+/// [`DIRECT`]).
+const DIRECT_PATHS: usize = 1 << (63 - DIRECT_TAG_BITS);
 
 #[derive(Clone, Copy, Debug)]
 struct Request {
@@ -125,8 +135,9 @@ struct Request {
 enum Event {
     /// A request reaches the block target.
     Submit { request: u32 },
-    /// A request's completion becomes visible to its submitter.
-    Visible { request: u32, device_done: SimTime },
+    /// A request's completion becomes visible to its submitter: `command_tag` is the tag
+    /// its command carried (a direct command's, or the request's index).
+    Visible { command_tag: u64, device_done: SimTime },
     /// Buffered I/O: a waiting call completes, a throttled writer wakes, the flusher runs.
     Buffered(buffered::BufferedEvent),
     /// Virtual memory: kswapd's next batch, a waiting thread's wakeup.
@@ -148,6 +159,10 @@ pub struct Host<D: BlockDevice> {
     /// CPUs per hardware queue: a queue's interrupt runs on its group's first CPU.
     cpus_per_queue: u32,
     requests: Slab<Request>,
+    /// The completion paths direct commands name by index, each once, and per core the
+    /// interrupt path last seen there (a thread's I/O takes the same one each time).
+    paths: Vec<CompletionPath>,
+    last_path_on_core: Vec<(SimDuration, u32)>,
     events: EventQueue<Event>,
     in_flight: u32,
     /// Commands at the target, and since when there has been at least one.
@@ -197,6 +212,8 @@ impl<D: BlockDevice> Host<D> {
             lba_bytes: StrengthReducedU64::new(geometry.lba_bytes),
             free: config.is_none(),
             requests: Slab::default(),
+            paths: vec![CompletionPath::Polled],
+            last_path_on_core: vec![(SimDuration::ZERO, u32::MAX); config.cores as usize],
             events: EventQueue::with_capacity(256),
             in_flight: 0,
             commands_at_device: 0,
@@ -318,6 +335,20 @@ impl<D: BlockDevice> Host<D> {
             self.device.submit(now, command, tag | DIRECT).expect("the runner validates I/O against the geometry");
             return;
         }
+        if parts == 1
+            && at <= now
+            && tag <= DIRECT_TAG_MASK
+            && let Some(p) = self.path_index(path)
+        {
+            // One command, sent now: its tag says all the completion needs.
+            self.in_flight += 1;
+            self.command_sent(now);
+            let lba = self.lba_bytes;
+            let command = Command { opcode: io.opcode, slba: io.offset_bytes / lba, blocks: (io.bytes / lba) as u32 };
+            let command_tag = DIRECT | (u64::from(p) << DIRECT_TAG_BITS) | tag;
+            self.device.submit(now, command, command_tag).expect("the runner validates I/O against the geometry");
+            return;
+        }
         let request = Request { tag, io, parts_left: parts, path };
         let r = self.requests.insert(request);
         self.in_flight += 1;
@@ -326,6 +357,27 @@ impl<D: BlockDevice> Host<D> {
         } else {
             self.events.push(at, Event::Submit { request: r });
         }
+    }
+
+    /// The index of `path` in [`Self::paths`], added if new; `None` once the table is
+    /// full (then I/Os on new paths take request records).
+    #[inline]
+    fn path_index(&mut self, path: CompletionPath) -> Option<u32> {
+        let CompletionPath::Interrupt { core, work } = path else { return Some(0) };
+        let last = self.last_path_on_core.get_mut(core.0 as usize)?;
+        if last.0 == work && last.1 != u32::MAX {
+            return Some(last.1);
+        }
+        let p = match self.paths.iter().position(|&q| q == path) {
+            Some(p) => p,
+            None if self.paths.len() < DIRECT_PATHS => {
+                self.paths.push(path);
+                self.paths.len() - 1
+            }
+            None => return None,
+        };
+        *last = (work, p as u32);
+        Some(p as u32)
     }
 
     /// Hands request `r` to the target as commands of at most `request_bytes`.
@@ -366,31 +418,36 @@ impl<D: BlockDevice> Host<D> {
     /// Processes the next event; returns an I/O whose completion became visible with it.
     #[inline]
     pub fn poll(&mut self) -> Option<IoDone> {
-        if self.events.is_empty() || self.device.poll_at() <= self.events.peek_time() {
+        // With no event pending, `peek_time` is never: the target goes first.
+        if self.device.poll_at() <= self.events.peek_time() {
             let done = self.device.poll()?;
             self.command_done(&done);
             let at = done.completed;
-            if done.user & DIRECT != 0 {
+            if done.user & DIRECT != 0 && self.free {
                 self.in_flight -= 1;
                 return Some(IoDone { tag: done.user & !DIRECT, device_done: at, visible: at });
             }
-            let r = done.user as u32;
-            let request = &mut self.requests[r];
-            request.parts_left -= 1;
-            if request.parts_left > 0 {
-                return None;
-            }
-            let visible = match request.path {
+            let path = if done.user & DIRECT != 0 {
+                self.paths[((done.user & !DIRECT) >> DIRECT_TAG_BITS) as usize]
+            } else {
+                let request = &mut self.requests[done.user as u32];
+                request.parts_left -= 1;
+                if request.parts_left > 0 {
+                    return None;
+                }
+                request.path
+            };
+            let visible = match path {
                 CompletionPath::Interrupt { core, work } if !self.free => self.cpu.irq(core, at, self.config.irq, work),
                 _ => at,
             };
             if visible > at {
                 // Handlers end a fixed time after completions that come in time order,
                 // unless one waits for another on its core: mostly in order.
-                self.events.push_in_order(visible, Event::Visible { request: r, device_done: at });
+                self.events.push_in_order(visible, Event::Visible { command_tag: done.user, device_done: at });
                 return None;
             }
-            return self.finish(r, at, visible);
+            return self.finish(done.user, at, visible);
         }
         let (at, event) = self.events.pop()?;
         match event {
@@ -398,7 +455,7 @@ impl<D: BlockDevice> Host<D> {
                 self.send(at, request);
                 None
             }
-            Event::Visible { request, device_done } => self.finish(request, device_done, at),
+            Event::Visible { command_tag, device_done } => self.finish(command_tag, device_done, at),
             Event::Buffered(e) => self.buffered_event(at, e),
             Event::Vm(e) => self.vm_event(at, e),
         }
@@ -435,10 +492,15 @@ impl<D: BlockDevice> Host<D> {
         }
     }
 
-    /// Request `r` is over; the host's own requests go on inside it.
-    fn finish(&mut self, r: u32, device_done: SimTime, visible: SimTime) -> Option<IoDone> {
-        self.requests.free(r);
+    /// The I/O whose (last) command carried `command_tag` is over; the host's own requests
+    /// go on inside it.
+    fn finish(&mut self, command_tag: u64, device_done: SimTime, visible: SimTime) -> Option<IoDone> {
         self.in_flight -= 1;
+        if command_tag & DIRECT != 0 {
+            return Some(IoDone { tag: command_tag & DIRECT_TAG_MASK, device_done, visible });
+        }
+        let r = command_tag as u32;
+        self.requests.free(r);
         let tag = self.requests[r].tag;
         if tag & buffered::INTERNAL != 0 {
             return self.internal_done(tag, visible);

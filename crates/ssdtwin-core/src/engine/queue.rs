@@ -13,6 +13,9 @@
 //! and to the heap otherwise. Pops take the earlier of the two heads by the same key, so the
 //! order events pop in is the same whichever way they were pushed.
 //!
+//! The least pending key is kept, so [`EventQueue::peek_time`] is one load: callers ask it
+//! more often than they pop.
+//!
 //! Cancelling is done by the owner: an event carries a generation number that the handler
 //! compares with the current one and drops if stale (see `nand::die`).
 
@@ -61,12 +64,20 @@ pub struct EventQueue<E> {
     /// Entries in key order, each pushed no earlier than the one before.
     in_order: VecDeque<Entry<E>>,
     next_seq: u64,
+    /// The least pending key (`u128::MAX` when none is): callers ask for the next event's
+    /// time several times per event handled, so it is kept rather than found each time.
+    least_key: u128,
 }
 
 impl<E: Copy> EventQueue<E> {
     /// An empty queue with room for `capacity` pending events before it grows.
     pub fn with_capacity(capacity: usize) -> Self {
-        EventQueue { heap: MinHeap::with_capacity(capacity), in_order: VecDeque::new(), next_seq: 0 }
+        EventQueue {
+            heap: MinHeap::with_capacity(capacity),
+            in_order: VecDeque::new(),
+            next_seq: 0,
+            least_key: u128::MAX,
+        }
     }
 
     fn entry(&mut self, time: SimTime, event: E) -> Entry<E> {
@@ -79,6 +90,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn push(&mut self, time: SimTime, event: E) {
         let entry = self.entry(time, event);
+        self.least_key = self.least_key.min(entry.key);
         self.heap.push(entry);
     }
 
@@ -87,6 +99,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn push_in_order(&mut self, time: SimTime, event: E) {
         let entry = self.entry(time, event);
+        self.least_key = self.least_key.min(entry.key);
         if self.in_order.back().is_none_or(|last| last.key <= entry.key) {
             self.in_order.push_back(entry);
         } else {
@@ -97,19 +110,19 @@ impl<E: Copy> EventQueue<E> {
     /// The time of the earliest pending event, or [`SimTime::NEVER`].
     #[inline]
     pub fn peek_time(&self) -> SimTime {
-        let heap = self.heap.peek().map_or(SimTime::NEVER, Entry::time);
-        self.in_order.front().map_or(heap, |e| e.time().min(heap))
+        SimTime((self.least_key >> 64) as u64)
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let in_order_first = match (self.in_order.front(), self.heap.peek()) {
-            (Some(f), Some(h)) => f.key < h.key,
-            (Some(_), None) => true,
-            (None, _) => false,
+        let e = if self.in_order.front().is_some_and(|f| f.key == self.least_key) {
+            self.in_order.pop_front()
+        } else {
+            self.heap.pop()
         };
-        let e = if in_order_first { self.in_order.pop_front() } else { self.heap.pop() };
+        let heap_key = self.heap.peek().map_or(u128::MAX, |h| h.key);
+        self.least_key = self.in_order.front().map_or(heap_key, |f| f.key.min(heap_key));
         e.map(|e| (e.time(), e.event))
     }
 
@@ -127,6 +140,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn clear(&mut self) {
         self.heap.clear();
         self.in_order.clear();
+        self.least_key = u128::MAX;
     }
 }
 

@@ -40,15 +40,17 @@ use std::collections::VecDeque;
 /// combined per step.
 // Each flag is one way an engine runs, as fio and the host decide it.
 #[allow(clippy::struct_excessive_bools)]
+// Fields in declaration order (`repr(C)`): what each I/O's turns read comes first.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub(crate) struct EngineRun {
-    pub kind: EngineKind,
     /// Queue depth (1 for synchronous engines).
     pub depth: u32,
     pub batch_submit: u32,
     pub complete_min: u32,
     pub complete_max: u32,
     pub low: u32,
+    pub kind: EngineKind,
     /// Completions are polled for (hipri), not interrupts.
     pub polled: bool,
     /// No device I/O at all (fio's null engine).
@@ -61,6 +63,8 @@ pub(crate) struct EngineRun {
     /// through the loop (the loop would do the same at no cost; `tests/agreement.rs`
     /// checks they agree).
     pub direct: bool,
+    /// fio's mmap engine: each I/O is a copy through the file's mapping (the host's VM).
+    pub mmap: bool,
     /// User-space work per I/O before submission.
     pub prep: SimDuration,
     /// User-space work per I/O completed.
@@ -79,12 +83,10 @@ pub(crate) struct EngineRun {
     pub irq_work: SimDuration,
     /// A blocked thread woken; ring-based engines also make the waiting system call.
     pub wake: SimDuration,
-    /// Per completion found by polling.
-    pub poll_io: SimDuration,
     /// Buffered I/O (`direct=0`): the page cache's CPU costs per call.
     pub buffered: Option<BufferedCosts>,
-    /// fio's mmap engine: each I/O is a copy through the file's mapping (the host's VM).
-    pub mmap: bool,
+    /// Per completion found by polling.
+    pub poll_io: SimDuration,
 }
 
 /// What a buffered call costs its thread beyond the engine's system call: the copy and
@@ -292,53 +294,57 @@ pub(super) enum Then {
 /// A clone's thread.
 // Each flag is one state of the thread fio keeps as a flag too.
 #[allow(clippy::struct_excessive_bools)]
+// Fields in declaration order (`repr(C)`): those every I/O reads or writes first, so that
+// they share the fewest cache lines; then the engine's costs, then what is rarely used.
+#[repr(C)]
 pub(super) struct ThreadState {
-    pub engine: EngineRun,
-    pub core: CoreId,
-    pub irq_core: CoreId,
-    /// Prepared, not yet submitted.
-    pub queued: Vec<u32>,
-    /// Submitted, completion not yet visible.
-    pub in_device: u32,
+    pub step: Step,
     /// Completion visible, not yet reaped.
     pub visible: VecDeque<u32>,
-    pub step: Step,
+    /// Prepared, not yet submitted.
+    pub queued: Vec<u32>,
+    pub think_total: SimDuration,
+    /// Blocks counted for thinktime (issued or completed, per `thinktime_blocks_type`).
+    pub think_counter: u64,
+    /// Submitted, completion not yet visible.
+    pub in_device: u32,
     /// Bumped whenever a timer for this thread is armed, so older ones are ignored.
     pub generation: u32,
+    pub core: CoreId,
+    pub irq_core: CoreId,
+    /// The depth a latency target allows now (`u32::MAX`: the engine's).
+    pub depth_cap: u32,
     /// The queue was full when reaping started: reap until at most `low` are in flight.
     pub draining: bool,
     /// Woken from a wait for completions: the next reap call pays the wakeup.
     pub woken: bool,
-    /// Blocks counted for thinktime (issued or completed, per `thinktime_blocks_type`).
-    pub think_counter: u64,
+    /// Let everything in flight complete before issuing more (fio's `io_u_quiesce`).
+    pub quiesce: bool,
+    /// Whether the last I/O issued was a write (fio's `last_ddir_issued`).
+    pub last_issue_write: bool,
+    pub think_on_issue: bool,
+    /// `sync=1` without the page cache, where the run flushes after each write (see
+    /// `RunOptions::fs_syncs`).
+    pub flush_sync_writes: bool,
+    pub engine: EngineRun,
     pub think_mark: u64,
     pub think_blocks: u64,
-    pub think_on_issue: bool,
-    pub think_total: SimDuration,
     pub think_spin: SimDuration,
     pub think_iotime: SimDuration,
     pub last_think: SimTime,
     /// `fsync=` / `fdatasync=`: a sync after this many writes issued (0: never).
     pub fsync_blocks: u64,
     pub fdatasync_blocks: u64,
+    /// Writes issued.
+    pub writes_issued: u64,
     /// `end_fsync`: one sync when the job's writes end; done once.
     pub end_fsync: bool,
     pub end_synced: bool,
     /// `sync=1`: buffered writes are written through.
     pub sync_writes: bool,
-    /// `sync=1` without the page cache, where the run flushes after each write (see
-    /// `RunOptions::fs_syncs`).
-    pub flush_sync_writes: bool,
-    /// Writes issued, and whether the last I/O issued was one (fio's `last_ddir_issued`).
-    pub writes_issued: u64,
-    pub last_issue_write: bool,
     /// `pre_read` and `invalidate`: what happens to the file's cached pages at the start.
     pub pre_read: bool,
     pub invalidate: bool,
-    /// The depth a latency target allows now (`u32::MAX`: the engine's).
-    pub depth_cap: u32,
-    /// Let everything in flight complete before issuing more (fio's `io_u_quiesce`).
-    pub quiesce: bool,
     /// The mmap engine's mappings: file extent `(start, end)` on the namespace and its
     /// mapping, made when the clone starts.
     pub mmaps: Vec<(u64, u64, crate::os::vm::MappingId)>,
@@ -442,8 +448,17 @@ enum Action {
 }
 
 impl Runner {
-    /// Runs clone `i`'s thread from `now` until it must wait for CPU, completions or time.
+    /// Runs clone `i`'s thread from `now` until it must wait for CPU, completions or time
+    /// (nothing to do unless it is runnable: most calls, checked before the loop's call).
+    #[inline]
     pub(super) fn drive<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+        if matches!(self.clones[i].thread.step, Step::Idle) {
+            self.run_thread(host, i, now);
+        }
+    }
+
+    /// [`Self::drive`]'s loop: the thread's next actions, one after another.
+    fn run_thread<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
         loop {
             if !matches!(self.clones[i].thread.step, Step::Idle) {
                 return;
@@ -457,43 +472,7 @@ impl Runner {
                     self.work(host, i, now, SimDuration::ZERO, sys, Then::Commit);
                 }
                 Action::Wait { min } => {
-                    let c = &mut self.clones[i];
-                    let t = &mut c.thread;
-                    let ready = t.visible.len() as u32;
-                    if ready >= min && ready > 0 {
-                        let n = ready.min(t.engine.complete_max.max(min));
-                        let woken = std::mem::take(&mut t.woken);
-                        let e = &t.engine;
-                        let mut sys = e.reap_call + e.reap_io.times(u64::from(n));
-                        if woken {
-                            sys += e.wake;
-                        }
-                        if let Some(b) = &e.buffered {
-                            for &id in t.visible.iter().take(n as usize) {
-                                let io = &self.ios[id];
-                                sys += b.call(io.dir, io.bytes);
-                            }
-                        }
-                        let mut user = e.account.times(u64::from(n));
-                        if let Some(v) = c.control.as_deref().and_then(|c| c.verify.as_ref()) {
-                            for &id in t.visible.iter().take(n as usize) {
-                                let io = &self.ios[id];
-                                if io.read_back || (v.checks_reads && io.dir == Direction::Read) {
-                                    user += v.check_cost(io.bytes);
-                                }
-                            }
-                        }
-                        let issue_cost = e.prep + e.submit_call + e.submit_io + e.lookaside;
-                        if self.issues_after_reap(i, n, now + user + sys + issue_cost) {
-                            let e = &self.clones[i].thread.engine;
-                            user += e.prep;
-                            sys += e.submit_call + e.submit_io + e.lookaside;
-                            self.work(host, i, now, user, sys, Then::ReapAndIssue { n, issue_cost });
-                        } else {
-                            self.work(host, i, now, user, sys, Then::Reap { n });
-                        }
-                    } else {
-                        self.block(i, min.max(1), now);
+                    if !self.reap_or_block(host, i, now, min) {
                         return;
                     }
                 }
@@ -539,6 +518,51 @@ impl Runner {
                 }
             }
         }
+    }
+
+    /// fio's wait for at least `min` completions of clone `i` at `now`: books the reap of
+    /// those visible (with the next I/O's issue in the same piece of work where the loop
+    /// would go straight on to it), or blocks the thread. False if it blocked.
+    fn reap_or_block<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime, min: u32) -> bool {
+        let c = &mut self.clones[i];
+        let t = &mut c.thread;
+        let ready = t.visible.len() as u32;
+        if ready < min || ready == 0 {
+            self.block(i, min.max(1), now);
+            return false;
+        }
+        let n = ready.min(t.engine.complete_max.max(min));
+        let woken = std::mem::take(&mut t.woken);
+        let e = &t.engine;
+        let mut sys = e.reap_call + e.reap_io.times(u64::from(n));
+        if woken {
+            sys += e.wake;
+        }
+        if let Some(b) = &e.buffered {
+            for &id in t.visible.iter().take(n as usize) {
+                let io = &self.ios[id];
+                sys += b.call(io.dir, io.bytes);
+            }
+        }
+        let mut user = e.account.times(u64::from(n));
+        if let Some(v) = c.control.as_deref().and_then(|c| c.verify.as_ref()) {
+            for &id in t.visible.iter().take(n as usize) {
+                let io = &self.ios[id];
+                if io.read_back || (v.checks_reads && io.dir == Direction::Read) {
+                    user += v.check_cost(io.bytes);
+                }
+            }
+        }
+        let issue_cost = e.prep + e.submit_call + e.submit_io + e.lookaside;
+        if self.issues_after_reap(i, n, now + user + sys + issue_cost) {
+            let e = &self.clones[i].thread.engine;
+            user += e.prep;
+            sys += e.submit_call + e.submit_io + e.lookaside;
+            self.work(host, i, now, user, sys, Then::ReapAndIssue { n, issue_cost });
+        } else {
+            self.work(host, i, now, user, sys, Then::Reap { n });
+        }
+        true
     }
 
     // fio's thread loop decisions, in the order it makes them.
@@ -904,9 +928,9 @@ impl Runner {
                 if c.out_of_work(issue_start) {
                     c.stopped = true;
                 } else {
+                    // Nothing was queued (`issues_after_reap`): the one I/O goes alone.
                     let id = self.prepare_io(host, i, issue_start);
-                    self.clones[i].thread.queued.push(id);
-                    self.commit(host, i, now);
+                    self.send_io(host, i, id, now);
                     self.block_if_full(i, now);
                 }
             }
@@ -1082,9 +1106,37 @@ impl Runner {
             host.cpu_mut().spin(c.thread.core, since, now);
             self.work(host, i, now, user, sys, Then::Reap { n });
         } else {
-            // The wakeup is paid with the reap call that follows (see `drive`).
+            // The wakeup is paid with the reap call that follows (see `reap_or_block`).
             t.woken = true;
+            if let Some(min) = self.full_queue_wait(i, now) {
+                // What the loop would decide first, decided here: reap.
+                self.clones[i].thread.draining = true;
+                debug_assert!(
+                    matches!(self.next_action(i, now), Action::Wait { min: m } if m == min),
+                    "the loop decides the same"
+                );
+                self.reap_or_block(host, i, now, min);
+            }
         }
+    }
+
+    /// If clone `i`'s loop, run at `now`, would find its queue full with nothing else to do
+    /// first (the common case of a woken thread), the least it then reaps (fio's
+    /// `wait_for_completions`); `None` when [`Self::next_action`] must decide.
+    #[inline]
+    fn full_queue_wait(&self, i: usize, now: SimTime) -> Option<u32> {
+        let c = &self.clones[i];
+        let t = &c.thread;
+        let used = t.depth_used();
+        let simple = c.control.is_none()
+            && !c.stopped
+            && t.engine.kind != EngineKind::KernelCallback
+            && used >= t.engine.depth.min(t.depth_cap)
+            && t.queued.is_empty()
+            && !t.quiesce
+            && !t.sync_due()
+            && !t.think_due(now);
+        simple.then(|| 1.max(t.engine.complete_min.min(used)))
     }
 
     /// An `O_SYNC` write of clone `i` reached the device: its flush follows before the call

@@ -38,8 +38,8 @@ pub(crate) use thread::EngineRun;
 use super::files::{self, FileTable, Layout, PlacedFile};
 use super::logs::JobLogs;
 use super::{
-    DirResult, Direction, DiskUtil, ExitWhat, FadviseHint, GroupResult, JobError, JobFailure, JobSet, JobSpec,
-    RunResult, SizeSpec, WindowRow,
+    DirResult, Direction, DiskUtil, ExitWhat, FadviseHint, GroupResult, JobError, JobFailure, JobResult, JobSet,
+    JobSpec, RunResult, SizeSpec, WindowRow,
 };
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
@@ -1172,7 +1172,11 @@ impl Runner {
             util_pct: (d.busy_ns as f64 / total as f64 * 100.0).min(100.0),
         };
         RunResult {
-            jobs: self.clones.into_iter().map(|c| c.result).collect(),
+            jobs: self
+                .clones
+                .into_iter()
+                .map(|c| JobResult { usr_ns: c.thread.usr_ns, sys_ns: c.thread.sys_ns, ..c.result })
+                .collect(),
             groups: self.groups.into_iter().filter_map(|g| g.result).collect(),
             disk,
             series: self.series,

@@ -306,6 +306,10 @@ pub(super) struct ThreadState {
     pub think_total: SimDuration,
     /// Blocks counted for thinktime (issued or completed, per `thinktime_blocks_type`).
     pub think_counter: u64,
+    /// User and kernel CPU time booked over the measured span, ns (the result's `usr_ns`
+    /// and `sys_ns` when the run ends; kept here, beside what each I/O touches anyway).
+    pub usr_ns: u64,
+    pub sys_ns: u64,
     /// Submitted, completion not yet visible.
     pub in_device: u32,
     /// Bumped whenever a timer for this thread is armed, so older ones are ignored.
@@ -369,6 +373,8 @@ impl ThreadState {
             draining: false,
             woken: false,
             think_counter: 0,
+            usr_ns: 0,
+            sys_ns: 0,
             think_mark: 0,
             think_blocks: spec.thinktime_blocks.max(1),
             think_on_issue: spec.thinktime_blocks_issue,
@@ -835,8 +841,8 @@ impl Runner {
         }
         let booking = host.cpu_mut().task(c.thread.core, now, user + sys);
         if now >= c.ramp_end && now < c.deadline {
-            c.result.usr_ns += user.as_ns();
-            c.result.sys_ns += sys.as_ns();
+            c.thread.usr_ns += user.as_ns();
+            c.thread.sys_ns += sys.as_ns();
         }
         if booking.end <= now {
             self.apply(host, i, now, then);
@@ -1101,7 +1107,7 @@ impl Runner {
             let user = e.account.times(u64::from(n));
             let c = &mut self.clones[i];
             if now >= c.ramp_end && now < c.deadline {
-                c.result.sys_ns += now.since(since).as_ns();
+                c.thread.sys_ns += now.since(since).as_ns();
             }
             host.cpu_mut().spin(c.thread.core, since, now);
             self.work(host, i, now, user, sys, Then::Reap { n });

@@ -718,7 +718,10 @@ impl Runner {
                 }
             }
             if t_host <= t_run {
-                if let Some(done) = host.poll() {
+                // Up to the runner's next timer and the next sample, whichever comes first
+                // (ties go to the host, as here).
+                let limit = t_run.min(SimTime(self.next_sample.as_ns() - 1));
+                if let Some(done) = host.poll_until(limit) {
                     let id = done.tag as u32;
                     let i = self.ios[id].clone as usize;
                     self.on_visible(host, i, id, done.visible);

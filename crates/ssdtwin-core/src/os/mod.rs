@@ -117,7 +117,7 @@ impl DiskStats {
 /// [`Host::paths`] above them, so nothing is stored per I/O.
 const DIRECT: u64 = 1 << 63;
 /// Bits of the caller's tag in a direct command's tag (larger tags take a request record).
-const DIRECT_TAG_BITS: u32 = 40;
+const DIRECT_TAG_BITS: u32 = 48;
 const DIRECT_TAG_MASK: u64 = (1 << DIRECT_TAG_BITS) - 1;
 /// Completion paths a direct command's tag can name (the bits between the tag and
 /// [`DIRECT`]).

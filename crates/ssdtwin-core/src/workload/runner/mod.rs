@@ -167,10 +167,9 @@ enum Timer {
     Steady(u32),
 }
 
-/// A fio I/O from its preparation to its reaping.
+/// A fio I/O from its preparation to its reaping (its clone is in its tag, `io_tag`).
 #[derive(Clone, Copy, Debug)]
 struct InFlightIo {
-    clone: u32,
     dir: Direction,
     offset: u64,
     bytes: u64,
@@ -184,6 +183,13 @@ struct InFlightIo {
     read_back: bool,
     /// Its priority's index in the clone's list (0: the job's own).
     prio: u8,
+}
+
+/// The tag I/O `id` of clone `clone` carries through the host: the clone above the id, so
+/// that a completion names its clone without a look-up (and, below 2^48, the host sends it
+/// without a request record).
+fn io_tag(clone: usize, id: u32) -> u64 {
+    ((clone as u64) << 32) | u64::from(id)
 }
 
 /// Whether an I/O is an fsync call, and which kind.
@@ -722,8 +728,7 @@ impl Runner {
                 // (ties go to the host, as here).
                 let limit = t_run.min(SimTime(self.next_sample.as_ns() - 1));
                 if let Some(done) = host.poll_until(limit) {
-                    let id = done.tag as u32;
-                    let i = self.ios[id].clone as usize;
+                    let (i, id) = ((done.tag >> 32) as usize, done.tag as u32);
                     self.on_visible(host, i, id, done.visible);
                     self.drive(host, i, done.visible);
                     self.check_finished(host, i, done.visible)?;

@@ -786,17 +786,7 @@ impl Runner {
             host.prefetch(next.offset);
             c.ahead.push_back(next);
         }
-        self.ios.insert(InFlightIo {
-            clone: i as u32,
-            dir,
-            offset,
-            bytes,
-            start,
-            issue: now,
-            sync: SyncCall::No,
-            read_back,
-            prio,
-        })
+        self.ios.insert(InFlightIo { dir, offset, bytes, start, issue: now, sync: SyncCall::No, read_back, prio })
     }
 
     /// Prepares one I/O; submits it (a synchronous engine, or a full batch) or queues it.
@@ -954,7 +944,6 @@ impl Runner {
     fn send_sync<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime, end: bool) {
         let sync = if end { SyncCall::End } else { SyncCall::Periodic };
         let io = InFlightIo {
-            clone: i as u32,
             dir: Direction::Write,
             offset: 0,
             bytes: 0,
@@ -994,7 +983,7 @@ impl Runner {
             let direct = c.thread.mmap_direct;
             let (mapping, start) = c.thread.mapping_at(request.offset_bytes);
             if request.opcode == Opcode::Flush {
-                host.submit_mmap_sync(now, core, mapping, u64::from(id));
+                host.submit_mmap_sync(now, core, mapping, super::io_tag(i, id));
             } else {
                 let io = crate::os::vm::MmapIo {
                     core,
@@ -1003,7 +992,7 @@ impl Runner {
                     bytes: request.bytes,
                     write: request.opcode == Opcode::Write,
                     direct,
-                    tag: u64::from(id),
+                    tag: super::io_tag(i, id),
                 };
                 host.submit_mmap(now, io);
             }
@@ -1019,14 +1008,14 @@ impl Runner {
                 file,
                 sync: c.thread.sync_writes,
                 path,
-                tag: u64::from(id),
+                tag: super::io_tag(i, id),
             };
             if host.submit_buffered(now, b) == BufferedStart::Done {
                 c.thread.visible.push_back(id);
                 return;
             }
         } else {
-            host.submit(now, now, request, u64::from(id), path);
+            host.submit(now, now, request, super::io_tag(i, id), path);
         }
         c.thread.in_device += 1;
     }

@@ -201,6 +201,9 @@ mod tests {
                     }
                 }
                 proptest::prop_assert_eq!(q.len(), pending.len());
+                // The kept least key follows every push and pop.
+                let least = pending.iter().map(|&(t, _)| t).min();
+                proptest::prop_assert_eq!(q.peek_time(), least.map_or(SimTime::NEVER, SimTime));
             }
         }
     }

@@ -16,7 +16,7 @@ mod slab;
 mod time;
 
 pub use big_array::BigArray;
-pub use prefetch::prefetch;
+pub use prefetch::{prefetch, prefetch_ref};
 pub use queue::EventQueue;
 pub use resource::{BusyResource, ServerPool};
 pub use rng::SimRng;

@@ -27,3 +27,10 @@ pub fn prefetch<T>(slice: &[T], index: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (slice, index);
 }
+
+/// Asks the CPU to bring the cache line holding `value` into cache.
+#[allow(clippy::inline_always)]
+#[inline(always)]
+pub fn prefetch_ref<T>(value: &T) {
+    prefetch(std::slice::from_ref(value), 0);
+}

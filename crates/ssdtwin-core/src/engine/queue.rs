@@ -113,6 +113,15 @@ impl<E: Copy> EventQueue<E> {
         SimTime((self.least_key >> 64) as u64)
     }
 
+    /// The earliest pending event, if any.
+    #[inline]
+    pub fn peek(&self) -> Option<&E> {
+        match self.in_order.front() {
+            Some(f) if f.key == self.least_key => Some(&f.event),
+            _ => self.heap.peek().map(|h| &h.event),
+        }
+    }
+
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
@@ -194,6 +203,7 @@ mod tests {
                         pending.sort_unstable();
                         let expected = (!pending.is_empty()).then(|| pending.remove(0));
                         proptest::prop_assert_eq!(q.peek_time(), expected.map_or(SimTime::NEVER, |e| SimTime(e.0)));
+                        proptest::prop_assert_eq!(q.peek().copied(), expected.map(|(_, e)| e));
                         proptest::prop_assert_eq!(q.pop(), expected.map(|(t, e)| (SimTime(t), e)));
                         if let Some((t, _)) = expected {
                             now = t;

@@ -461,6 +461,19 @@ impl<D: BlockDevice> Host<D> {
         }
     }
 
+    /// The tag of the caller's I/O whose completion becomes visible next, if the host's
+    /// next event is that (a hint: the caller may warm the I/O's state meanwhile).
+    #[inline]
+    pub fn next_visible(&self) -> Option<u64> {
+        match self.events.peek()? {
+            Event::Visible { command_tag, .. } if command_tag & DIRECT != 0 => Some(command_tag & DIRECT_TAG_MASK),
+            Event::Visible { command_tag, .. } => {
+                Some(self.requests[*command_tag as u32].tag).filter(|tag| tag & buffered::INTERNAL == 0)
+            }
+            _ => None,
+        }
+    }
+
     /// [`Self::poll`] until an I/O becomes visible or the next event is after `limit`
     /// (the caller's own next event): the events that concern only the host and its target
     /// are handled in one call. Polls at least once.

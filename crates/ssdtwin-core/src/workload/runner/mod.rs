@@ -729,6 +729,13 @@ impl Runner {
                 let limit = t_run.min(SimTime(self.next_sample.as_ns() - 1));
                 if let Some(done) = host.poll_until(limit) {
                     let (i, id) = ((done.tag >> 32) as usize, done.tag as u32);
+                    // The next completion's thread is warmed while this one is handled.
+                    if let Some(next) = host.next_visible()
+                        && let Some(c) = self.clones.get((next >> 32) as usize)
+                    {
+                        crate::engine::prefetch_ref(&c.thread.step);
+                        crate::engine::prefetch_ref(&c.thread.in_device);
+                    }
                     self.on_visible(host, i, id, done.visible);
                     self.drive(host, i, done.visible);
                     self.check_finished(host, i, done.visible)?;

@@ -349,8 +349,7 @@ impl JobClone {
         let r = &mut self.result;
         r.dirs = dirs;
         r.iodepth_level = [0; 7];
-        r.ctx = 0;
-        (self.thread.usr_ns, self.thread.sys_ns) = (0, 0);
+        (self.thread.usr_ns, self.thread.sys_ns, self.thread.ctx) = (0, 0, 0);
         r.sync_lat = crate::stats::LatStats::default();
         self.windows = [SampleWindow::default(); 3];
         self.ramp_end = now;

@@ -1190,7 +1190,7 @@ impl Runner {
             jobs: self
                 .clones
                 .into_iter()
-                .map(|c| JobResult { usr_ns: c.thread.usr_ns, sys_ns: c.thread.sys_ns, ..c.result })
+                .map(|c| JobResult { usr_ns: c.thread.usr_ns, sys_ns: c.thread.sys_ns, ctx: c.thread.ctx, ..c.result })
                 .collect(),
             groups: self.groups.into_iter().filter_map(|g| g.result).collect(),
             disk,

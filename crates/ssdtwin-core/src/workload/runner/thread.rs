@@ -306,10 +306,12 @@ pub(super) struct ThreadState {
     pub think_total: SimDuration,
     /// Blocks counted for thinktime (issued or completed, per `thinktime_blocks_type`).
     pub think_counter: u64,
-    /// User and kernel CPU time booked over the measured span, ns (the result's `usr_ns`
-    /// and `sys_ns` when the run ends; kept here, beside what each I/O touches anyway).
+    /// User and kernel CPU time booked over the measured span, ns, and the times the
+    /// thread slept (the result's `usr_ns`, `sys_ns` and `ctx` when the run ends; kept
+    /// here, beside what each I/O touches anyway).
     pub usr_ns: u64,
     pub sys_ns: u64,
+    pub ctx: u64,
     /// Submitted, completion not yet visible.
     pub in_device: u32,
     /// Bumped whenever a timer for this thread is armed, so older ones are ignored.
@@ -375,6 +377,7 @@ impl ThreadState {
             think_counter: 0,
             usr_ns: 0,
             sys_ns: 0,
+            ctx: 0,
             think_mark: 0,
             think_blocks: spec.thinktime_blocks.max(1),
             think_on_issue: spec.thinktime_blocks_issue,
@@ -869,7 +872,7 @@ impl Runner {
     fn sleep(&mut self, i: usize, until: SimTime) {
         let c = &mut self.clones[i];
         if !c.thread.engine.free {
-            c.result.ctx += 1;
+            c.thread.ctx += 1;
         }
         c.thread.step = Step::Sleeping;
         c.thread.generation = c.thread.generation.wrapping_add(1);
@@ -1228,7 +1231,7 @@ impl Runner {
         let c = &mut self.clones[i];
         c.thread.step = Step::Blocked { need, since: now };
         if !c.thread.engine.polled && !c.thread.engine.free {
-            c.result.ctx += 1;
+            c.thread.ctx += 1;
         }
     }
 

@@ -294,24 +294,13 @@ pub(super) enum Then {
 /// A clone's thread.
 // Each flag is one state of the thread fio keeps as a flag too.
 #[allow(clippy::struct_excessive_bools)]
-// Fields in declaration order (`repr(C)`): those every I/O reads or writes first, so that
-// they share the fewest cache lines; then the engine's costs, then what is rarely used.
-#[repr(C)]
+// Fields in declaration order (`repr(C)`), from a cache line's start: what each I/O's turns
+// read and write first, so that they take the fewest lines and the same ones in every
+// clone (the first line holds the step and the counts beside it, the second the queues),
+// then the engine's costs, then what is rarely used.
+#[repr(C, align(64))]
 pub(super) struct ThreadState {
     pub step: Step,
-    /// Completion visible, not yet reaped.
-    pub visible: VecDeque<u32>,
-    /// Prepared, not yet submitted.
-    pub queued: Vec<u32>,
-    pub think_total: SimDuration,
-    /// Blocks counted for thinktime (issued or completed, per `thinktime_blocks_type`).
-    pub think_counter: u64,
-    /// User and kernel CPU time booked over the measured span, ns, and the times the
-    /// thread slept (the result's `usr_ns`, `sys_ns` and `ctx` when the run ends; kept
-    /// here, beside what each I/O touches anyway).
-    pub usr_ns: u64,
-    pub sys_ns: u64,
-    pub ctx: u64,
     /// Submitted, completion not yet visible.
     pub in_device: u32,
     /// Bumped whenever a timer for this thread is armed, so older ones are ignored.
@@ -328,10 +317,23 @@ pub(super) struct ThreadState {
     pub quiesce: bool,
     /// Whether the last I/O issued was a write (fio's `last_ddir_issued`).
     pub last_issue_write: bool,
+    /// Completion visible, not yet reaped.
+    pub visible: VecDeque<u32>,
+    /// Prepared, not yet submitted.
+    pub queued: Vec<u32>,
     pub think_on_issue: bool,
     /// `sync=1` without the page cache, where the run flushes after each write (see
     /// `RunOptions::fs_syncs`).
     pub flush_sync_writes: bool,
+    pub think_total: SimDuration,
+    /// Blocks counted for thinktime (issued or completed, per `thinktime_blocks_type`).
+    pub think_counter: u64,
+    /// User and kernel CPU time booked over the measured span, ns, and the times the
+    /// thread slept (the result's `usr_ns`, `sys_ns` and `ctx` when the run ends; kept
+    /// here, beside what each I/O touches anyway).
+    pub usr_ns: u64,
+    pub sys_ns: u64,
+    pub ctx: u64,
     pub engine: EngineRun,
     pub think_mark: u64,
     pub think_blocks: u64,
@@ -360,6 +362,9 @@ pub(super) struct ThreadState {
     /// The advice the mmap engine gives its mappings (`fadvise_hint=`).
     pub mmap_hint: Option<crate::os::vm::Madvise>,
 }
+
+// The first cache line holds the step and the counts beside it; the queues start the next.
+const _: () = assert!(std::mem::offset_of!(ThreadState, visible) == 64);
 
 impl ThreadState {
     pub(super) fn new(engine: EngineRun, spec: &JobSpec, core: CoreId, irq_core: CoreId) -> Self {

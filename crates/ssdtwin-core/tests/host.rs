@@ -5,7 +5,7 @@
 use crate::common::job;
 use ssdtwin_core::block::{BlockDevice, Opcode};
 use ssdtwin_core::config::{build, load_profile};
-use ssdtwin_core::engine::{SimDuration, SimTime};
+use ssdtwin_core::engine::SimDuration;
 use ssdtwin_core::os::{CompletionPath, CoreId, DiskStats, Host, HostConfig, IoDone, IoRequest, bare_host, load_host};
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{JobSet, JobSpec, RunOptions, RunResult, RwPattern, SizeSpec, run};
@@ -296,22 +296,4 @@ fn an_io_of_one_command_completes_the_same_without_a_request_record() {
     assert!(after(2).all(|a| a >= SimDuration(700)));
     assert!(after(2).any(|a| a == irq + SimDuration(700)));
     assert!(after(3).all(|a| a == SimDuration::ZERO));
-}
-
-#[test]
-fn poll_until_handles_the_hosts_events_up_to_the_limit_and_no_further() {
-    let mut h = Host::new(filled_generic(), host("linux-6.1"));
-    let now = h.device().now();
-    let io = IoRequest { opcode: Opcode::Read, offset_bytes: 0, bytes: 4096 };
-    h.submit(now, now, io, 9, CompletionPath::Interrupt { core: CoreId(0), work: SimDuration(1_000) });
-    // The read takes the drive tens of microseconds: a limit 1 us on stops after the first
-    // event, with the rest still pending.
-    let first = h.poll_at();
-    assert_eq!(h.poll_until(first + SimDuration(1_000)), None);
-    assert!(h.poll_at() > first + SimDuration(1_000));
-    assert_eq!(h.in_flight(), 1);
-    let done = h.poll_until(SimTime::NEVER).expect("the read completes");
-    assert_eq!(done.tag, 9);
-    assert!(done.visible > done.device_done);
-    assert_eq!(h.in_flight(), 0);
 }

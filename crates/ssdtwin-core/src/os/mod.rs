@@ -474,21 +474,6 @@ impl<D: BlockDevice> Host<D> {
         }
     }
 
-    /// [`Self::poll`] until an I/O becomes visible or the next event is after `limit`
-    /// (the caller's own next event): the events that concern only the host and its target
-    /// are handled in one call. Polls at least once.
-    #[inline]
-    pub fn poll_until(&mut self, limit: SimTime) -> Option<IoDone> {
-        loop {
-            if let Some(done) = self.poll() {
-                return Some(done);
-            }
-            if self.poll_at() > limit {
-                return None;
-            }
-        }
-    }
-
     /// A command reached the target at `at` (for the disk statistics).
     #[inline]
     fn command_sent(&mut self, at: SimTime) {

@@ -724,10 +724,7 @@ impl Runner {
                 }
             }
             if t_host <= t_run {
-                // Up to the runner's next timer and the next sample, whichever comes first
-                // (ties go to the host, as here).
-                let limit = t_run.min(SimTime(self.next_sample.as_ns() - 1));
-                if let Some(done) = host.poll_until(limit) {
+                if let Some(done) = host.poll() {
                     let (i, id) = ((done.tag >> 32) as usize, done.tag as u32);
                     // The next completion's thread is warmed while this one is handled.
                     if let Some(next) = host.next_visible()

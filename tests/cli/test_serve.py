@@ -195,6 +195,20 @@ def test_the_server_stops_on_sigterm_with_stats_and_state(tmp_path: Path) -> Non
     assert (replayed["read"]["total_ios"], replayed["read"]["io_bytes"]) == (1, 8192)
 
 
+def test_a_sigint_as_soon_as_the_uri_is_out_stops_the_server(tmp_path: Path) -> None:
+    # A client told the URI may stop the server at once (a test fixture's teardown did):
+    # the signal comes before the server's loop runs, and it was ignored, the server hung.
+    sock = str(tmp_path / "twin.sock")
+    script = (
+        "import os, signal, ssdtwin\n"
+        "dev = ssdtwin.Device(host='none')\n"
+        f"stats = dev.serve(socket={sock!r}, ready=lambda uri: os.kill(os.getpid(), signal.SIGINT))\n"
+        "print(stats['requests'])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (out.returncode, out.stdout) == (0, "0\n"), out.stderr
+
+
 def test_the_prober_times_the_round_trip_on_the_data_path_without_the_drive(tmp_path: Path) -> None:
     """The round trip the prober takes off fio's latencies: requests the server dispatches
     as it does fio's, which reach no command of the drive."""

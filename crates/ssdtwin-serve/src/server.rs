@@ -165,10 +165,38 @@ pub struct Server {
     listener: Listener,
     config: ServeConfig,
     uri: String,
+    /// Set by SIGINT or SIGTERM from the bind on: whoever was told the URI may stop the
+    /// server (Ctrl-C) before it runs, and that must not be missed.
+    signalled_early: SignalFlag,
+}
+
+/// A flag SIGINT and SIGTERM set while this lives.
+struct SignalFlag {
+    flag: Arc<AtomicBool>,
+    ids: Vec<signal_hook::SigId>,
+}
+
+impl SignalFlag {
+    fn register(flag: &Arc<AtomicBool>) -> Self {
+        let ids = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]
+            .into_iter()
+            .filter_map(|signal| signal_hook::flag::register(signal, Arc::clone(flag)).ok())
+            .collect();
+        SignalFlag { flag: Arc::clone(flag), ids }
+    }
+}
+
+impl Drop for SignalFlag {
+    fn drop(&mut self) {
+        for id in self.ids.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
+    }
 }
 
 impl Server {
-    /// Binds the listening socket.
+    /// Binds the listening socket. From then on SIGINT and SIGTERM stop the server (one
+    /// that comes before [`Server::run`] stops it as soon as it starts).
     pub fn bind(config: ServeConfig) -> Result<Self, ServeError> {
         let (listener, uri) = match &config.listen {
             Listen::Unix(path) => {
@@ -199,7 +227,8 @@ impl Server {
                 (Listener::Tcp(l), format!("nbd://{bound}/{}", config.export_name))
             }
         };
-        Ok(Server { listener, config, uri })
+        let signalled_early = SignalFlag::register(&Arc::new(AtomicBool::new(false)));
+        Ok(Server { listener, config, uri, signalled_early })
     }
 
     /// The NBD URI clients connect to.
@@ -239,12 +268,12 @@ impl Server {
                     .map_err(|e| ServeError::File { path: path.display().to_string(), reason: e.to_string() })?,
             ),
         };
-        let mut signals = Vec::new();
-        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            if let Ok(id) = signal_hook::flag::register(signal, Arc::clone(stop)) {
-                signals.push(id);
-            }
+        // The signals now set `stop`, and one that came since the bind has set it.
+        let signals = SignalFlag::register(stop);
+        if self.signalled_early.flag.load(Ordering::SeqCst) {
+            stop.store(true, Ordering::SeqCst);
         }
+        drop(self.signalled_early);
         let (tx, rx) = mpsc::channel();
         let acceptor = spawn_acceptor(self.listener, export.clone(), tx, Arc::clone(stop));
         let mut twin = Twin {
@@ -264,9 +293,7 @@ impl Server {
         twin.sim0 = twin.host.device().now();
         twin.floor = twin.sim0;
         twin.serve(&rx, stop);
-        for id in signals {
-            signal_hook::low_level::unregister(id);
-        }
+        drop(signals);
         stop.store(true, Ordering::SeqCst);
         for c in twin.conns.values() {
             c.writer.shutdown();

@@ -465,6 +465,10 @@ impl<D: BlockDevice> Host<D> {
     /// next event is that (a hint: the caller may warm the I/O's state meanwhile).
     #[inline]
     pub fn next_visible(&self) -> Option<u64> {
+        if self.free {
+            // The bare host's completions are visible as the target posts them.
+            return None;
+        }
         match self.events.peek()? {
             Event::Visible { command_tag, .. } if command_tag & DIRECT != 0 => Some(command_tag & DIRECT_TAG_MASK),
             Event::Visible { command_tag, .. } => {

@@ -113,23 +113,23 @@ impl<E: Copy> EventQueue<E> {
         SimTime((self.least_key >> 64) as u64)
     }
 
+    /// Whether the earliest pending event is the FIFO's head (else it is the heap's top).
+    #[inline]
+    fn fifo_first(&self) -> bool {
+        self.in_order.front().is_some_and(|f| f.key == self.least_key)
+    }
+
     /// The earliest pending event, if any.
     #[inline]
     pub fn peek(&self) -> Option<&E> {
-        match self.in_order.front() {
-            Some(f) if f.key == self.least_key => Some(&f.event),
-            _ => self.heap.peek().map(|h| &h.event),
-        }
+        let entry = if self.fifo_first() { self.in_order.front() } else { self.heap.peek() };
+        entry.map(|e| &e.event)
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let e = if self.in_order.front().is_some_and(|f| f.key == self.least_key) {
-            self.in_order.pop_front()
-        } else {
-            self.heap.pop()
-        };
+        let e = if self.fifo_first() { self.in_order.pop_front() } else { self.heap.pop() };
         let heap_key = self.heap.peek().map_or(u128::MAX, |h| h.key);
         self.least_key = self.in_order.front().map_or(heap_key, |f| f.key.min(heap_key));
         e.map(|e| (e.time(), e.event))

@@ -324,28 +324,14 @@ impl<D: BlockDevice> Host<D> {
     #[inline]
     pub fn submit(&mut self, now: SimTime, at: SimTime, io: IoRequest, tag: u64, path: CompletionPath) {
         let parts = self.parts(io.opcode, io.bytes);
-        if self.free && parts == 1 {
-            // The bare host books nothing on completion: the command carries the caller's
-            // tag itself and needs no request record.
-            debug_assert!(tag & DIRECT == 0, "tags leave the top bit free");
-            self.in_flight += 1;
-            self.command_sent(now);
-            let lba = self.lba_bytes;
-            let command = Command { opcode: io.opcode, slba: io.offset_bytes / lba, blocks: (io.bytes / lba) as u32 };
-            self.device.submit(now, command, tag | DIRECT).expect("the runner validates I/O against the geometry");
-            return;
-        }
         if parts == 1
-            && at <= now
-            && tag <= DIRECT_TAG_MASK
-            && let Some(p) = self.path_index(path)
+            && let Some(command_tag) = self.direct_tag(now, at, tag, path)
         {
             // One command, sent now: its tag says all the completion needs.
             self.in_flight += 1;
             self.command_sent(now);
             let lba = self.lba_bytes;
             let command = Command { opcode: io.opcode, slba: io.offset_bytes / lba, blocks: (io.bytes / lba) as u32 };
-            let command_tag = DIRECT | (u64::from(p) << DIRECT_TAG_BITS) | tag;
             self.device.submit(now, command, command_tag).expect("the runner validates I/O against the geometry");
             return;
         }
@@ -357,6 +343,24 @@ impl<D: BlockDevice> Host<D> {
         } else {
             self.events.push(at, Event::Submit { request: r });
         }
+    }
+
+    /// The tag of a command that carries what its I/O's completion needs, so that the I/O
+    /// keeps no request record (see [`DIRECT`]); `None` if it must keep one (sent later, a
+    /// tag too large, the path table full).
+    #[inline]
+    fn direct_tag(&mut self, now: SimTime, at: SimTime, tag: u64, path: CompletionPath) -> Option<u64> {
+        if self.free {
+            // The bare host books nothing on completion (and sends at once): the caller's
+            // tag alone.
+            debug_assert!(tag & DIRECT == 0, "tags leave the top bit free");
+            return Some(tag | DIRECT);
+        }
+        if at > now || tag > DIRECT_TAG_MASK {
+            return None;
+        }
+        let p = self.path_index(path)?;
+        Some(DIRECT | (u64::from(p) << DIRECT_TAG_BITS) | tag)
     }
 
     /// The index of `path` in [`Self::paths`], added if new; `None` once the table is
@@ -423,19 +427,18 @@ impl<D: BlockDevice> Host<D> {
             let done = self.device.poll()?;
             self.command_done(&done);
             let at = done.completed;
-            if done.user & DIRECT != 0 && self.free {
-                self.in_flight -= 1;
-                return Some(IoDone { tag: done.user & !DIRECT, device_done: at, visible: at });
-            }
-            let path = if done.user & DIRECT != 0 {
-                self.paths[((done.user & !DIRECT) >> DIRECT_TAG_BITS) as usize]
-            } else {
+            let path = if done.user & DIRECT == 0 {
                 let request = &mut self.requests[done.user as u32];
                 request.parts_left -= 1;
                 if request.parts_left > 0 {
                     return None;
                 }
                 request.path
+            } else if self.free {
+                self.in_flight -= 1;
+                return Some(IoDone { tag: done.user & !DIRECT, device_done: at, visible: at });
+            } else {
+                self.paths[((done.user & !DIRECT) >> DIRECT_TAG_BITS) as usize]
             };
             let visible = match path {
                 CompletionPath::Interrupt { core, work } if !self.free => self.cpu.irq(core, at, self.config.irq, work),

@@ -428,6 +428,21 @@ impl ThreadState {
         self.queued.len() as u32 + self.in_device + self.visible.len() as u32
     }
 
+    /// The least completions a reap waits for now: `iodepth_batch_complete_min`, at most
+    /// what is in use and at least one.
+    #[inline]
+    fn reap_min(&self) -> u32 {
+        1.max(self.engine.complete_min.min(self.depth_used()))
+    }
+
+    /// fio's `wait_for_completions` on a full queue: the thread drains (reaps until at most
+    /// `iodepth_low` are in use); returns the least the first reap waits for.
+    #[inline]
+    fn start_draining(&mut self) -> u32 {
+        self.draining = true;
+        self.reap_min()
+    }
+
     /// Whether fio's `handle_thinktime` stalls now.
     fn think_due(&self, now: SimTime) -> bool {
         if self.think_total == SimDuration::ZERO {
@@ -687,7 +702,7 @@ impl Runner {
         }
         let full = used >= t.engine.depth.min(t.depth_cap);
         if t.draining && !full && used > t.engine.low {
-            return Action::Wait { min: 1.max(t.engine.complete_min.min(used)) };
+            return Action::Wait { min: t.reap_min() };
         }
         if !full {
             let dir = c.next_dir();
@@ -720,9 +735,7 @@ impl Runner {
             return Action::Commit;
         }
         // wait_for_completions: a full queue must reap at least one.
-        let min = 1.max(t.engine.complete_min.min(used));
-        self.clones[i].thread.draining = true;
-        Action::Wait { min }
+        Action::Wait { min: self.clones[i].thread.start_draining() }
     }
 
     /// Clone `i` is ahead of its flow: with `flow_sleep` it lets its I/O complete and
@@ -1111,9 +1124,9 @@ impl Runner {
         } else {
             // The wakeup is paid with the reap call that follows (see `reap_or_block`).
             t.woken = true;
-            if let Some(min) = self.full_queue_wait(i, now) {
+            if self.loop_waits_on_full_queue(i, now) {
                 // What the loop would decide first, decided here: reap.
-                self.clones[i].thread.draining = true;
+                let min = self.clones[i].thread.start_draining();
                 debug_assert!(
                     matches!(self.next_action(i, now), Action::Wait { min: m } if m == min),
                     "the loop decides the same"
@@ -1123,23 +1136,21 @@ impl Runner {
         }
     }
 
-    /// If clone `i`'s loop, run at `now`, would find its queue full with nothing else to do
-    /// first (the common case of a woken thread), the least it then reaps (fio's
-    /// `wait_for_completions`); `None` when [`Self::next_action`] must decide.
+    /// Whether clone `i`'s loop, run at `now`, would find its queue full with nothing else to
+    /// do first (the common case of a woken thread): then it reaps (fio's
+    /// `wait_for_completions`); otherwise [`Self::next_action`] must decide.
     #[inline]
-    fn full_queue_wait(&self, i: usize, now: SimTime) -> Option<u32> {
+    fn loop_waits_on_full_queue(&self, i: usize, now: SimTime) -> bool {
         let c = &self.clones[i];
         let t = &c.thread;
-        let used = t.depth_used();
-        let simple = c.control.is_none()
+        c.control.is_none()
             && !c.stopped
             && t.engine.kind != EngineKind::KernelCallback
-            && used >= t.engine.depth.min(t.depth_cap)
+            && t.depth_used() >= t.engine.depth.min(t.depth_cap)
             && t.queued.is_empty()
             && !t.quiesce
             && !t.sync_due()
-            && !t.think_due(now);
-        simple.then(|| 1.max(t.engine.complete_min.min(used)))
+            && !t.think_due(now)
     }
 
     /// An `O_SYNC` write of clone `i` reached the device: its flush follows before the call
@@ -1225,8 +1236,7 @@ impl Runner {
         if c.stopped || !t.visible.is_empty() || t.quiesce || used < t.engine.depth || t.sync_due() {
             return;
         }
-        t.draining = true;
-        let need = t.engine.complete_min.min(used).max(1);
+        let need = t.start_draining();
         self.block(i, need, now);
     }
 

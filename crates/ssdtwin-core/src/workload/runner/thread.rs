@@ -479,7 +479,7 @@ enum Action {
 impl Runner {
     /// Runs clone `i`'s thread from `now` until it must wait for CPU, completions or time
     /// (nothing to do unless it is runnable: most calls, checked before the loop's call).
-    #[inline]
+    #[inline(always)]
     pub(super) fn drive<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
         if matches!(self.clones[i].thread.step, Step::Idle) {
             self.run_thread(host, i, now);
@@ -487,6 +487,7 @@ impl Runner {
     }
 
     /// [`Self::drive`]'s loop: the thread's next actions, one after another.
+    #[inline(never)]
     fn run_thread<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
         loop {
             if !matches!(self.clones[i].thread.step, Step::Idle) {

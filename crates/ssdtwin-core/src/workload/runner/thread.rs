@@ -479,7 +479,7 @@ enum Action {
 impl Runner {
     /// Runs clone `i`'s thread from `now` until it must wait for CPU, completions or time
     /// (nothing to do unless it is runnable: most calls, checked before the loop's call).
-    #[inline(always)]
+    #[inline]
     pub(super) fn drive<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
         if matches!(self.clones[i].thread.step, Step::Idle) {
             self.run_thread(host, i, now);

@@ -3,18 +3,22 @@
 //! backend and `fio_terminate_threads` do.
 
 use ssdtwin_core::config::{build, load_profile};
-use ssdtwin_core::os::{Host, bare_host};
+use ssdtwin_core::os::{Host, HostConfig, bare_host, load_host};
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::fio::parse_job_text;
 use ssdtwin_core::workload::{JobResult, RunOptions, RunResult, run};
 use std::path::Path;
 
 fn run_text(text: &str) -> RunResult {
+    run_text_on(text, bare_host())
+}
+
+fn run_text_on(text: &str, host: HostConfig) -> RunResult {
     let mut dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
     dev.fill(FillPattern::Sequential { percent: 1.0, command_bytes: 1 << 17 }).unwrap();
     let set = parse_job_text(text, "jobs.fio", Path::new(".")).unwrap();
     let opts = RunOptions { log_dir: std::env::temp_dir(), ..RunOptions::default() };
-    run(&mut Host::new(&mut dev, bare_host()), &set, &opts, &mut |_| true).unwrap()
+    run(&mut Host::new(&mut dev, host), &set, &opts, &mut |_| true).unwrap()
 }
 
 fn clones<'a>(r: &'a RunResult, name: &str) -> Vec<&'a JobResult> {
@@ -68,6 +72,19 @@ fn exitall_ends_the_finishing_job_s_group() {
     // `long` stops issuing when `short` finishes and ends with its last I/O.
     assert!(end("long") >= end("short") && end("long") < end("short") + 1_000_000, "{}", end("long"));
     assert!(end("other") >= 30_000_000, "another group runs on");
+}
+
+#[test]
+fn exitall_stops_a_job_whose_thread_sleeps_on_a_full_queue() {
+    // Through a host, `long`'s thread sleeps on its full queue when `short` ends: once
+    // stopped, a wakeup only reaps, and the job ends with its last I/O.
+    let r = run_text_on(
+        &format!("{GLOBAL}exitall\n[short]\nruntime=10ms\ntime_based\n[long]\nruntime=1s\ntime_based\n"),
+        load_host("linux-6.1", &[]).unwrap(),
+    );
+    let end = |name: &str| clones(&r, name)[0].end_ns;
+    assert!(end("short") >= 10_000_000 && end("short") < 10_500_000);
+    assert!(end("long") >= end("short") && end("long") < end("short") + 1_000_000, "{}", end("long"));
 }
 
 #[test]

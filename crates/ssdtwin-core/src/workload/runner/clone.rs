@@ -16,6 +16,7 @@ use super::control::Control;
 use super::thread::ThreadState;
 use super::verify::{Phase, Verify};
 use crate::engine::{SimDuration, SimRng, SimTime};
+use crate::os::EngineKind;
 use std::collections::VecDeque;
 
 /// I/Os decided ahead of issue per clone, so their memory can be prefetched.
@@ -555,6 +556,26 @@ impl JobClone {
 
     /// Whether any direction is rate-limited.
     #[inline]
+    /// Whether this clone's thread runs fio's loop without the options that change what a
+    /// woken thread does next (see [`super::thread::ThreadState::plain_loop`]); fixed for
+    /// the clone's life.
+    pub(super) fn plain_loop(&self) -> bool {
+        let t = &self.thread;
+        let e = &t.engine;
+        self.control.is_none()
+            && !self.rate_limited()
+            && e.kind != EngineKind::KernelCallback
+            && !e.null
+            && e.batch_submit == 1
+            && e.complete_min <= 1
+            && e.low + 1 >= e.depth
+            && e.buffered.is_none()
+            && t.depth_cap == u32::MAX
+            && t.think_total == SimDuration::ZERO
+            && t.fsync_blocks == 0
+            && t.fdatasync_blocks == 0
+    }
+
     pub(super) fn rate_limited(&self) -> bool {
         self.rate.iter().any(Option::is_some)
     }

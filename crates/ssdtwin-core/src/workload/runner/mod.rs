@@ -366,6 +366,7 @@ pub fn run<D: BlockDevice>(
                     clone.thread.depth_cap = l.depth();
                     clone.result.latency_depth = l.reported_depth();
                 }
+                clone.thread.plain_loop = clone.plain_loop();
                 runner.groups[g].clones_left += 1;
                 runner.job_clones_left[j] += 1;
                 runner.unfinished += 1;

@@ -108,6 +108,23 @@ impl BufferedCosts {
 }
 
 impl EngineRun {
+    /// CPU time (user, system) of a reap call that finds `n` completions, with the wakeup
+    /// if the thread slept (`woken`); buffered copies and verification checks come on top.
+    #[inline]
+    fn reap_cpu(&self, n: u32, woken: bool) -> (SimDuration, SimDuration) {
+        let mut sys = self.reap_call + self.reap_io.times(u64::from(n));
+        if woken {
+            sys += self.wake;
+        }
+        (self.account.times(u64::from(n)), sys)
+    }
+
+    /// CPU time (user, system) of preparing one I/O and submitting it alone.
+    #[inline]
+    fn issue_one_cpu(&self) -> (SimDuration, SimDuration) {
+        (self.prep, self.submit_call + self.submit_io + self.lookaside)
+    }
+
     /// The engine `spec` names on `host`, or why it cannot run there.
     // One check or cost per engine option, in turn: read top to bottom.
     #[allow(clippy::too_many_lines)]
@@ -325,6 +342,11 @@ pub(super) struct ThreadState {
     /// `sync=1` without the page cache, where the run flushes after each write (see
     /// `RunOptions::fs_syncs`).
     pub flush_sync_writes: bool,
+    /// fio's loop without options that change a woken thread's next steps (set with the
+    /// clone, see `JobClone::plain_loop`): one I/O per submit call, a reap that waits for
+    /// one completion and stops draining after it, no thinktime, syncs, rate limits,
+    /// buffered copies or controls.
+    pub plain_loop: bool,
     pub think_total: SimDuration,
     /// Blocks counted for thinktime (issued or completed, per `thinktime_blocks_type`).
     pub think_counter: u64,
@@ -396,6 +418,7 @@ impl ThreadState {
             end_synced: false,
             sync_writes: spec.sync_writes,
             flush_sync_writes: false,
+            plain_loop: false,
             writes_issued: 0,
             last_issue_write: false,
             pre_read: spec.pre_read,
@@ -564,17 +587,13 @@ impl Runner {
         let n = ready.min(t.engine.complete_max.max(min));
         let woken = std::mem::take(&mut t.woken);
         let e = &t.engine;
-        let mut sys = e.reap_call + e.reap_io.times(u64::from(n));
-        if woken {
-            sys += e.wake;
-        }
+        let (mut user, mut sys) = e.reap_cpu(n, woken);
         if let Some(b) = &e.buffered {
             for &id in t.visible.iter().take(n as usize) {
                 let io = &self.ios[id];
                 sys += b.call(io.dir, io.bytes);
             }
         }
-        let mut user = e.account.times(u64::from(n));
         if let Some(v) = c.control.as_deref().and_then(|c| c.verify.as_ref()) {
             for &id in t.visible.iter().take(n as usize) {
                 let io = &self.ios[id];
@@ -583,12 +602,10 @@ impl Runner {
                 }
             }
         }
-        let issue_cost = e.prep + e.submit_call + e.submit_io + e.lookaside;
+        let (issue_user, issue_sys) = e.issue_one_cpu();
+        let issue_cost = issue_user + issue_sys;
         if self.issues_after_reap(i, n, now + user + sys + issue_cost) {
-            let e = &self.clones[i].thread.engine;
-            user += e.prep;
-            sys += e.submit_call + e.submit_io + e.lookaside;
-            self.work(host, i, now, user, sys, Then::ReapAndIssue { n, issue_cost });
+            self.work(host, i, now, user + issue_user, sys + issue_sys, Then::ReapAndIssue { n, issue_cost });
         } else {
             self.work(host, i, now, user, sys, Then::Reap { n });
         }
@@ -1123,8 +1140,11 @@ impl Runner {
             host.cpu_mut().spin(c.thread.core, since, now);
             self.work(host, i, now, user, sys, Then::Reap { n });
         } else {
+            if self.wake_to_reap_one_and_issue(host, i, now) {
+                return;
+            }
             // The wakeup is paid with the reap call that follows (see `reap_or_block`).
-            t.woken = true;
+            self.clones[i].thread.woken = true;
             if self.loop_waits_on_full_queue(i, now) {
                 // What the loop would decide first, decided here: reap.
                 let min = self.clones[i].thread.start_draining();
@@ -1135,6 +1155,47 @@ impl Runner {
                 self.reap_or_block(host, i, now, min);
             }
         }
+    }
+
+    /// The common wakeup, decided without the loop: a thread with a plain loop
+    /// ([`ThreadState::plain_loop`]) woken at `now` by one completion, its queue full, reaps
+    /// it and issues the next I/O in one piece of CPU work, as `next_action`, `reap_or_block`
+    /// and `issues_after_reap` would decide (checked in debug builds). False if the case is
+    /// not that one.
+    #[inline]
+    fn wake_to_reap_one_and_issue<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) -> bool {
+        let c = &self.clones[i];
+        let t = &c.thread;
+        if !t.plain_loop
+            || t.visible.len() != 1
+            || t.in_device + 1 < t.engine.depth
+            || !t.queued.is_empty()
+            || t.quiesce
+            || c.stopped
+        {
+            return false;
+        }
+        let (reap_user, reap_sys) = t.engine.reap_cpu(1, true);
+        let (issue_user, issue_sys) = t.engine.issue_one_cpu();
+        let issue_cost = issue_user + issue_sys;
+        if c.out_of_work(now + reap_user + reap_sys + issue_cost) {
+            return false;
+        }
+        self.clones[i].thread.draining = true;
+        debug_assert!(
+            {
+                self.clones[i].thread.woken = true;
+                let decides = matches!(self.next_action(i, now), Action::Wait { min: 1 })
+                    && self.loop_waits_on_full_queue(i, now)
+                    && self.issues_after_reap(i, 1, now + reap_user + reap_sys + issue_cost);
+                self.clones[i].thread.woken = false;
+                decides
+            },
+            "the loop decides the same"
+        );
+        let then = Then::ReapAndIssue { n: 1, issue_cost };
+        self.work(host, i, now, reap_user + issue_user, reap_sys + issue_sys, then);
+        true
     }
 
     /// Whether clone `i`'s loop, run at `now`, would find its queue full with nothing else to

@@ -554,8 +554,6 @@ impl JobClone {
         }
     }
 
-    /// Whether any direction is rate-limited.
-    #[inline]
     /// Whether this clone's thread runs fio's loop without the options that change what a
     /// woken thread does next (see [`super::thread::ThreadState::plain_loop`]); fixed for
     /// the clone's life.
@@ -576,6 +574,8 @@ impl JobClone {
             && t.fdatasync_blocks == 0
     }
 
+    /// Whether any direction is rate-limited.
+    #[inline]
     pub(super) fn rate_limited(&self) -> bool {
         self.rate.iter().any(Option::is_some)
     }

@@ -510,6 +510,8 @@ impl Runner {
     }
 
     /// [`Self::drive`]'s loop: the thread's next actions, one after another.
+    // Out of line, so that `drive`, called twice per I/O on a thread that mostly waits,
+    // inlines to its check that the thread is runnable.
     #[inline(never)]
     fn run_thread<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
         loop {

@@ -140,7 +140,8 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let e = if self.fifo_first() { self.in_order.pop_front() } else { self.heap.pop() };
         let heap_key = self.heap.peek().map_or(u128::MAX, |h| h.key);
-        self.least_key = self.in_order.front().map_or(heap_key, |f| f.key.min(heap_key));
+        let fifo_key = self.in_order.front().map_or(u128::MAX, |f| f.key);
+        self.least_key = fifo_key.min(heap_key);
         e.map(|e| (e.time(), e.event))
     }
 

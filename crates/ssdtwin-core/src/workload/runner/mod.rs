@@ -705,7 +705,8 @@ impl Runner {
         loop {
             let t_host = host.poll_at();
             let t_run = self.timers.peek_time();
-            if t_host == SimTime::NEVER && t_run == SimTime::NEVER {
+            let t = t_host.min(t_run);
+            if t == SimTime::NEVER {
                 if self.unfinished > 0 {
                     return Err(RunError::Stalled {
                         time_ns: host.device().now().as_ns(),
@@ -714,7 +715,6 @@ impl Runner {
                 }
                 break;
             }
-            let t = t_host.min(t_run);
             if t >= self.next_sample {
                 self.sample_series_until(host, t, false);
                 if self.series.len() > MAX_SERIES_ROWS {

@@ -192,6 +192,11 @@ fn io_tag(clone: usize, id: u32) -> u64 {
     ((clone as u64) << 32) | u64::from(id)
 }
 
+/// The clone and the I/O id a tag from [`io_tag`] names.
+fn io_of_tag(tag: u64) -> (usize, u32) {
+    ((tag >> 32) as usize, tag as u32)
+}
+
 /// Whether an I/O is an fsync call, and which kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SyncCall {
@@ -726,10 +731,10 @@ impl Runner {
             }
             if t_host <= t_run {
                 if let Some(done) = host.poll() {
-                    let (i, id) = ((done.tag >> 32) as usize, done.tag as u32);
+                    let (i, id) = io_of_tag(done.tag);
                     // The next completion's thread is warmed while this one is handled.
                     if let Some(next) = host.next_visible()
-                        && let Some(c) = self.clones.get((next >> 32) as usize)
+                        && let Some(c) = self.clones.get(io_of_tag(next).0)
                     {
                         crate::engine::prefetch_ref(&c.thread.step);
                         crate::engine::prefetch_ref(&c.thread.in_device);

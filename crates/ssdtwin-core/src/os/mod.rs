@@ -473,12 +473,18 @@ impl<D: BlockDevice> Host<D> {
             return None;
         }
         match self.events.peek()? {
-            Event::Visible { command_tag, .. } if command_tag & DIRECT != 0 => Some(command_tag & DIRECT_TAG_MASK),
             Event::Visible { command_tag, .. } => {
-                Some(self.requests[*command_tag as u32].tag).filter(|tag| tag & buffered::INTERNAL == 0)
+                Some(self.caller_tag(*command_tag)).filter(|tag| tag & buffered::INTERNAL == 0)
             }
             _ => None,
         }
+    }
+
+    /// The caller's tag of the I/O whose (last) command carried `command_tag`, on a host that
+    /// is not bare: in the tag itself if direct, else in its request record.
+    #[inline]
+    fn caller_tag(&self, command_tag: u64) -> u64 {
+        if command_tag & DIRECT != 0 { command_tag & DIRECT_TAG_MASK } else { self.requests[command_tag as u32].tag }
     }
 
     /// A command reached the target at `at` (for the disk statistics).
@@ -516,12 +522,11 @@ impl<D: BlockDevice> Host<D> {
     /// go on inside it.
     fn finish(&mut self, command_tag: u64, device_done: SimTime, visible: SimTime) -> Option<IoDone> {
         self.in_flight -= 1;
+        let tag = self.caller_tag(command_tag);
         if command_tag & DIRECT != 0 {
-            return Some(IoDone { tag: command_tag & DIRECT_TAG_MASK, device_done, visible });
+            return Some(IoDone { tag, device_done, visible });
         }
-        let r = command_tag as u32;
-        self.requests.free(r);
-        let tag = self.requests[r].tag;
+        self.requests.free(command_tag as u32);
         if tag & buffered::INTERNAL != 0 {
             return self.internal_done(tag, visible);
         }

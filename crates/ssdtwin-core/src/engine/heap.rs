@@ -90,11 +90,6 @@ impl<T: Copy + Ord> MinHeap<T> {
         self.data.len()
     }
 
-    /// True when empty.
-    pub(super) fn is_empty(&self) -> bool {
-        self.data.is_empty()
-    }
-
     /// Drops every entry, keeping the storage.
     pub(super) fn clear(&mut self) {
         self.data.clear();

@@ -7,6 +7,7 @@
 //! seeded stream. See `docs/model.md` § "Event engine".
 
 mod big_array;
+mod fifo;
 mod heap;
 mod prefetch;
 mod queue;

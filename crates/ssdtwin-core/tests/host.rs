@@ -4,7 +4,7 @@
 
 use crate::common::job;
 use ssdtwin_core::block::{BlockDevice, Opcode};
-use ssdtwin_core::config::{build, load_profile};
+use ssdtwin_core::config::{apply_overrides, build, load_profile};
 use ssdtwin_core::engine::SimDuration;
 use ssdtwin_core::os::{CompletionPath, CoreId, DiskStats, Host, HostConfig, IoDone, IoRequest, bare_host, load_host};
 use ssdtwin_core::ssd::{FillPattern, Ssd};
@@ -12,6 +12,15 @@ use ssdtwin_core::workload::{JobSet, JobSpec, RunOptions, RunResult, RwPattern, 
 
 fn filled_generic() -> Ssd {
     let mut dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
+    dev.fill(FillPattern::Sequential { percent: 1.0, command_bytes: 1 << 17 }).unwrap();
+    dev
+}
+
+/// [`filled_generic`] with profile overrides.
+fn filled_generic_with(overrides: &[&str]) -> Ssd {
+    let mut p = load_profile("generic-tlc-1tb").unwrap();
+    apply_overrides(&mut p, &overrides.iter().map(ToString::to_string).collect::<Vec<_>>()).unwrap();
+    let mut dev = Ssd::new(build(&p).unwrap());
     dev.fill(FillPattern::Sequential { percent: 1.0, command_bytes: 1 << 17 }).unwrap();
     dev
 }
@@ -129,6 +138,40 @@ fn threads_on_one_core_share_it_and_threads_on_two_cores_do_not() {
     let two_cores = iops(&run_jobs(&mut filled_generic(), h, vec![j]));
     assert!((one_core - 1e9 / per_io).abs() < 1e9 / per_io * 0.02, "one core: {one_core}");
     assert!((two_cores - 2e9 / per_io).abs() < 2e9 / per_io * 0.02, "two cores: {two_cores}");
+}
+
+#[test]
+fn a_thread_alone_on_its_core_runs_the_same_whether_it_sees_completions_ahead_or_not() {
+    // A thread alone on its core books the wakeup a completion brings when the drive posts
+    // it, ahead of the interrupt handler's end (`ThreadState::sees_ahead`); `exitall`
+    // turns that off, as it may stop a clone at any time, and changes nothing else where
+    // every clone ends at its runtime. fio's results must be the same either way: with a
+    // core of its own for each interrupt queue, and with two queues, where the handlers of
+    // eight cores' I/O run on one core, under the thread that lives there.
+    let mut alone = timed(job("alone", RwPattern::RandRw, 4096, 8), "libaio", 20);
+    alone.numjobs = 3;
+    alone.cpus_allowed = Some(vec![0, 1, 2]);
+    alone.cpus_split = true;
+    let mut shared = timed(job("shared", RwPattern::RandRead, 4096, 4), "libaio", 20);
+    shared.numjobs = 2;
+    shared.cpus_allowed = Some(vec![3]);
+    let mut sync = timed(job("sync", RwPattern::RandRead, 4096, 1), "psync", 20);
+    sync.cpus_allowed = Some(vec![4]);
+    let jobs: Vec<JobSpec> =
+        [alone, shared, sync].into_iter().map(|j| JobSpec { ramp_time_ns: 2_000_000, ..j }).collect();
+    let exiting: Vec<JobSpec> = jobs.iter().map(|j| JobSpec { exitall: true, ..j.clone() }).collect();
+    for queues in ["link.io_queues=64", "link.io_queues=2"] {
+        let ahead = run_jobs(&mut filled_generic_with(&[queues]), host("linux-6.1"), jobs.clone());
+        let at_handler_end = run_jobs(&mut filled_generic_with(&[queues]), host("linux-6.1"), exiting.clone());
+        assert!(ahead.jobs.iter().all(|j| j.dirs[0].total_ios > 100), "{queues}: every clone ran");
+        // The gist first (a readable message), then everything fio reports.
+        let gist = |r: &RunResult| -> Vec<(u64, u64, u64, u64, u64)> {
+            r.jobs.iter().map(|j| (j.dirs[0].total_ios, j.dirs[1].total_ios, j.usr_ns, j.sys_ns, j.ctx)).collect()
+        };
+        assert_eq!(gist(&ahead), gist(&at_handler_end), "{queues}: I/Os read and written, usr, sys, ctx");
+        assert!(ahead.jobs == at_handler_end.jobs, "{queues}: latencies");
+        assert_eq!(ahead.disk, at_handler_end.disk, "{queues}");
+    }
 }
 
 #[test]
@@ -254,6 +297,16 @@ fn blockalign_aligns_random_offsets_and_may_repeat_them() {
 /// `tag_base` is added to every tag.
 /// Returns every completion with its tag less `tag_base`, and the disk statistics.
 fn submit_and_poll(tag_base: u64) -> (Vec<IoDone>, DiskStats) {
+    submit_and_poll_with(tag_base, Host::poll).0
+}
+
+/// [`submit_and_poll`], each completion taken from `poll`; also returns how many of them
+/// `poll` returned ahead of their visible time (deferred back to the host, see
+/// `completions_taken_early_and_handed_back_come_back_as_from_poll`).
+fn submit_and_poll_with(
+    tag_base: u64,
+    mut poll: impl FnMut(&mut Host<Ssd>) -> Option<IoDone>,
+) -> ((Vec<IoDone>, DiskStats), usize) {
     let linux = host("linux-6.1");
     let paths = [
         CompletionPath::Interrupt { core: CoreId(0), work: SimDuration(1_500) },
@@ -263,17 +316,39 @@ fn submit_and_poll(tag_base: u64) -> (Vec<IoDone>, DiskStats) {
     ];
     let mut h = Host::new(filled_generic(), linux);
     let mut done = Vec::new();
+    let mut deferred = std::collections::HashSet::new();
     for k in 0..400u64 {
         let now = h.device().now();
         let io = IoRequest { opcode: Opcode::Read, offset_bytes: (k * 7919 % 2048) * 4096, bytes: 4096 };
         h.submit(now, now, io, tag_base + k, paths[(k % 4) as usize]);
         while h.in_flight() >= 4 || (k == 399 && h.in_flight() > 0) {
-            if let Some(d) = h.poll() {
-                done.push(IoDone { tag: d.tag - tag_base, ..d });
+            let now = h.poll_at();
+            if let Some(d) = poll(&mut h) {
+                if d.visible > now {
+                    // Seen ahead of its handler's end: had back at that time.
+                    assert!(deferred.insert(d.tag), "a deferred completion comes back when visible");
+                    h.defer(d);
+                } else {
+                    done.push(IoDone { tag: d.tag - tag_base, ..d });
+                }
             }
         }
     }
-    (done, h.disk())
+    ((done, h.disk()), deferred.len())
+}
+
+#[test]
+fn completions_taken_early_and_handed_back_come_back_as_from_poll() {
+    // `poll_early` returns an I/O when the drive posts it, with its handler's end (three
+    // paths in four take an interrupt); handed back, it comes back when `poll` gives it:
+    // the same completions at the same times, with or without a request record.
+    for tag_base in [0, 1 << 50] {
+        let (polled, polled_disk) = submit_and_poll(tag_base);
+        let ((early, early_disk), deferred) = submit_and_poll_with(tag_base, Host::poll_early);
+        assert_eq!(deferred, 300);
+        assert_eq!(early, polled);
+        assert_eq!(early_disk, polled_disk);
+    }
 }
 
 #[test]

@@ -138,6 +138,9 @@ enum Event {
     /// A request's completion becomes visible to its submitter: `command_tag` is the tag
     /// its command carried (a direct command's, or the request's index).
     Visible { command_tag: u64, device_done: SimTime },
+    /// A caller's I/O that [`Host::poll_early`] returned ahead of its visible time, handed
+    /// back with [`Host::defer`]: it comes back now.
+    Seen { tag: u64, device_done: SimTime },
     /// Buffered I/O: a waiting call completes, a throttled writer wakes, the flusher runs.
     Buffered(buffered::BufferedEvent),
     /// Virtual memory: kswapd's next batch, a waiting thread's wakeup.
@@ -422,6 +425,32 @@ impl<D: BlockDevice> Host<D> {
     /// Processes the next event; returns an I/O whose completion became visible with it.
     #[inline]
     pub fn poll(&mut self) -> Option<IoDone> {
+        self.next_done::<false>()
+    }
+
+    /// As [`Self::poll`], but a caller's I/O comes back as soon as the target posts its
+    /// (last) completion, with `visible` when its interrupt handler will end: the caller
+    /// sees it then, or hands it back with [`Self::defer`] to have it from a poll at that
+    /// time. An I/O that comes back with `visible` later than `device_done` from a poll at
+    /// its `visible` time is one handed back.
+    #[inline]
+    pub fn poll_early(&mut self) -> Option<IoDone> {
+        self.next_done::<true>()
+    }
+
+    /// Queues `done`, which [`Self::poll_early`] returned ahead of its `visible` time, to come
+    /// back from a poll at that time (counted in flight until then).
+    #[inline]
+    pub fn defer(&mut self, done: IoDone) {
+        self.in_flight += 1;
+        // Handlers end a fixed time after completions that come in time order, unless one
+        // waits for another on its core: mostly in order.
+        self.events.push_in_order(done.visible, Event::Seen { tag: done.tag, device_done: done.device_done });
+    }
+
+    /// [`Self::poll`], and with `EARLY` [`Self::poll_early`].
+    #[inline]
+    fn next_done<const EARLY: bool>(&mut self) -> Option<IoDone> {
         // With no event pending, `peek_time` is never: the target goes first.
         if self.device.poll_at() <= self.events.peek_time() {
             let done = self.device.poll()?;
@@ -445,6 +474,9 @@ impl<D: BlockDevice> Host<D> {
                 _ => at,
             };
             if visible > at {
+                if EARLY && self.caller_tag(done.user) & buffered::INTERNAL == 0 {
+                    return self.finish(done.user, at, visible);
+                }
                 // Handlers end a fixed time after completions that come in time order,
                 // unless one waits for another on its core: mostly in order.
                 self.events.push_in_order(visible, Event::Visible { command_tag: done.user, device_done: at });
@@ -459,6 +491,10 @@ impl<D: BlockDevice> Host<D> {
                 None
             }
             Event::Visible { command_tag, device_done } => self.finish(command_tag, device_done, at),
+            Event::Seen { tag, device_done } => {
+                self.in_flight -= 1;
+                Some(IoDone { tag, device_done, visible: at })
+            }
             Event::Buffered(e) => self.buffered_event(at, e),
             Event::Vm(e) => self.vm_event(at, e),
         }
@@ -476,6 +512,7 @@ impl<D: BlockDevice> Host<D> {
             Event::Visible { command_tag, .. } => {
                 Some(self.caller_tag(*command_tag)).filter(|tag| tag & buffered::INTERNAL == 0)
             }
+            Event::Seen { tag, .. } => Some(*tag),
             _ => None,
         }
     }

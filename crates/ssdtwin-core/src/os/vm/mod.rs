@@ -554,6 +554,12 @@ impl<D: BlockDevice> Host<D> {
         self.config.vm.is_some()
     }
 
+    /// Whether virtual memory is in use: a mapping or a swap area made it, and kswapd may
+    /// book work on a core of its own.
+    pub fn vm_in_use(&self) -> bool {
+        self.vm.is_some()
+    }
+
     /// The VM, made on first use (its frame table is as large as the machine's DRAM).
     fn vm(&mut self) -> &mut VmState {
         if self.vm.is_none() {

@@ -555,8 +555,8 @@ impl JobClone {
     }
 
     /// Whether this clone's thread runs fio's loop without the options that change what a
-    /// woken thread does next (see [`super::thread::ThreadState::plain_loop`]); fixed for
-    /// the clone's life.
+    /// woken thread does next, woken by interrupts (see
+    /// [`super::thread::ThreadState::plain_loop`]); fixed for the clone's life.
     pub(super) fn plain_loop(&self) -> bool {
         let t = &self.thread;
         let e = &t.engine;
@@ -572,6 +572,9 @@ impl JobClone {
             && t.think_total == SimDuration::ZERO
             && t.fsync_blocks == 0
             && t.fdatasync_blocks == 0
+            && !t.flush_sync_writes
+            && !e.polled
+            && !e.free
     }
 
     /// Whether any direction is rate-limited.

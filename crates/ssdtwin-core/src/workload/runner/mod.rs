@@ -167,6 +167,17 @@ enum Timer {
     Steady(u32),
 }
 
+impl Timer {
+    /// Clone `clone`'s thread timer of `generation`, and its rank among timers of the same
+    /// time (`EventQueue::push_ranked`): by clone, so that threads resuming at the same time
+    /// go in the same order however their timers were set (a thread's wakeup may be booked
+    /// ahead of its time, see `Runner::on_posted`).
+    fn resume(clone: usize, generation: u32) -> (u64, Timer) {
+        let rank = ((clone as u64) << 32) | u64::from(generation);
+        (rank, Timer::Resume { clone: clone as u32, generation })
+    }
+}
+
 /// A fio I/O from its preparation to its reaping (its clone is in its tag, `io_tag`).
 #[derive(Clone, Copy, Debug)]
 struct InFlightIo {
@@ -394,6 +405,7 @@ pub fn run<D: BlockDevice>(
             }
         }
         runner.track_steady_state(set, first_clone);
+        runner.mark_sees_ahead(host, first_clone);
         if let Err(e) = runner.run_phase(host, observe) {
             drain(host);
             // A run that did not finish leaves no log that looks like a finished one.
@@ -730,18 +742,27 @@ impl Runner {
                 }
             }
             if t_host <= t_run {
-                if let Some(done) = host.poll() {
+                if let Some(done) = host.poll_early() {
                     let (i, id) = io_of_tag(done.tag);
-                    // The next completion's thread is warmed while this one is handled.
-                    if let Some(next) = host.next_visible()
-                        && let Some(c) = self.clones.get(io_of_tag(next).0)
-                    {
-                        crate::engine::prefetch_ref(&c.thread.step);
-                        crate::engine::prefetch_ref(&c.thread.in_device);
+                    if done.visible > t {
+                        // Posted now, seen when its interrupt handler ends.
+                        self.on_posted(host, done);
+                    } else {
+                        if done.visible > done.device_done {
+                            // Handed back by `on_posted`: its handler has ended.
+                            self.clones[i].thread.handlers_pending -= 1;
+                        }
+                        // The next completion's thread is warmed while this one is handled.
+                        if let Some(next) = host.next_visible()
+                            && let Some(c) = self.clones.get(io_of_tag(next).0)
+                        {
+                            crate::engine::prefetch_ref(&c.thread.step);
+                            crate::engine::prefetch_ref(&c.thread.in_device);
+                        }
+                        self.on_visible(host, i, id, done.visible);
+                        self.drive(host, i, done.visible);
+                        self.check_finished(host, i, done.visible)?;
                     }
-                    self.on_visible(host, i, id, done.visible);
-                    self.drive(host, i, done.visible);
-                    self.check_finished(host, i, done.visible)?;
                 }
             } else {
                 let (now, timer) = self.timers.pop().expect("peeked a timer");
@@ -1008,7 +1029,8 @@ impl Runner {
         for &j in clones {
             let t = &self.clones[j as usize].thread;
             if matches!(t.step, Step::Sleeping) {
-                self.timers.push(now, Timer::Resume { clone: j, generation: t.generation });
+                let (rank, timer) = Timer::resume(j as usize, t.generation);
+                self.timers.push_ranked(now, rank, timer);
             }
         }
     }
@@ -1037,6 +1059,32 @@ impl Runner {
             self.clones[last].result.steadystate = Some(tracker.result.clone());
             self.timers.push(tracker.next_check, Timer::Steady(self.steady.len() as u32));
             self.steady.push(tracker);
+        }
+    }
+
+    /// Marks the clones of the phase from `first_clone` that see their completions ahead
+    /// ([`ThreadState::sees_ahead`]): each with a plain loop alone on its core, in a phase
+    /// with no mmap clone, while virtual memory is not in use (kswapd books work on a core
+    /// of its own choosing), and in a run without `exitall` or steady-state tracking (which
+    /// stop clones at times of their own).
+    ///
+    /// Why a wakeup booked ahead is the same: the thread's work is the only task work on
+    /// its core, so it starts when its handler ends; handlers that arrive before then on
+    /// that core queue behind that one and take their time from the booking (`Cpu::irq`,
+    /// `Cpu::settle`), so the work ends when it would have started after them and run; and
+    /// nothing else the thread's wakeup reads changes meanwhile (its earlier completions
+    /// are counted in `handlers_pending`, its deadline is checked against the work's end).
+    fn mark_sees_ahead<D: BlockDevice>(&mut self, host: &Host<D>, first_clone: usize) {
+        let phase = &mut self.clones[first_clone..];
+        if self.exitall || !self.steady.is_empty() || host.vm_in_use() || phase.iter().any(|c| c.thread.engine.mmap) {
+            return;
+        }
+        let mut on_core = vec![0u32; host.config().cores as usize];
+        for c in phase.iter() {
+            on_core[c.thread.core.0 as usize] += 1;
+        }
+        for c in phase {
+            c.thread.sees_ahead = c.thread.plain_loop && on_core[c.thread.core.0 as usize] == 1;
         }
     }
 

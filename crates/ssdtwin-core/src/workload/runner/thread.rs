@@ -33,7 +33,9 @@ use super::verify::Phase;
 use super::{InFlightIo, Runner, SyncCall, Timer};
 use crate::block::{BlockDevice, Opcode};
 use crate::engine::{SimDuration, SimTime};
-use crate::os::{Booking, BufferedIo, BufferedStart, CompletionPath, CoreId, EngineKind, Host, HostConfig, IoRequest};
+use crate::os::{
+    Booking, BufferedIo, BufferedStart, CompletionPath, CoreId, EngineKind, Host, HostConfig, IoDone, IoRequest,
+};
 use std::collections::VecDeque;
 
 /// An engine as one job runs it: fio's batching options resolved and the host's costs
@@ -89,6 +91,16 @@ pub(crate) struct EngineRun {
     pub poll_io: SimDuration,
 }
 
+/// The CPU work of a thread's common wakeup: the reap of the one completion that woke it,
+/// then the issue of one I/O, as one piece (fixed for an engine, summed once).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WakeupWork {
+    pub user: SimDuration,
+    pub sys: SimDuration,
+    /// The issue's part, which ends the work.
+    pub issue: SimDuration,
+}
+
 /// What a buffered call costs its thread beyond the engine's system call: the copy and
 /// the per-page work, booked when the call returns.
 #[derive(Clone, Copy, Debug)]
@@ -123,6 +135,13 @@ impl EngineRun {
     #[inline]
     fn issue_one_cpu(&self) -> (SimDuration, SimDuration) {
         (self.prep, self.submit_call + self.submit_io + self.lookaside)
+    }
+
+    /// The common wakeup's work (`Runner::wake_to_reap_one_and_issue`).
+    fn wakeup_work(&self) -> WakeupWork {
+        let (reap_user, reap_sys) = self.reap_cpu(1, true);
+        let (issue_user, issue_sys) = self.issue_one_cpu();
+        WakeupWork { user: reap_user + issue_user, sys: reap_sys + issue_sys, issue: issue_user + issue_sys }
     }
 
     /// The engine `spec` names on `host`, or why it cannot run there.
@@ -345,8 +364,18 @@ pub(super) struct ThreadState {
     /// fio's loop without options that change a woken thread's next steps (set with the
     /// clone, see `JobClone::plain_loop`): one I/O per submit call, a reap that waits for
     /// one completion and stops draining after it, no thinktime, syncs, rate limits,
-    /// buffered copies or controls.
+    /// buffered copies or controls; woken by interrupts (neither polling nor the bare host).
     pub plain_loop: bool,
+    /// A thread with a plain loop that nothing but its own completions and deadline can
+    /// move before its next wakeup (set with the phase, see `Runner::mark_sees_ahead`): the
+    /// common wakeup a completion brings is booked when the device posts it, ahead of its
+    /// interrupt handler's end, with the same effect (`Runner::on_posted`).
+    pub sees_ahead: bool,
+    /// Completions the device posted whose interrupt handler had not ended then, handed
+    /// back to the host until it has (`Runner::on_posted`).
+    pub handlers_pending: u32,
+    /// The common wakeup's work with this thread's engine.
+    pub wakeup_work: WakeupWork,
     pub think_total: SimDuration,
     /// Blocks counted for thinktime (issued or completed, per `thinktime_blocks_type`).
     pub think_counter: u64,
@@ -391,6 +420,7 @@ const _: () = assert!(std::mem::offset_of!(ThreadState, visible) == 64);
 impl ThreadState {
     pub(super) fn new(engine: EngineRun, spec: &JobSpec, core: CoreId, irq_core: CoreId) -> Self {
         ThreadState {
+            wakeup_work: engine.wakeup_work(),
             engine,
             core,
             irq_core,
@@ -419,6 +449,8 @@ impl ThreadState {
             sync_writes: spec.sync_writes,
             flush_sync_writes: false,
             plain_loop: false,
+            sees_ahead: false,
+            handlers_pending: 0,
             writes_issued: 0,
             last_issue_write: false,
             pre_read: spec.pre_read,
@@ -881,7 +913,8 @@ impl Runner {
             c.thread.step = Step::Cpu { booking, then };
             c.thread.generation = c.thread.generation.wrapping_add(1);
             // Work booked now ends its cost later unless its core is busy: mostly in order.
-            self.timers.push_in_order(booking.end, Timer::Resume { clone: i as u32, generation: c.thread.generation });
+            let (rank, timer) = Timer::resume(i, c.thread.generation);
+            self.timers.push_in_order_ranked(booking.end, rank, timer);
         }
     }
 
@@ -914,7 +947,8 @@ impl Runner {
         }
         c.thread.step = Step::Sleeping;
         c.thread.generation = c.thread.generation.wrapping_add(1);
-        self.timers.push(until, Timer::Resume { clone: i as u32, generation: c.thread.generation });
+        let (rank, timer) = Timer::resume(i, c.thread.generation);
+        self.timers.push_ranked(until, rank, timer);
     }
 
     /// A thread timer fired: its CPU work ended (unless interrupts delayed it) or its
@@ -928,7 +962,8 @@ impl Runner {
             Step::Cpu { mut booking, then } => {
                 if let Some(later) = host.cpu().settle(&mut booking) {
                     t.step = Step::Cpu { booking, then };
-                    self.timers.push(later, Timer::Resume { clone: i as u32, generation });
+                    let (rank, timer) = Timer::resume(i, generation);
+                    self.timers.push_ranked(later, rank, timer);
                     return;
                 }
                 t.step = Step::Idle;
@@ -1096,6 +1131,9 @@ impl Runner {
     /// caller drives the thread afterwards.
     #[inline]
     pub(super) fn on_visible<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) {
+        if self.wake_to_reap_one_and_issue(host, i, id, now) {
+            return;
+        }
         self.clones[i].thread.in_device -= 1;
         if self.clones[i].thread.flush_sync_writes && self.flush_after_write(host, i, id, now) {
             return;
@@ -1142,9 +1180,6 @@ impl Runner {
             host.cpu_mut().spin(c.thread.core, since, now);
             self.work(host, i, now, user, sys, Then::Reap { n });
         } else {
-            if self.wake_to_reap_one_and_issue(host, i, now) {
-                return;
-            }
             // The wakeup is paid with the reap call that follows (see `reap_or_block`).
             self.clones[i].thread.woken = true;
             if self.loop_waits_on_full_queue(i, now) {
@@ -1160,44 +1195,69 @@ impl Runner {
     }
 
     /// The common wakeup, decided without the loop: a thread with a plain loop
-    /// ([`ThreadState::plain_loop`]) woken at `now` by one completion, its queue full, reaps
-    /// it and issues the next I/O in one piece of CPU work, as `next_action`, `reap_or_block`
-    /// and `issues_after_reap` would decide (checked in debug builds). False if the case is
-    /// not that one.
+    /// ([`ThreadState::plain_loop`]), blocked for one completion with its whole depth in the
+    /// device, woken at `now` by I/O `id`'s, reaps it and issues the next I/O in one piece of
+    /// CPU work, as `next_action`, `reap_or_block` and `issues_after_reap` would decide
+    /// (checked in debug builds). False, with nothing done, if the case is not that one.
     #[inline]
-    fn wake_to_reap_one_and_issue<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) -> bool {
+    fn wake_to_reap_one_and_issue<D: BlockDevice>(
+        &mut self,
+        host: &mut Host<D>,
+        i: usize,
+        id: u32,
+        now: SimTime,
+    ) -> bool {
         let c = &self.clones[i];
         let t = &c.thread;
         if !t.plain_loop
-            || t.visible.len() != 1
-            || t.in_device + 1 < t.engine.depth
+            || !matches!(t.step, Step::Blocked { need: 1, .. })
+            || t.in_device < t.engine.depth
             || !t.queued.is_empty()
             || t.quiesce
             || c.stopped
         {
             return false;
         }
-        let (reap_user, reap_sys) = t.engine.reap_cpu(1, true);
-        let (issue_user, issue_sys) = t.engine.issue_one_cpu();
-        let issue_cost = issue_user + issue_sys;
-        if c.out_of_work(now + reap_user + reap_sys + issue_cost) {
+        let work = t.wakeup_work;
+        let end = now + work.user + work.sys;
+        if c.out_of_work(end) {
             return false;
         }
-        self.clones[i].thread.draining = true;
+        let t = &mut self.clones[i].thread;
+        t.in_device -= 1;
+        t.visible.push_back(id);
+        t.step = Step::Idle;
+        t.draining = true;
         debug_assert!(
             {
                 self.clones[i].thread.woken = true;
                 let decides = matches!(self.next_action(i, now), Action::Wait { min: 1 })
                     && self.loop_waits_on_full_queue(i, now)
-                    && self.issues_after_reap(i, 1, now + reap_user + reap_sys + issue_cost);
+                    && self.issues_after_reap(i, 1, end);
                 self.clones[i].thread.woken = false;
                 decides
             },
             "the loop decides the same"
         );
-        let then = Then::ReapAndIssue { n: 1, issue_cost };
-        self.work(host, i, now, reap_user + issue_user, reap_sys + issue_sys, then);
+        let then = Then::ReapAndIssue { n: 1, issue_cost: work.issue };
+        self.work(host, i, now, work.user, work.sys, then);
         true
+    }
+
+    /// A caller's I/O completed at the device now and becomes visible at `done.visible`, when
+    /// its interrupt handler ends: if its thread sees completions ahead
+    /// ([`ThreadState::sees_ahead`]), has none whose handler is still running, and this one
+    /// wakes it in the common way, that wakeup is booked now; otherwise the host hands the
+    /// completion back at its visible time.
+    #[inline]
+    pub(super) fn on_posted<D: BlockDevice>(&mut self, host: &mut Host<D>, done: IoDone) {
+        let (i, id) = super::io_of_tag(done.tag);
+        let t = &self.clones[i].thread;
+        if t.sees_ahead && t.handlers_pending == 0 && self.wake_to_reap_one_and_issue(host, i, id, done.visible) {
+            return;
+        }
+        self.clones[i].thread.handlers_pending += 1;
+        host.defer(done);
     }
 
     /// Whether clone `i`'s loop, run at `now`, would find its queue full with nothing else to

@@ -474,6 +474,11 @@ impl<D: BlockDevice> Host<D> {
                 _ => at,
             };
             if visible > at {
+                if EARLY && done.user & DIRECT != 0 {
+                    // The caller's (the host's own never go direct), with nothing to free.
+                    self.in_flight -= 1;
+                    return Some(IoDone { tag: done.user & DIRECT_TAG_MASK, device_done: at, visible });
+                }
                 if EARLY && self.caller_tag(done.user) & buffered::INTERNAL == 0 {
                     return self.finish(done.user, at, visible);
                 }

@@ -321,6 +321,10 @@ pub(super) enum Then {
     /// Reap `n` visible completions, then prepare and submit the next I/O: the thread's
     /// loop run as one piece of CPU work (the last `issue_cost` of it is the issue).
     ReapAndIssue { n: u32, issue_cost: SimDuration },
+    /// The common wakeup (`Runner::wake_to_reap_one_and_issue`): reap completion `id`, the
+    /// one that woke the thread (carried here, not queued as visible: nothing reads the
+    /// queue before the work ends), then issue the next I/O, as `ReapAndIssue`.
+    ReapOneAndIssue { id: u32, issue_cost: SimDuration },
     /// The spinning part of a thinktime is over; sleep the rest.
     Think { sleep: SimDuration },
     /// The fsync call reaches the kernel.
@@ -995,16 +999,14 @@ impl Runner {
             Then::ReapAndIssue { n, issue_cost } => {
                 let issue_start = now.saturating_sub(issue_cost);
                 self.reap(i, issue_start, n);
-                let c = &mut self.clones[i];
-                // The deadline may have passed while the thread worked.
-                if c.out_of_work(issue_start) {
-                    c.stopped = true;
-                } else {
-                    // Nothing was queued (`issues_after_reap`): the one I/O goes alone.
-                    let id = self.prepare_io(host, i, issue_start);
-                    self.send_io(host, i, id, now);
-                    self.block_if_full(i, now);
-                }
+                self.issue_after_reap(host, i, issue_start, now);
+            }
+            Then::ReapOneAndIssue { id, issue_cost } => {
+                let issue_start = now.saturating_sub(issue_cost);
+                let at = issue_start.saturating_sub(self.clones[i].thread.engine.account);
+                self.complete(i, id, at);
+                self.stop_draining_if_low(i);
+                self.issue_after_reap(host, i, issue_start, now);
             }
             Then::Think { sleep } => {
                 if sleep > SimDuration::ZERO {
@@ -1012,6 +1014,20 @@ impl Runner {
                 }
             }
             Then::Sync { end } => self.send_sync(host, i, now, end),
+        }
+    }
+
+    /// The issue that ends a reap's work at `now` (`Then::ReapAndIssue`), begun at
+    /// `issue_start`: the next I/O, unless the deadline passed while the thread worked.
+    fn issue_after_reap<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, issue_start: SimTime, now: SimTime) {
+        let c = &mut self.clones[i];
+        if c.out_of_work(issue_start) {
+            c.stopped = true;
+        } else {
+            // Nothing was queued (`issues_after_reap`): the one I/O goes alone.
+            let id = self.prepare_io(host, i, issue_start);
+            self.send_io(host, i, id, now);
+            self.block_if_full(i, now);
         }
     }
 
@@ -1225,21 +1241,23 @@ impl Runner {
         }
         let t = &mut self.clones[i].thread;
         t.in_device -= 1;
-        t.visible.push_back(id);
         t.step = Step::Idle;
         t.draining = true;
         debug_assert!(
             {
+                // The loop would see the completion visible.
                 self.clones[i].thread.woken = true;
+                self.clones[i].thread.visible.push_back(id);
                 let decides = matches!(self.next_action(i, now), Action::Wait { min: 1 })
                     && self.loop_waits_on_full_queue(i, now)
                     && self.issues_after_reap(i, 1, end);
+                self.clones[i].thread.visible.clear();
                 self.clones[i].thread.woken = false;
                 decides
             },
             "the loop decides the same"
         );
-        let then = Then::ReapAndIssue { n: 1, issue_cost: work.issue };
+        let then = Then::ReapOneAndIssue { id, issue_cost: work.issue };
         self.work(host, i, now, work.user, work.sys, then);
         true
     }
@@ -1383,6 +1401,11 @@ impl Runner {
             let id = self.clones[i].thread.visible.pop_front().expect("reaping only what is visible");
             self.complete(i, id, at);
         }
+        self.stop_draining_if_low(i);
+    }
+
+    /// After a reap: clone `i` stops draining once at most `iodepth_low` are in use.
+    fn stop_draining_if_low(&mut self, i: usize) {
         let t = &mut self.clones[i].thread;
         if t.draining && t.depth_used() <= t.engine.low {
             t.draining = false;

@@ -4,9 +4,11 @@
 
 use crate::common::job;
 use ssdtwin_core::block::{BlockDevice, Opcode};
-use ssdtwin_core::config::{apply_overrides, build, load_profile};
+use ssdtwin_core::config::{LoadedProfile, apply_overrides, build, load_profile};
 use ssdtwin_core::engine::SimDuration;
-use ssdtwin_core::os::{CompletionPath, CoreId, DiskStats, Host, HostConfig, IoDone, IoRequest, bare_host, load_host};
+use ssdtwin_core::os::{
+    CompletionPath, CoreId, DiskStats, Host, HostConfig, IoDone, IoRequest, bare_host, build_host, load_host,
+};
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{JobSet, JobSpec, RunOptions, RunResult, RwPattern, SizeSpec, run};
 
@@ -147,7 +149,8 @@ fn a_thread_alone_on_its_core_runs_the_same_whether_it_sees_completions_ahead_or
     // turns that off, as it may stop a clone at any time, and changes nothing else where
     // every clone ends at its runtime. fio's results must be the same either way: with a
     // core of its own for each interrupt queue, and with two queues, where the handlers of
-    // eight cores' I/O run on one core, under the thread that lives there.
+    // eight cores' I/O run on one core, under the thread that lives there; and on a host
+    // where only interrupts cost time.
     let mut alone = timed(job("alone", RwPattern::RandRw, 4096, 8), "libaio", 20);
     alone.numjobs = 3;
     alone.cpus_allowed = Some(vec![0, 1, 2]);
@@ -160,9 +163,19 @@ fn a_thread_alone_on_its_core_runs_the_same_whether_it_sees_completions_ahead_or
     let jobs: Vec<JobSpec> =
         [alone, shared, sync].into_iter().map(|j| JobSpec { ramp_time_ns: 2_000_000, ..j }).collect();
     let exiting: Vec<JobSpec> = jobs.iter().map(|j| JobSpec { exitall: true, ..j.clone() }).collect();
-    for queues in ["link.io_queues=64", "link.io_queues=2"] {
-        let ahead = run_jobs(&mut filled_generic_with(&[queues]), host("linux-6.1"), jobs.clone());
-        let at_handler_end = run_jobs(&mut filled_generic_with(&[queues]), host("linux-6.1"), exiting.clone());
+    // A host whose threads' work costs nothing and whose interrupts do not: the thread's
+    // wakeup would take effect the moment it is booked, so it is not booked ahead.
+    let text = "[host]\ndescription = \"only interrupts cost\"\nos = \"linux\"\n[cpu]\ncores = 8\n\
+                dram_gib = 1.0\n[kernel]\nirq_ns = 900\n[engines.libaio]\nkind = \"async\"\n\
+                [engines.psync]\nkind = \"sync\"\n";
+    let irq_only = build_host(&LoadedProfile::from_str(text, "irq-only", "irq-only").unwrap()).unwrap();
+    for (queues, h) in [
+        ("link.io_queues=64", host("linux-6.1")),
+        ("link.io_queues=2", host("linux-6.1")),
+        ("link.io_queues=64", irq_only),
+    ] {
+        let ahead = run_jobs(&mut filled_generic_with(&[queues]), h.clone(), jobs.clone());
+        let at_handler_end = run_jobs(&mut filled_generic_with(&[queues]), h, exiting.clone());
         assert!(ahead.jobs.iter().all(|j| j.dirs[0].total_ios > 100), "{queues}: every clone ran");
         // The gist first (a readable message), then everything fio reports.
         let gist = |r: &RunResult| -> Vec<(u64, u64, u64, u64, u64)> {

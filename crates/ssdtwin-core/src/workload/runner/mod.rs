@@ -1063,7 +1063,8 @@ impl Runner {
     }
 
     /// Marks the clones of the phase from `first_clone` that see their completions ahead
-    /// ([`ThreadState::sees_ahead`]): each with a plain loop alone on its core, in a phase
+    /// ([`ThreadState::sees_ahead`]): each with a plain loop whose wakeup costs CPU time,
+    /// alone on its core, in a phase
     /// with no mmap clone, while virtual memory is not in use (kswapd books work on a core
     /// of its own choosing), and in a run without `exitall` or steady-state tracking (which
     /// stop clones at times of their own).
@@ -1084,7 +1085,10 @@ impl Runner {
             on_core[c.thread.core.0 as usize] += 1;
         }
         for c in phase {
-            c.thread.sees_ahead = c.thread.plain_loop && on_core[c.thread.core.0 as usize] == 1;
+            // Work that costs nothing would take effect when booked, ahead of its time.
+            let w = c.thread.wakeup_work;
+            let costs = w.user + w.sys > SimDuration::ZERO;
+            c.thread.sees_ahead = c.thread.plain_loop && costs && on_core[c.thread.core.0 as usize] == 1;
         }
     }
 

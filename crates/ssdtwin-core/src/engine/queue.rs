@@ -47,7 +47,8 @@ impl<E> Entry<E> {
     }
 }
 
-// Entries order by key alone (keys are unique).
+// Entries order by key alone (keys are unique but for ranked events pushed twice with one
+// time and rank, which their owner makes the same event).
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
         self.key == other.key
@@ -126,8 +127,9 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedules `event` at `time` to pop, among the events of that time, after those pushed
-    /// without a rank, in the order of `rank` (below 2^62; two pending at one time must not
-    /// share it): for events whose order must not depend on when they were pushed.
+    /// without a rank, in the order of `rank` (below 2^62; events pending at one time with
+    /// one rank pop in either order, so they should be the same event): for events whose
+    /// order must not depend on when they were pushed.
     #[inline]
     pub fn push_ranked(&mut self, time: SimTime, rank: u64, event: E) {
         self.insert(Entry { key: Self::ranked_key(time, rank), event });

@@ -4,10 +4,12 @@
 //! Events that fall on the same nanosecond pop in the order they were pushed, so a run is
 //! bit-identical however many events tie; events pushed with a rank
 //! ([`EventQueue::push_ranked`]) pop after those, in rank order, for an owner that may push
-//! the same events at different moments and wants them in the same order. Events are small `Copy` values stored inline; the
-//! heap's storage grows to the largest number of pending events and is then reused, so a
-//! steady-state run does not allocate (push and pop are O(log n); a 16-byte key plus the
-//! event per pending entry, aligned to 16).
+//! the same events at different moments and wants them in the same order.
+//!
+//! Events are small `Copy` values stored inline; the heap's storage grows to the largest
+//! number of pending events and is then reused, so a steady-state run does not allocate
+//! (push and pop are O(log n); a 16-byte key plus the event per pending entry, aligned to
+//! 16).
 //!
 //! A stream whose events mostly come in time order (completions leaving one link, say) is
 //! pushed with [`EventQueue::push_in_order`]: such an event goes to the FIFO when it is no

@@ -1064,10 +1064,9 @@ impl Runner {
 
     /// Marks the clones of the phase from `first_clone` that see their completions ahead
     /// ([`ThreadState::sees_ahead`]): each with a plain loop whose wakeup costs CPU time,
-    /// alone on its core, in a phase
-    /// with no mmap clone, while virtual memory is not in use (kswapd books work on a core
-    /// of its own choosing), and in a run without `exitall` or steady-state tracking (which
-    /// stop clones at times of their own).
+    /// alone on its core, in a phase with no mmap clone, while virtual memory is not in use
+    /// (kswapd books work on a core of its own choosing), and in a run without `exitall` or
+    /// steady-state tracking (which stop clones at times of their own).
     ///
     /// Why a wakeup booked ahead is the same: the thread's work is the only task work on
     /// its core, so it starts when its handler ends; handlers that arrive before then on

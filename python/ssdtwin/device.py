@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _ssdtwin
-from .errors import DeviceError
+from .errors import DeviceError, SsdtwinError
 from .jobs import job_input
 
 if TYPE_CHECKING:
@@ -26,6 +27,23 @@ DEFAULT_PROFILE = "generic-tlc-1tb"
 DEFAULT_HOST: str = _ssdtwin.DEFAULT_HOST
 
 ProgressCallback = Callable[[int, int | None, int, int | None], bool | None]
+
+
+def report_stamp() -> tuple[int, str]:
+    """The time a fio report says it was made, as (Unix ms, ctime text in UTC).
+
+    A simulation must not read the wall clock (the same inputs give byte-identical output),
+    so this is ``SOURCE_DATE_EPOCH`` (the reproducible-builds convention) when set, else
+    the Unix epoch.
+    """
+    text = os.environ.get("SOURCE_DATE_EPOCH", "0")
+    try:
+        seconds = int(text)
+    except ValueError:
+        raise SsdtwinError(f"SOURCE_DATE_EPOCH={text!r}: allowed a whole number of seconds since 1970") from None
+    if not 0 <= seconds < 2**40:
+        raise SsdtwinError(f"SOURCE_DATE_EPOCH={text!r}: allowed 0 to {2**40 - 1}")
+    return seconds * 1000, time.asctime(time.gmtime(seconds))
 
 
 class RawToml(str):
@@ -385,7 +403,7 @@ class Device:
         """
         ji = job_input(job)
         observe = _Observer(progress)
-        now = time.time()
+        stamp_ms, stamp_text = report_stamp()
         with observe.raising():
             out = self._dev.run(
                 self._host if host is None else str(host),
@@ -397,8 +415,8 @@ class Device:
                 seed,
                 str(log_dir),
                 "nvme0n1",
-                int(now * 1000),
-                time.ctime(now),
+                stamp_ms,
+                stamp_text,
                 series_window_ms,
                 observe.for_core(),
             )

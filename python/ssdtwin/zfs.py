@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _ssdtwin
-from .device import DEFAULT_HOST, RunResult, _Observer, override_strings
+from .device import DEFAULT_HOST, RunResult, _Observer, override_strings, report_stamp
 from .errors import PoolError
 from .jobs import job_input
 
@@ -245,11 +245,9 @@ class Pool:
         """Runs a fio job on the pool. Jobs name their dataset by its mount point
         (``directory=/tank/data``, or a ``filename=`` below it); I/O goes through the ARC
         and the intent log, and the host's page cache is not used."""
-        import time
-
         ji = job_input(job)
         observer = _Observer(progress)
-        now = time.time()
+        stamp_ms, stamp_text = report_stamp()
         host_name = self._host if host is None else str(host)
         host_set = self._host_overrides if host is None else override_strings(host_overrides, {})
         with observer.raising():
@@ -262,8 +260,8 @@ class Pool:
                 ji.base_dir,
                 seed,
                 str(log_dir),
-                int(now * 1000),
-                time.ctime(now),
+                stamp_ms,
+                stamp_text,
                 series_window_ms,
                 observer.for_core(),
             )

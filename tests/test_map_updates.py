@@ -1,55 +1,91 @@
-"""Map updates on a DRAM-less drive with an HMB (R1's p32a80) under mixed reads and writes:
-the controller writes changed entries through to the segment's cached copy (issue: what
-happens to cached segments when writes update them). Writes never leave a cached copy stale,
-so they cause no reloads; each write command into an HMB-resident segment costs one write of
-``hmb_access_bytes`` into host memory."""
+"""Map updates on a DRAM-less drive with an HMB (R1's and R7's p32a80) under mixed reads and
+writes: what happens to cached segments when writes update them.
+
+p32a80's controller keeps HMB copies for one journal epoch (``hmb_validity =
+"journal-epoch"``): a read that finds its segment in the HMB checks the SRAM journal for newer
+entries, so when a journal page is written every HMB copy is dropped; a load's SRAM victim is
+copied into the HMB (a fill); without an HMB, writes into deallocated space build their
+segments in an SRAM update area. The tests check each of these from the profile's numbers.
+"""
 
 from __future__ import annotations
 
+import tomllib
 from typing import Any
 
 import pytest
-from ssdtwin import Device
+from ssdtwin import Device, profile_toml
 
 #: 4 KiB random reads and writes, half each, over 8 GiB of a drive filled that far.
 MIXED = {"name": "m", "rw": "randrw", "bs": "4k", "iodepth": 8, "ioengine": "libaio", "size": "8g", "direct": 1}
-#: p32a80 maps 4 MiB of namespace per 4 KiB segment (1024 entries of 4 B).
-SEGMENT_BYTES = 4 << 20
+PROFILE = tomllib.loads(profile_toml("p32a80"))
+SEGMENT_BYTES = PROFILE["map_cache"]["segment_bytes"]
+#: LBA span of one segment: 4-byte entries, one per 4 KiB unit.
+SEGMENT_SPAN = SEGMENT_BYTES // 4 * 4096
+SRAM_SEGMENTS = PROFILE["map_cache"]["sram_kib"] * 1024 // SEGMENT_BYTES
+JOURNAL_ENTRIES = PROFILE["map_cache"]["journal_entries"]
 
 
-def mixed_run(hmb: str, rw: str = "randrw") -> dict[str, Any]:
-    dev = Device("p32a80", host="linux-4.15", hmb=hmb)
-    dev.fill("seq", 4)  # 4 % of 256 GB: the first ~10 GB, beyond the 8 GiB span
+def delta(dev: Device, job: dict[str, Any]) -> dict[str, Any]:
     before = dev.counters()
-    dev.run(MIXED | {"rw": rw, "runtime": "300ms"})
+    dev.run(job)
     after = dev.counters()
     return {k: after[k] - before[k] for k in after if isinstance(after[k], int)}
 
 
-def test_a_fully_resident_hmb_map_is_written_through_on_every_write() -> None:
-    # 240 MiB of HMB holds p32a80's whole 238.5 MiB map: every lookup hits, and every 4 KiB
-    # write updates one entry in host memory.
+def mixed_run(hmb: str, overrides: dict[str, object] | None = None, **job: object) -> dict[str, Any]:
+    dev = Device("p32a80", host="linux-4.15", hmb=hmb, overrides=overrides)
+    dev.fill("seq", 4)  # 4 % of 256 GB: the first ~10 GB, beyond the 8 GiB span
+    return delta(dev, MIXED | {"runtime": "300ms"} | job)
+
+
+def test_a_journal_page_drops_every_hmb_copy() -> None:
+    # 240 MiB of HMB holds the whole map, indexed directly until the first journal page; from
+    # then on each page drops what was copied into the HMB since the one before.
+    whole_map = -(-int(Device("p32a80").info()["capacity_bytes"]) // SEGMENT_SPAN)
     d = mixed_run("240")
+    pages = d["host_write_cmds"] // JOURNAL_ENTRIES
+    assert pages >= 2
+    assert d["map_hmb_updates"] == 0  # nothing is written through
+    later_drops = d["map_hmb_invalidations"] - whole_map
+    assert 0 < later_drops <= d["map_hmb_fills"]
+    # So reads miss again after every page: at least the segments they had reloaded.
+    assert d["map_loads"] >= later_drops
+
+
+def test_a_load_copies_sram_s_victim_into_the_hmb() -> None:
+    # Reads alone never end an epoch: every load past SRAM's 64 segments pushes one down.
+    d = mixed_run("128", rw="randread")
+    assert d["map_loads"] > SRAM_SEGMENTS
+    assert d["map_hmb_fills"] == d["map_loads"] - SRAM_SEGMENTS
+    assert d["map_hmb_invalidations"] == 0
+
+
+def test_write_through_copies_survive_the_journal() -> None:
+    d = mixed_run("240", {"map_cache.hmb_validity": "write-through"})
     assert d["map_misses"] == 0 and d["map_hmb_hits"] == d["host_read_cmds"] > 1000
     assert d["map_hmb_updates"] == d["host_write_cmds"] > 1000
+    assert d["map_hmb_invalidations"] == 0
 
 
-def test_writes_keep_cached_segments_valid() -> None:
-    # 128 MiB of HMB holds every segment of the 8 GiB span (2048 of them) once read: the
-    # only misses are first touches, whether writes update the segments in between or not.
-    segments = (8 << 30) // SEGMENT_BYTES
-    mixed = mixed_run("128")
-    assert 0 < mixed["map_misses"] <= segments
-    assert mixed["map_hmb_updates"] > 0.5 * mixed["host_write_cmds"]
-    # Without an HMB nothing is written to host memory and the SRAM holds too little.
-    off = mixed_run("off")
-    assert off["map_hmb_updates"] == 0
-    assert off["map_misses"] > 0.9 * off["host_read_cmds"]
+@pytest.mark.parametrize(("update_kib", "misses"), [(1024, "none"), (0, "most")])
+def test_without_hmb_writes_build_deallocated_segments_in_sram(update_kib: int, misses: str) -> None:
+    # R7's method: deallocate everything, then mix over 1 GiB (256 segments): writes build
+    # each segment in the update area (1 MiB holds all 256), so no read ever loads one.
+    dev = Device("p32a80", host="linux-4.15", hmb="off", overrides={"map_cache.update_sram_kib": update_kib})
+    dev.fill("seq", 4)
+    dev.run({"name": "trim", "rw": "trim", "bs": "256m", "ioengine": "libaio", "iodepth": 4})
+    d = delta(dev, MIXED | {"size": "1g", "runtime": "300ms"})
+    assert d["host_read_cmds"] > 1000
+    if misses == "none":
+        assert d["map_misses"] == 0
+    else:
+        # Only SRAM's 64 of the 256 segments stay cached once written.
+        assert d["map_misses"] > 0.5 * d["host_read_cmds"]
 
 
-def test_write_through_leaves_random_write_iops_alone() -> None:
-    # R1: HMB size does not change random-write IOPS; the 64 B entry writes go up the link,
-    # the 4 KiB write data comes down it.
+def test_hmb_leaves_random_write_iops_alone() -> None:
+    # R1: HMB size does not change random-write IOPS; writes never look up a segment.
     iops = {}
     for hmb in ("off", "240"):
         dev = Device("p32a80", host="linux-4.15", hmb=hmb)

@@ -6,7 +6,8 @@ time), then for each HMB setting (a fresh controller) and each range, in increas
 so the map cache carries over as on the real drive, run
 ``--bs=4k --iodepth=16 --numjobs=8 --group_reporting --runtime=10 --size=RANGE`` with
 ``--rw`` random read, write or mix. Before each point with writes the whole drive is
-deallocated and left idle 10 s, as R1 did.
+deallocated and left idle 10 s, as R1 did. ``randrw`` with ``rwmixread=50`` is R7's
+protocol: the same method with half the I/Os reads.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def hmb_sweep(
     ranges_gib: list[int] | None = None,
     rws: list[str] | None = None,
     seconds: float = 10.0,
+    rwmixread: int = 50,
     seed: int = 1,
     cache_dir: Path | None = None,
     host: str = HOST,
@@ -117,6 +119,8 @@ def hmb_sweep(
                     "size": f"{r}g",
                     "randseed": seed,
                 }
+                if rw == "randrw":
+                    job["rwmixread"] = rwmixread
                 result = dev.run(job)
                 after = dev.counters()
                 s = result.summary
@@ -134,6 +138,7 @@ def hmb_sweep(
                         "iops": iops["read"] + iops["write"],
                         "read_iops": iops["read"],
                         "write_iops": iops["write"],
+                        "rwmixread": {"randread": 100, "randwrite": 0}.get(rw, rwmixread),
                         "mean_lat_us": float((s.mean_lat_us * s.ios).sum() / ios) if ios else 0.0,
                         "p99_lat_us": float(s.p99_lat_us.max()) if len(s) else 0.0,
                         "map_hit_ratio": hits / lookups if lookups else 1.0,
@@ -157,9 +162,11 @@ def plot_hmb(table: pd.DataFrame) -> Any:
     rws = list(dict.fromkeys(table.rw))
     fig, axes = plt.subplots(1, len(rws), figsize=(6 * len(rws), 4.2), squeeze=False)
     for ax, rw in zip(axes[0], rws, strict=True):
-        for mib, g in table[table.rw == rw].groupby("hmb_mib"):
+        rows = table[table.rw == rw]
+        for mib, g in rows.groupby("hmb_mib"):
             ax.plot(g.range_gib, g.iops / 1e3, marker="o", ms=3, label="HMB off" if mib == 0 else f"HMB {mib} MiB")
-        ax.set(xlabel="LBA range (GiB)", ylabel="K IOPS", title=f"{rw}, 4 KiB, QD 16 x 8 jobs")
+        mix = f" {rows.rwmixread.iloc[0]}% reads" if rw == "randrw" else ""
+        ax.set(xlabel="LBA range (GiB)", ylabel="K IOPS", title=f"{rw}{mix}, 4 KiB, QD 16 x 8 jobs")
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend()
@@ -173,6 +180,7 @@ def _sweep(
     hmb: str,
     ranges: str,
     rw: str,
+    rwmixread: int,
     seconds: float,
     seed: int,
     host: str,
@@ -185,6 +193,7 @@ def _sweep(
         hmb=_check_hmb(hmb),
         ranges_gib=int_list(ranges),
         rws=choice_list(rw, RW_CHOICES),
+        rwmixread=rwmixread,
         seconds=seconds,
         seed=seed,
         advance=advance,
@@ -216,7 +225,7 @@ def _count(hmb: str, ranges: str, rw: str, **_: Any) -> int:
 
 STUDY = Study(
     name="hmb",
-    help="Random I/O against LBA range for several HMB sizes (reference R1).",
+    help="Random I/O against LBA range for several HMB sizes (references R1 and R7).",
     options=[
         click.Option(["--profile"], default="p32a80", show_default=True, help="Profile name or TOML file."),
         click.Option(["--hmb"], default="off,128,240", show_default=True, help="HMB caps in MiB, or off."),
@@ -224,6 +233,13 @@ STUDY = Study(
             ["--ranges"], default=",".join(map(str, DEFAULT_RANGES)), show_default=True, help="LBA ranges in GiB."
         ),
         click.Option(["--rw"], default="randread", show_default=True, help="randread, randwrite, randrw."),
+        click.Option(
+            ["--rwmixread"],
+            type=click.IntRange(0, 100),
+            default=50,
+            show_default=True,
+            help="Percent reads of randrw (R7: 50).",
+        ),
         click.Option(["--seconds"], type=float, default=10.0, show_default=True, help="Runtime per point (simulated)."),
         click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
     ],

@@ -23,7 +23,7 @@ pub use profile::*;
 pub use shipped::{SHIPPED, shipped_names, shipped_text};
 
 use crate::controller::ControllerConfig;
-use crate::controller::map_cache::{DirtyPolicy, MapCacheConfig, MapLocation, Replacement};
+use crate::controller::map_cache::{DirtyPolicy, HmbValidity, MapCacheConfig, MapLocation, Replacement};
 use crate::controller::thermal::{PowerModel, ThermalConfig};
 use crate::engine::SimDuration;
 use crate::ftl::{
@@ -821,6 +821,11 @@ fn build_map_cache(
         &s.dirty_policy,
         &[("clean-only", DirtyPolicy::CleanOnly), ("dirty-in-hmb", DirtyPolicy::DirtyInHmb)],
     )?;
+    let hmb_validity = c.choice(
+        "map_cache.hmb_validity",
+        &s.hmb_validity,
+        &[("write-through", HmbValidity::WriteThrough), ("journal-epoch", HmbValidity::JournalEpoch)],
+    )?;
     let modes = [("slc", CellMode::Slc), ("mlc", CellMode::Mlc), ("tlc", CellMode::Tlc), ("qlc", CellMode::Qlc)];
     let map_mode = c.choice("map_cache.map_cell", &s.map_cell, &modes)?;
     if map_mode.bits() > native.bits() || nand.cell[map_mode.index()].t_read.as_ns() == 0 {
@@ -866,6 +871,9 @@ fn build_map_cache(
         partial_cmd: ns("map_cache.partial_map_cmd_ns", s.partial_map_cmd_ns)?,
         journal_entries: s.journal_entries,
         hmb_map_share: s.hmb_map_share,
+        hmb_validity,
+        hmb_fill: ns("map_cache.hmb_fill_ns", s.hmb_fill_ns)?,
+        update_sram_bytes: u64::from(s.update_sram_kib) * 1024,
         hmb: identity.hmb,
     })
 }

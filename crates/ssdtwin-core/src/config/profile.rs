@@ -276,6 +276,19 @@ pub struct MapCacheSection {
     /// Share of the granted HMB used for map segments, 0–1.
     #[serde(default = "default_hmb_map_share")]
     pub hmb_map_share: f64,
+    /// How long an HMB copy of a segment stays valid under `clean-only`: "write-through"
+    /// (writes update it over PCIe) or "journal-epoch" (until the SRAM journal's next page
+    /// is written: reads check the journal for newer entries, so copies older than it are
+    /// dropped).
+    #[serde(default = "default_hmb_validity")]
+    pub hmb_validity: String,
+    /// Core time to copy a segment down into the HMB (DMA set-up, index insert), ns.
+    #[serde(default)]
+    pub hmb_fill_ns: u64,
+    /// SRAM that holds segments built by writes (segments with no mapping need no load),
+    /// KiB; used only while the controller has no HMB, whose index takes it otherwise.
+    #[serde(default)]
+    pub update_sram_kib: u32,
 }
 
 impl Default for MapCacheSection {
@@ -310,6 +323,9 @@ fn default_journal_entries() -> u32 {
 }
 fn default_hmb_map_share() -> f64 {
     1.0
+}
+fn default_hmb_validity() -> String {
+    "write-through".into()
 }
 
 /// `[nand]` plus one timing table per cell mode used.

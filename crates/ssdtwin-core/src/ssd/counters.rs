@@ -114,6 +114,10 @@ pub struct CounterSnapshot {
     pub map_hmb_hits: u64,
     /// Map updates written through to segments cached in the Host Memory Buffer.
     pub map_hmb_updates: u64,
+    /// Segments copied down into the Host Memory Buffer.
+    pub map_hmb_fills: u64,
+    /// HMB copies dropped at the end of their journal epoch.
+    pub map_hmb_invalidations: u64,
     /// Lookups that had to load a translation page.
     pub map_misses: u64,
     /// Translation pages loaded from flash.

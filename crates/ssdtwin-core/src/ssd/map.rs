@@ -42,7 +42,21 @@ impl Ssd {
                 Lookup::Miss => misses.push(s),
             }
         }
-        cost
+        cost + self.pay_hmb_fills(at)
+    }
+
+    /// Books the segments the map cache copied down into the HMB since it was last asked:
+    /// their bytes on the upstream link (device writes into host memory) from `at`; returns
+    /// the core time they cost.
+    fn pay_hmb_fills(&mut self, at: SimTime) -> SimDuration {
+        let fills = self.map_cache.take_fills();
+        if fills == 0 {
+            return SimDuration::ZERO;
+        }
+        let bytes = u64::from(fills) * u64::from(self.map_cache.config().segment_entries) * 4;
+        let t = self.link_time(bytes);
+        self.link_up.book(at, t);
+        SimDuration(self.map_cache.config().hmb_fill.as_ns() * u64::from(fills))
     }
 
     /// Asks for segment `s` to be loaded, for `slot` (a read waiting on it) or for nobody (a
@@ -76,7 +90,11 @@ impl Ssd {
         let s = op.token;
         let decoded = self.nand.transfer_out(die, self.now, 1);
         let (_, inserted) = self.cores.book(decoded, self.map_cache.config().map_load_fw);
-        if let Some((victim, updates)) = self.map_cache.loaded(s) {
+        let writeback = self.map_cache.loaded(s);
+        // The firmware copies SRAM's victim down into the HMB before it takes the next load.
+        let fill = self.pay_hmb_fills(inserted);
+        let inserted = if fill > SimDuration::ZERO { self.cores.book(inserted, fill).1 } else { inserted };
+        if let Some((victim, updates)) = writeback {
             let die = victim % self.config.geometry.dies();
             self.write_map_page(die, updates, inserted);
         }
@@ -123,6 +141,12 @@ impl Ssd {
             // A trim is one range record per segment; a write one entry per unit.
             let n = if mapping { (seg_end - lpn) as u32 } else { 1 };
             let update = self.map_cache.update(s, n, mapping);
+            let segment_start = u64::from(s) * u64::from(entries);
+            let whole_segment = lpn == segment_start
+                && (seg_end == segment_start + u64::from(entries) || seg_end == self.config.logical_units);
+            if !mapping && whole_segment {
+                self.map_cache.unmap_segment(s);
+            }
             if update.hmb_write {
                 // The changed entries go up the link into the cached copy in host memory.
                 let t = self.link_time(u64::from(self.map_cache.config().hmb_access_bytes));

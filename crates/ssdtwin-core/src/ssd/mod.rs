@@ -427,6 +427,8 @@ impl Ssd {
             map_sram_hits: m.sram_hits,
             map_hmb_hits: m.hmb_hits,
             map_hmb_updates: m.hmb_updates,
+            map_hmb_fills: m.hmb_fills,
+            map_hmb_invalidations: m.hmb_invalidations,
             map_misses: m.misses,
             map_loads: m.map_loads,
             // A load reads one map unit over the channel (ssd/map.rs), whatever the segment size.

@@ -63,6 +63,25 @@ impl Clock {
         self.hand = (self.hand + 1) % self.slots.len();
     }
 
+    /// Segments held.
+    pub(crate) fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Empties every slot, in slot order into `out`.
+    pub(crate) fn drain(&mut self, out: &mut Vec<u32>) {
+        for (slot, referenced) in self.slots.iter_mut().zip(self.referenced.iter_mut()) {
+            if *slot != NONE {
+                out.push(*slot);
+                self.slot_of[*slot as usize] = NONE;
+                *slot = NONE;
+            }
+            *referenced = false;
+        }
+        self.hand = 0;
+        self.len = 0;
+    }
+
     /// Removes `s` (present).
     pub(crate) fn remove(&mut self, s: u32) {
         let slot = self.slot_of[s as usize] as usize;

@@ -81,4 +81,24 @@ impl Lru {
     pub(crate) fn remove(&mut self, s: u32) {
         self.unlink(s);
     }
+
+    /// Segments held.
+    pub(crate) fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Empties the list, most recent first into `out`.
+    pub(crate) fn drain(&mut self, out: &mut Vec<u32>) {
+        let mut s = self.head;
+        while s != NONE {
+            out.push(s);
+            let next = self.next[s as usize];
+            self.prev[s as usize] = NONE;
+            self.next[s as usize] = NONE;
+            s = next;
+        }
+        self.head = NONE;
+        self.tail = NONE;
+        self.len = 0;
+    }
 }

@@ -21,6 +21,15 @@
 //!   written to flash every `journal_entries` updates, so writes never touch the cache;
 //!   `dirty-in-hmb` updates cached segments in place and writes a segment back only when it
 //!   leaves the cache. Updates not yet on flash are counted as lost on sudden power loss.
+//! * **HMB copies under `clean-only`** ([`HmbValidity`]): either written through by every
+//!   update, or valid only for one journal epoch: a read that finds a segment in the HMB
+//!   checks the SRAM journal for newer entries, so when a journal page is written (its
+//!   entries leave SRAM) every HMB copy loaded before it is dropped. Copying a segment down
+//!   into the HMB costs `hmb_fill` of core time and the segment's bytes on the link.
+//! * **Segments built by writes**: a segment none of whose entries is mapped needs no load
+//!   (the firmware's directory says so; a TRIM of the whole segment makes it so again). With
+//!   no HMB, a write into such a segment builds it in an SRAM *update area*
+//!   (`update_sram_bytes`, the SRAM an HMB's index would take) where later reads find it.
 
 mod clock;
 mod lru;
@@ -65,6 +74,17 @@ pub enum DirtyPolicy {
     DirtyInHmb,
 }
 
+/// How long a `clean-only` controller's HMB copy of a segment stays valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HmbValidity {
+    /// Every map update is written through to the copy in host memory.
+    WriteThrough,
+    /// Copies are valid until the SRAM journal's next page is written; reads check the
+    /// journal for entries newer than the copy.
+    JournalEpoch,
+}
+
 /// Map-cache parameters (validated).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapCacheConfig {
@@ -96,6 +116,12 @@ pub struct MapCacheConfig {
     pub journal_entries: u32,
     /// Share of the granted HMB used for map segments.
     pub hmb_map_share: f64,
+    /// How long HMB copies stay valid under `clean-only`.
+    pub hmb_validity: HmbValidity,
+    /// Core time to copy one segment down into the HMB.
+    pub hmb_fill: SimDuration,
+    /// SRAM for segments built by writes while there is no HMB.
+    pub update_sram_bytes: u64,
     /// The controller's HMB request (Identify Controller).
     pub hmb: HmbRequest,
 }
@@ -147,12 +173,18 @@ pub struct MapCacheCounters {
     pub updates_at_risk: u64,
     /// The largest `updates_at_risk` seen.
     pub updates_at_risk_peak: u64,
+    /// Segments copied down into the HMB (each `hmb_fill` of core time and a segment's bytes
+    /// on the link).
+    pub hmb_fills: u64,
+    /// HMB copies dropped because the journal epoch they were loaded in ended.
+    pub hmb_invalidations: u64,
 }
 
 const ON_FLASH: u8 = 0;
 const IN_SRAM: u8 = 1;
 const IN_HMB: u8 = 2;
 const LOADING: u8 = 3;
+const IN_UPDATE_AREA: u8 = 4;
 
 #[derive(Clone, Debug)]
 enum Tier {
@@ -185,9 +217,22 @@ impl Tier {
             Tier::Clock(t) => t.remove(s),
         }
     }
+    fn len(&self) -> u32 {
+        match self {
+            Tier::Lru(t) => t.len(),
+            Tier::Clock(t) => t.len(),
+        }
+    }
+    /// Empties the tier, handing its segments to `out`.
+    fn drain(&mut self, out: &mut Vec<u32>) {
+        match self {
+            Tier::Lru(t) => t.drain(out),
+            Tier::Clock(t) => t.drain(out),
+        }
+    }
 }
 
-/// The two-tier cache over all segments of the map.
+/// The two-tier cache over all segments of the map (plus, without an HMB, the update area).
 #[derive(Clone, Debug)]
 pub struct MapCache {
     cfg: MapCacheConfig,
@@ -195,16 +240,22 @@ pub struct MapCache {
     residency: Residency,
     sram_segments: u32,
     hmb_segments: u32,
+    update_segments: u32,
+    /// Where each segment is, once the cache tracks segments (`location` empty until then:
+    /// a cache built fully resident indexes the map directly and tracks nothing).
     location: Vec<u8>,
     sram: Tier,
     hmb: Tier,
-    /// Segments that have ever held a mapping (others need no load: firmware knows they are
-    /// empty from its directory).
+    update_area: Tier,
+    /// Segments that hold a mapping (others need no load: firmware knows they are empty
+    /// from its directory).
     ever_mapped: Vec<bool>,
     /// Updates per segment not yet on flash (dirty-in-hmb).
     dirty: Vec<u32>,
     /// Updates in the SRAM journal (clean-only).
     journal: u32,
+    /// Segments copied down into the HMB that the device has not yet paid for.
+    unpaid_fills: u32,
     /// Activity counters.
     pub counters: MapCacheCounters,
 }
@@ -222,33 +273,55 @@ impl MapCache {
                 ((cfg.sram_bytes / segment_bytes) as u32, (usable / segment_bytes) as u32)
             }
         };
+        let update_segments = match cfg.location {
+            MapLocation::Sram | MapLocation::Hmb if hmb_segments == 0 => {
+                (cfg.update_sram_bytes / segment_bytes).min(u64::from(segments)) as u32
+            }
+            _ => 0,
+        };
         let residency = if u64::from(sram_segments) + u64::from(hmb_segments) >= u64::from(segments) {
             Residency::Full
         } else {
             Residency::Partial
         };
-        let partial = residency == Residency::Partial;
-        MapCache {
-            sram: Tier::new(
-                cfg.replacement,
-                if partial { segments } else { 0 },
-                if partial { sram_segments } else { 0 },
-            ),
-            hmb: Tier::new(cfg.replacement, if partial { segments } else { 0 }, if partial { hmb_segments } else { 0 }),
-            location: if partial { vec![ON_FLASH; segments as usize] } else { Vec::new() },
+        let mut cache = MapCache {
+            sram: Tier::new(cfg.replacement, 0, 0),
+            hmb: Tier::new(cfg.replacement, 0, 0),
+            update_area: Tier::new(cfg.replacement, 0, 0),
+            location: Vec::new(),
             ever_mapped: vec![false; segments as usize],
             dirty: if cfg.dirty_policy == DirtyPolicy::DirtyInHmb { vec![0; segments as usize] } else { Vec::new() },
             journal: 0,
+            unpaid_fills: 0,
             counters: MapCacheCounters::default(),
             cfg,
             segments,
             residency,
             sram_segments,
             hmb_segments,
+            update_segments,
+        };
+        if residency == Residency::Partial {
+            cache.track();
         }
+        cache
     }
 
-    /// The parameters.
+    /// Starts tracking where each segment is, with every segment on flash.
+    fn track(&mut self) {
+        let (policy, n) = (self.cfg.replacement, self.segments);
+        self.sram = Tier::new(policy, n, self.sram_segments);
+        self.hmb = Tier::new(policy, n, self.hmb_segments);
+        self.update_area = Tier::new(policy, n, self.update_segments);
+        self.location = vec![ON_FLASH; n as usize];
+        self.residency = Residency::Partial;
+    }
+
+    fn tracking(&self) -> bool {
+        !self.location.is_empty()
+    }
+
+    /// The configuration.
     pub fn config(&self) -> &MapCacheConfig {
         &self.cfg
     }
@@ -258,7 +331,7 @@ impl MapCache {
         self.residency
     }
 
-    /// Segment capacity of (SRAM, HMB).
+    /// Capacity of each tier, in segments (SRAM, HMB).
     pub fn capacity_segments(&self) -> (u32, u32) {
         (self.sram_segments, self.hmb_segments)
     }
@@ -268,13 +341,13 @@ impl MapCache {
         self.segments
     }
 
-    /// Segment of logical unit `lpn`.
+    /// The segment holding `lpn`'s entry.
     #[inline]
     pub fn segment_of(&self, lpn: u64) -> u32 {
         (lpn / u64::from(self.cfg.segment_entries)) as u32
     }
 
-    /// Extra firmware time per read command for the current residency.
+    /// Firmware time every read pays while the map is partly resident.
     #[inline]
     pub fn read_overhead(&self) -> SimDuration {
         match self.residency {
@@ -283,11 +356,10 @@ impl MapCache {
         }
     }
 
-    /// Looks up segment `s` for a read and updates recency. A miss leaves the segment
-    /// marked as loading; the caller must load it and call [`MapCache::loaded`].
+    /// Looks up segment `s` for a read.
     pub fn lookup(&mut self, s: u32) -> Lookup {
         self.counters.lookups += 1;
-        if self.residency == Residency::Full {
+        if !self.tracking() {
             return match self.cfg.location {
                 MapLocation::Hmb if self.hmb_segments > 0 => {
                     self.counters.hmb_hits += 1;
@@ -305,11 +377,24 @@ impl MapCache {
                 self.sram.touch(s);
                 Lookup::Free
             }
+            IN_UPDATE_AREA => {
+                self.counters.sram_hits += 1;
+                self.update_area.touch(s);
+                Lookup::Free
+            }
+            // Every segment resident again: indexed directly where it is.
+            IN_HMB if self.residency == Residency::Full => {
+                self.counters.hmb_hits += 1;
+                self.hmb.touch(s);
+                Lookup::Hmb(self.cfg.hmb_direct_lookup)
+            }
             IN_HMB => {
                 self.counters.hmb_hits += 1;
                 self.hmb.remove(s);
                 self.location[s as usize] = ON_FLASH;
-                self.place_in_sram(s);
+                // The firmware reads the entry it needs (`hmb_access_bytes`), not the whole
+                // segment: the swap of tiers is bookkeeping inside `hmb_lookup`, no fill.
+                self.place_in_sram(s, false);
                 Lookup::Hmb(self.cfg.hmb_lookup)
             }
             // A load in flight: wait for it like a miss, without counting another load.
@@ -329,10 +414,9 @@ impl MapCache {
         }
     }
 
-    /// True if a load of `s` is already under way (a lookup said Miss and it has not
-    /// arrived).
+    /// Whether segment `s` is being loaded.
     pub fn is_loading(&self, s: u32) -> bool {
-        self.residency == Residency::Partial && self.location[s as usize] == LOADING
+        self.tracking() && self.location[s as usize] == LOADING
     }
 
     /// Marks `s` as being loaded.
@@ -341,16 +425,23 @@ impl MapCache {
         self.counters.map_loads += 1;
     }
 
-    /// A translation page arrived: it enters SRAM. Returns a segment pushed out of the
-    /// cache whose updates must be written back, with their count.
+    /// A load finished: `s` enters SRAM. Returns a dirty segment pushed out of the cache, with
+    /// its updates, that must be written back.
     pub fn loaded(&mut self, s: u32) -> Option<(u32, u32)> {
         debug_assert_eq!(self.location[s as usize], LOADING);
         self.location[s as usize] = ON_FLASH;
-        self.place_in_sram(s)
+        self.place_in_sram(s, true)
     }
 
-    /// Puts `s` in SRAM, moving SRAM's victim to HMB and HMB's victim out.
-    fn place_in_sram(&mut self, s: u32) -> Option<(u32, u32)> {
+    /// Segments copied down into the HMB since the last call: the device books their core
+    /// time and link bytes.
+    pub fn take_fills(&mut self) -> u32 {
+        std::mem::take(&mut self.unpaid_fills)
+    }
+
+    /// Puts `s` in SRAM; SRAM's victim moves down to the HMB, copied there if `copy` (a
+    /// segment new to the cache), and the HMB's victim leaves.
+    fn place_in_sram(&mut self, s: u32, copy: bool) -> Option<(u32, u32)> {
         self.location[s as usize] = IN_SRAM;
         let down = self.sram.insert(s)?;
         if down == s {
@@ -358,11 +449,24 @@ impl MapCache {
             self.location[s as usize] = ON_FLASH;
         }
         self.location[down as usize] = IN_HMB;
-        let out = self.hmb.insert(down)?;
+        if copy && self.hmb_segments > 0 {
+            self.unpaid_fills += 1;
+            self.counters.hmb_fills += 1;
+        }
+        let out = self.hmb.insert(down);
+        self.refresh_residency();
+        let out = out?;
         self.location[out as usize] = ON_FLASH;
         self.take_dirty(out)
     }
 
+    /// Full again once every segment is resident (a tracked cache).
+    fn refresh_residency(&mut self) {
+        let resident = self.sram.len() + self.hmb.len() + self.update_area.len();
+        self.residency = if resident >= self.segments { Residency::Full } else { Residency::Partial };
+    }
+
+    /// Takes a dirty segment's pending updates if it has any, counting a write-back.
     fn take_dirty(&mut self, s: u32) -> Option<(u32, u32)> {
         let n = std::mem::take(self.dirty.get_mut(s as usize)?);
         (n > 0).then(|| {
@@ -371,15 +475,7 @@ impl MapCache {
         })
     }
 
-    /// Records `n` map updates in segment `s` (writes or trims). Returns what must happen:
-    /// journal pages to write, or (dirty-in-hmb) whether the segment must be loaded first,
-    /// and whether a copy cached in the HMB is written through.
-    ///
-    /// A cached copy is never left stale: in SRAM it is updated in place for free; in the
-    /// HMB the controller writes the changed entries to host memory (`hmb_write`), which
-    /// costs the link, not a reload. Recency does not change (an update is not a lookup). A
-    /// segment not cached, or being loaded, keeps its updates in the journal (clean-only),
-    /// which firmware merges into the page when it arrives.
+    /// Records `n` updates to segment `s` (units written if `mapping`, else trimmed).
     pub fn update(&mut self, s: u32, n: u32, mapping: bool) -> Update {
         self.counters.updates += u64::from(n);
         let was_mapped = self.ever_mapped[s as usize];
@@ -390,37 +486,76 @@ impl MapCache {
             return Update::default();
         }
         self.add_at_risk(u64::from(n));
-        let hmb_write = match self.residency {
-            Residency::Full => self.cfg.location == MapLocation::Hmb && self.hmb_segments > 0,
-            Residency::Partial => self.location[s as usize] == IN_HMB,
+        let in_hmb = if self.tracking() {
+            self.location[s as usize] == IN_HMB
+        } else {
+            self.cfg.location == MapLocation::Hmb && self.hmb_segments > 0
         };
+        let hmb_write = in_hmb
+            && (self.cfg.dirty_policy == DirtyPolicy::DirtyInHmb || self.cfg.hmb_validity == HmbValidity::WriteThrough);
         if hmb_write {
             self.counters.hmb_updates += 1;
         }
         Update { hmb_write, ..self.record_update(s, n, was_mapped) }
     }
 
-    /// The journal or dirty-entry side of [`MapCache::update`].
     fn record_update(&mut self, s: u32, n: u32, was_mapped: bool) -> Update {
         match self.cfg.dirty_policy {
             DirtyPolicy::CleanOnly => {
+                if !was_mapped && self.update_segments > 0 && self.location[s as usize] == ON_FLASH {
+                    // An empty segment is built in SRAM; the journal carries its entries, so
+                    // it leaves the update area with nothing to write.
+                    self.location[s as usize] = IN_UPDATE_AREA;
+                    if let Some(out) = self.update_area.insert(s) {
+                        self.location[out as usize] = ON_FLASH;
+                    }
+                }
                 self.journal += n;
                 let pages = self.journal / self.cfg.journal_entries;
                 self.journal %= self.cfg.journal_entries;
                 self.counters.journal_pages += u64::from(pages);
+                if pages > 0 {
+                    self.end_journal_epoch();
+                }
                 Update { journal_pages: pages, ..Update::default() }
             }
             DirtyPolicy::DirtyInHmb => {
                 self.dirty[s as usize] += n;
-                let absent = self.residency == Residency::Partial && self.location[s as usize] == ON_FLASH;
+                let absent = self.tracking() && self.location[s as usize] == ON_FLASH;
                 if absent && !was_mapped {
                     // An empty segment is created in the cache; nothing to read from flash.
-                    let writeback = self.place_in_sram(s);
+                    let writeback = self.place_in_sram(s, true);
                     return Update { writeback, ..Update::default() };
                 }
                 Update { load: absent, ..Update::default() }
             }
         }
+    }
+
+    /// A journal page left SRAM: under [`HmbValidity::JournalEpoch`] every HMB copy loaded
+    /// before it could miss one of its entries, so all of them are dropped.
+    fn end_journal_epoch(&mut self) {
+        if self.cfg.hmb_validity != HmbValidity::JournalEpoch || self.hmb_segments == 0 {
+            return;
+        }
+        if !self.tracking() {
+            // A directly indexed map: every segment was in the cache, the HMB's share goes.
+            self.counters.hmb_invalidations += u64::from(self.hmb_segments.min(self.segments));
+            self.track();
+            return;
+        }
+        let mut dropped = Vec::new();
+        self.hmb.drain(&mut dropped);
+        for &s in &dropped {
+            self.location[s as usize] = ON_FLASH;
+        }
+        self.counters.hmb_invalidations += dropped.len() as u64;
+        self.refresh_residency();
+    }
+
+    /// A TRIM covered every entry of segment `s`: the directory marks it empty again.
+    pub fn unmap_segment(&mut self, s: u32) {
+        self.ever_mapped[s as usize] = false;
     }
 
     fn add_at_risk(&mut self, n: u64) {
@@ -429,20 +564,20 @@ impl MapCache {
         c.updates_at_risk_peak = c.updates_at_risk_peak.max(c.updates_at_risk);
     }
 
-    /// `n` updates reached flash (a journal page or a segment write-back was programmed).
+    /// `n` updates reached flash.
     pub fn persisted(&mut self, n: u32) {
         self.counters.updates_at_risk = self.counters.updates_at_risk.saturating_sub(u64::from(n));
     }
 
-    /// Empties the SRAM journal for a partial page write; returns its updates.
+    /// Empties the SRAM journal (a partly filled page is being written); returns its updates.
     pub fn take_journal(&mut self) -> u32 {
         let n = std::mem::take(&mut self.journal);
         if n > 0 {
             self.counters.journal_pages += 1;
+            self.end_journal_epoch();
         }
         n
     }
-
     /// Updates per journal page.
     pub fn journal_entries(&self) -> u32 {
         self.cfg.journal_entries
@@ -505,6 +640,9 @@ mod tests {
             partial_cmd: SimDuration::from_us(5),
             journal_entries: 100,
             hmb_map_share: 1.0,
+            hmb_validity: HmbValidity::WriteThrough,
+            hmb_fill: SimDuration::ZERO,
+            update_sram_bytes: 0,
             hmb: HmbRequest::default(),
         }
     }
@@ -601,5 +739,90 @@ mod tests {
         // 2 enters SRAM, 1 moves to HMB, 0 (dirty, 5 updates) leaves.
         assert_eq!(c.loaded(2), Some((0, 5)));
         assert_eq!(c.counters.segment_writebacks, 1);
+    }
+
+    fn epoch_cfg(sram_segments: u64) -> MapCacheConfig {
+        MapCacheConfig { hmb_validity: HmbValidity::JournalEpoch, ..cfg(MapLocation::Hmb, sram_segments, Replacement::Lru) }
+    }
+
+    fn load(c: &mut MapCache, s: u32) {
+        assert_eq!(c.lookup(s), Lookup::Miss, "segment {s}");
+        c.start_load(s);
+        c.loaded(s);
+    }
+
+    #[test]
+    fn a_journal_page_drops_every_hmb_copy_but_keeps_sram_copies() {
+        // 1 SRAM slot, 4 HMB slots over 8 segments; 100 updates per journal page.
+        let mut c = mapped(MapCache::new(epoch_cfg(1), 8 * 1024, 4 * 4096));
+        for s in 0..4 {
+            load(&mut c, s);
+        }
+        // SRAM holds 3; 0, 1 and 2 were copied down into the HMB, one fill each.
+        assert_eq!((c.counters.hmb_fills, c.take_fills()), (3, 3));
+        // Updates below a page change nothing the reads see (no write-through either).
+        assert_eq!(c.update(7, 99, true).hmb_write, false);
+        assert_eq!(c.lookup(1), Lookup::Hmb(SimDuration::from_us(11)));
+        // The 100th update fills a page: the HMB copies (0 and 2, after 1 moved up and 3 down)
+        // are dropped; SRAM's copy of 1 stays.
+        assert_eq!(c.update(7, 1, true).journal_pages, 1);
+        assert_eq!(c.counters.hmb_invalidations, 3);
+        assert_eq!(c.lookup(1), Lookup::Free);
+        for s in [0, 2, 3] {
+            assert_eq!(c.lookup(s), Lookup::Miss, "segment {s}");
+        }
+    }
+
+    #[test]
+    fn write_through_copies_survive_the_journal() {
+        let mut c = mapped(MapCache::new(cfg(MapLocation::Hmb, 1, Replacement::Lru), 8 * 1024, 4 * 4096));
+        load(&mut c, 0);
+        load(&mut c, 1);
+        assert!(c.update(0, 100, true).hmb_write);
+        assert_eq!(c.counters.hmb_invalidations, 0);
+        assert_eq!(c.lookup(0), Lookup::Hmb(SimDuration::from_us(11)));
+    }
+
+    #[test]
+    fn a_directly_indexed_map_tracks_segments_after_its_first_epoch() {
+        // 2 SRAM + 6 HMB slots hold all 8 segments: direct lookups, until a journal page.
+        let mut c = mapped(MapCache::new(epoch_cfg(2), 8 * 1024, 6 * 4096));
+        assert_eq!(c.lookup(5), Lookup::Hmb(SimDuration::from_us(4)));
+        c.update(0, 100, true);
+        assert_eq!((c.residency(), c.counters.hmb_invalidations), (Residency::Partial, 6));
+        assert_eq!(c.read_overhead(), SimDuration::from_us(5));
+        for s in 0..8 {
+            load(&mut c, s);
+        }
+        // Every segment back in the cache: indexed directly again, with no search.
+        assert_eq!(c.residency(), Residency::Full);
+        assert_eq!(c.lookup(0), Lookup::Hmb(SimDuration::from_us(4)));
+    }
+
+    #[test]
+    fn without_hmb_writes_build_deallocated_segments_in_the_update_area() {
+        let config = MapCacheConfig { update_sram_bytes: 2 * 4096, ..epoch_cfg(1) };
+        let mut c = MapCache::new(config.clone(), 8 * 1024, 0);
+        // Segments 0..3 were never mapped: writes build them; the update area holds 2.
+        for s in 0..3 {
+            c.update(s, 1, true);
+        }
+        assert_eq!((c.lookup(1), c.lookup(2)), (Lookup::Free, Lookup::Free));
+        assert_eq!(c.lookup(0), Lookup::Miss);
+        // A segment that already holds mappings is not built: the journal carries the write.
+        c.update(0, 1, true);
+        assert_eq!(c.lookup(0), Lookup::Miss);
+        // With an HMB, that SRAM is the HMB's index: nothing is built.
+        let mut with_hmb = MapCache::new(config, 8 * 1024, 4096);
+        with_hmb.update(4, 1, true);
+        assert_eq!(with_hmb.lookup(4), Lookup::Miss);
+    }
+
+    #[test]
+    fn a_whole_segment_trim_empties_it_again() {
+        let mut c = mapped(MapCache::new(cfg(MapLocation::Sram, 1, Replacement::Lru), 8 * 1024, 0));
+        assert_eq!(c.lookup(3), Lookup::Miss);
+        c.unmap_segment(3);
+        assert_eq!(c.lookup(3), Lookup::Free);
     }
 }

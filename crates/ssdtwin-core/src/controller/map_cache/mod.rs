@@ -761,7 +761,7 @@ mod tests {
         // SRAM holds 3; 0, 1 and 2 were copied down into the HMB, one fill each.
         assert_eq!((c.counters.hmb_fills, c.take_fills()), (3, 3));
         // Updates below a page change nothing the reads see (no write-through either).
-        assert_eq!(c.update(7, 99, true).hmb_write, false);
+        assert!(!c.update(7, 99, true).hmb_write);
         assert_eq!(c.lookup(1), Lookup::Hmb(SimDuration::from_us(11)));
         // The 100th update fills a page: the HMB copies (0 and 2, after 1 moved up and 3 down)
         // are dropped; SRAM's copy of 1 stays.

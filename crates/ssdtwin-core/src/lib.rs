@@ -49,6 +49,7 @@ pub mod input;
 pub mod nand;
 pub mod nvme;
 pub mod os;
+pub mod setup;
 pub mod ssd;
 pub mod stats;
 pub mod workload;

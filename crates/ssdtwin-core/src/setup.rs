@@ -2,10 +2,13 @@
 //! place so that no layer builds the layers under it.
 //!
 //! The layers below know only what they are given: a [`Pool`] takes a [`Machine`] (RAM
-//! and core speed), not a host profile; the fio runner takes a ready host. This module
-//! reads the profiles' answers into those shapes: a pool on a host ([`pool_on_host`]), and
-//! fio on a pool ([`aim_fio_at_pool`], then [`fio_on_pool`]: the jobs, run options and host
-//! as they run there).
+//! and core speed), not a host profile; [`run_memory`] and the fio runner take a ready
+//! [`Host`]. This module reads the profiles' answers into those shapes:
+//!
+//! * a pool on a host ([`pool_on_host`]), and fio on a pool ([`aim_fio_at_pool`], then
+//!   [`fio_on_pool`]: the jobs, run options and host as they run there);
+//! * a drive or multi-LUN card behind a host, its LUNs joined by md ([`card_host`]), and a
+//!   memory workload on it ([`run_memory_on_drive`]).
 //!
 //! The bindings (and through them the CLI and the studies), the examples and the tests
 //! compose through here. Nothing here simulates: each function builds or rewrites and
@@ -23,7 +26,11 @@
 //! assert!(pool_on_host(config, &load_host("none", &[]).unwrap()).is_err());
 //! ```
 
-use crate::os::{FsCosts, HostConfig};
+use crate::block::BlockDevice;
+use crate::config::DeviceConfig;
+use crate::os::{FsCosts, Host, HostConfig, Md, MdLayout};
+use crate::ssd::Ssd;
+use crate::workload::memory::{Alloc, MemoryError, MemoryProgress, MemoryResult, MemorySpec, run_memory};
 use crate::workload::{JobSet, RunOptions};
 use crate::zfs::{Machine, OpError, Pool, PoolConfig};
 
@@ -82,4 +89,65 @@ pub fn fio_on_pool(pool: &Pool, host: &HostConfig, set: &mut JobSet, opts: &mut 
     h.file_systems.push(FsCosts { name: "zfs".into(), direct_io: call, buffered_io: call });
     h.default_fs = Some("zfs".into());
     h
+}
+
+/// How a file system sits on a card of several LUNs (for `mmap`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FsLayout {
+    /// md RAID 0 over every LUN in chunks of `chunk_bytes` (mdadm's default is 512 KiB).
+    Raid0 {
+        /// Chunk size, bytes.
+        chunk_bytes: u64,
+    },
+    /// On the first LUN alone.
+    Single,
+}
+
+/// A drive, or a card's LUNs, behind a host.
+pub struct Card {
+    /// The host over md over the LUNs.
+    pub host: Host<Md<Ssd>>,
+    /// LUNs the card shows (1 for a plain drive).
+    pub luns: usize,
+    /// Capacity of each LUN, bytes.
+    pub lun_bytes: u64,
+}
+
+/// A fresh drive (or card) from `config` behind `host`, its LUNs joined as `layout` says
+/// (raid0 over them, or side by side); with the memory the kernel leaves for pages set if
+/// given.
+pub fn card_host(config: &DeviceConfig, host: HostConfig, layout: FsLayout, memory_bytes: Option<u64>) -> Card {
+    let luns = config.host_interface.as_ref().map_or(1, |h| h.luns) as usize;
+    let members: Vec<Ssd> = (0..luns).map(|_| Ssd::new(config.clone())).collect();
+    let lun_bytes = members[0].geometry().capacity_bytes();
+    let md_layout = match layout {
+        FsLayout::Raid0 { chunk_bytes } if luns > 1 => MdLayout::Raid0 { chunk_bytes },
+        _ => MdLayout::Linear,
+    };
+    let mut host = Host::new(Md::new(members, md_layout), host);
+    if let Some(bytes) = memory_bytes {
+        host.set_vm_memory(bytes);
+    }
+    Card { host, luns, lun_bytes }
+}
+
+/// Runs `spec` on a fresh drive built from `config` — or, for a card that shows several
+/// LUNs (`[host_interface] luns`), on all of them — behind `host`. With `malloc`, every LUN
+/// is a whole swap area of one priority; with `mmap`, the file starts at the beginning of
+/// the volume `layout` makes. `memory_bytes`, if given, is the memory the kernel leaves for
+/// pages (DRAM less its own reserve), before the drivers take their share.
+pub fn run_memory_on_drive(
+    config: &DeviceConfig,
+    host: HostConfig,
+    spec: &MemorySpec,
+    layout: FsLayout,
+    memory_bytes: Option<u64>,
+    observe: &mut dyn FnMut(&MemoryProgress) -> bool,
+) -> Result<MemoryResult, MemoryError> {
+    let layout = if spec.alloc == Alloc::Mmap { layout } else { FsLayout::Single };
+    let mut card = card_host(config, host, layout, memory_bytes);
+    let mut spec = spec.clone();
+    spec.swap_areas = (0..card.luns as u64).map(|k| (k * card.lun_bytes, card.lun_bytes)).collect();
+    spec.file_offset_bytes = 0;
+    run_memory(&mut card.host, &spec, observe)
 }

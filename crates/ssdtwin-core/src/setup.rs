@@ -2,10 +2,10 @@
 //! place so that no layer builds the layers under it.
 //!
 //! The layers below know only what they are given: a [`Pool`] takes a [`Machine`] (RAM
-//! and core speed), not a host profile; [`run_memory`] and the fio runner take a ready
+//! and core speed), not a host profile, and its drives built ([`pool_drives`]); [`run_memory`] and the fio runner take a ready
 //! [`Host`]. This module reads the profiles' answers into those shapes:
 //!
-//! * a pool on a host ([`pool_on_host`]), and fio on a pool ([`aim_fio_at_pool`], then
+//! * a pool over fresh drives on a host ([`pool_on_host`]), and fio on a pool ([`aim_fio_at_pool`], then
 //!   [`fio_on_pool`]: the jobs, run options and host as they run there);
 //! * a drive or multi-LUN card behind a host, its LUNs joined by md ([`card_host`]), and a
 //!   memory workload on it ([`run_memory_on_drive`]).
@@ -26,13 +26,14 @@
 //! assert!(pool_on_host(config, &load_host("none", &[]).unwrap()).is_err());
 //! ```
 
-use crate::block::BlockDevice;
+use crate::block::{AnyDevice, BlockDevice};
 use crate::config::DeviceConfig;
+use crate::hdd::Hdd;
 use crate::os::{FsCosts, Host, HostConfig, Md, MdLayout};
 use crate::ssd::Ssd;
 use crate::workload::memory::{Alloc, MemoryError, MemoryProgress, MemoryResult, MemorySpec, run_memory};
 use crate::workload::{JobSet, RunOptions};
-use crate::zfs::{Machine, OpError, Pool, PoolConfig};
+use crate::zfs::{DriveConfig, Machine, OpError, Pool, PoolConfig};
 
 /// A new, empty pool from `config` on `host`: its RAM sizes the ARC and the dirty-data
 /// limit, its core speed scales the ZPL's costs. A host with less than 1 GiB of DRAM (the
@@ -47,7 +48,22 @@ pub fn pool_on_host(config: PoolConfig, host: &HostConfig) -> Result<Pool, OpErr
                 .into(),
         });
     }
-    Pool::new(config, Machine { ram_bytes: host.dram_bytes, speed_factor: host.speed_factor })
+    let drives = pool_drives(&config);
+    Pool::new(config, Machine { ram_bytes: host.dram_bytes, speed_factor: host.speed_factor }, drives)
+}
+
+/// Fresh drives for `config`'s leaf vdevs, in the order of its vdevs and their leaves: an
+/// SSD twin or a disk, each from its leaf's profile.
+pub fn pool_drives(config: &PoolConfig) -> Vec<AnyDevice> {
+    config
+        .vdevs
+        .iter()
+        .flat_map(|v| &v.leaves)
+        .map(|l| match &l.drive {
+            DriveConfig::Ssd(c) => AnyDevice::Ssd(Box::new(Ssd::new((**c).clone()))),
+            DriveConfig::Hdd(c) => AnyDevice::Hdd(Box::new(Hdd::new((**c).clone()))),
+        })
+        .collect()
 }
 
 /// Points fio at the dataset whose mount point holds the jobs' files: each job's

@@ -21,14 +21,16 @@
 //! [`Pool`] owns all of it and is itself a [`BlockDevice`]: a dataset's files are its
 //! address space (see `fio.rs`). Contract as `BlockDevice`'s; in addition a pool that has
 //! lost a top-level vdev runs nothing ([`Pool::check_usable`]). Of the machine it runs on a
-//! pool knows only its [`Machine`] (RAM and core speed); putting a host and fio above it is
-//! [`crate::setup`]'s business.
+//! pool knows only its [`Machine`] (RAM and core speed), and it is handed its drives built;
+//! building them, and putting a host and fio above the pool, is [`crate::setup`]'s business.
 //!
 //! ```
+//! use ssdtwin_core::setup::pool_drives;
 //! use ssdtwin_core::zfs::{Machine, Pool, SizeDist, Tree, TreeOp, TreeSpec, build_pool, load_pool};
 //!
 //! let config = build_pool(&load_pool("hdd-mirror-special").unwrap()).unwrap();
-//! let mut pool = Pool::new(config, Machine { ram_bytes: 64 << 30, speed_factor: 1.0 }).unwrap();
+//! let drives = pool_drives(&config);
+//! let mut pool = Pool::new(config, Machine { ram_bytes: 64 << 30, speed_factor: 1.0 }, drives).unwrap();
 //! let tree = Tree::generate(&TreeSpec::new(2000, SizeDist::Fixed(8192))).unwrap();
 //! pool.add_tree("tank/data", tree).unwrap();
 //! let created = pool.run_op("tank/data", TreeOp::Create, &mut |_, _| true).unwrap();
@@ -69,8 +71,6 @@ pub use worker::{OpResult, TreeOp};
 
 use crate::block::{AnyDevice, BlockDevice, Command, Completion, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimRng, SimTime, Slab};
-use crate::hdd::Hdd;
-use crate::ssd::Ssd;
 use arc::{Arc, KeyMap};
 use objects::{DatasetState, MetaBlock, Sizing};
 use queue::{IoClass, LeafQueue, Limits};
@@ -253,10 +253,12 @@ pub struct Machine {
 
 impl Pool {
     /// A new, empty pool on `machine` (whose RAM sizes the ARC and the dirty-data limit, and
-    /// whose core speed scales file-system call costs).
+    /// whose core speed scales file-system call costs) over `drives`: one per leaf vdev, in
+    /// the order of `config`'s vdevs and their leaves, each built from its leaf's
+    /// [`DriveConfig`] ([`crate::setup::pool_drives`] builds them).
     // The pool's parts built in order, each from the ones before.
     #[allow(clippy::too_many_lines)]
-    pub fn new(config: PoolConfig, machine: Machine) -> Result<Pool, OpError> {
+    pub fn new(config: PoolConfig, machine: Machine, drives: Vec<AnyDevice>) -> Result<Pool, OpError> {
         if machine.ram_bytes < 1 << 30 {
             return Err(OpError::Parameter {
                 field: "ram_bytes".into(),
@@ -271,6 +273,15 @@ impl Pool {
                 allowed: "a positive number".into(),
             });
         }
+        let leaf_count: usize = config.vdevs.iter().map(|v| v.leaves.len()).sum();
+        if drives.len() != leaf_count {
+            return Err(OpError::Parameter {
+                field: "drives".into(),
+                value: drives.len().to_string(),
+                allowed: format!("one per leaf vdev: {leaf_count}"),
+            });
+        }
+        let mut drives = drives.into_iter();
         let t = &config.tunables;
         let ram = machine.ram_bytes;
         let dirty_max = if t.zfs_dirty_data_max > 0 {
@@ -288,10 +299,7 @@ impl Pool {
             let top = tops.len();
             let mut ids = Vec::new();
             for l in &v.leaves {
-                let device = match &l.drive {
-                    DriveConfig::Ssd(c) => AnyDevice::Ssd(Box::new(Ssd::new((**c).clone()))),
-                    DriveConfig::Hdd(c) => AnyDevice::Hdd(Box::new(Hdd::new((**c).clone()))),
-                };
+                let device = drives.next().expect("one drive per leaf, counted above");
                 let g = device.geometry();
                 ids.push(leaves.len());
                 leaves.push(Leaf {

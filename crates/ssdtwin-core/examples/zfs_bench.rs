@@ -14,7 +14,8 @@
 //! needs more than 200 bytes of tables per file.
 
 use ssdtwin_core::os::load_host;
-use ssdtwin_core::zfs::{Pool, SizeDist, Tree, TreeOp, TreeSpec, build_pool, load_pool};
+use ssdtwin_core::setup::pool_on_host;
+use ssdtwin_core::zfs::{SizeDist, Tree, TreeOp, TreeSpec, build_pool, load_pool};
 use std::time::Instant;
 
 /// Resident memory of this process now, bytes (Linux `VmRSS`).
@@ -40,7 +41,7 @@ fn main() {
     let mut out = Vec::new();
     for name in &pools {
         let before = rss_bytes();
-        let mut pool = Pool::new(build_pool(&load_pool(name).unwrap()).unwrap(), &host).unwrap();
+        let mut pool = pool_on_host(build_pool(&load_pool(name).unwrap()).unwrap(), &host).unwrap();
         let t = Instant::now();
         let tree = Tree::generate(&TreeSpec::new(files, SizeDist::parse("lognormal:16K:2.0").unwrap())).unwrap();
         let tree_bytes = tree.memory_bytes();

@@ -1,9 +1,24 @@
 //! ssdtwin-core: a fast, deterministic discrete-event model of flash SSDs and the storage
 //! stack above them.
 //!
-//! The layers follow the data path, each talking only to the one below:
+//! The crate is a building of floors, top to bottom; calls only go down, and each floor
+//! talks to the one below through a type it is handed, never one it builds:
 //!
-//! * [`workload`] turns fio-style jobs into commands and collects fio-style statistics;
+//! ```text
+//!  setup        composition: which host over which target over which drives
+//!  workload     fio jobs (parsed, run, reported), traces, memory workloads
+//!  os           the host: CPU cores, block layer, page cache, VM, file systems, md
+//!  block        the seam: the BlockDevice trait, commands, completions, counters
+//!  zfs │ hdd │ ssd     block targets (a pool is one made of the others)
+//!  nvme → controller → ftl → nand     inside the SSD twin
+//!  engine, stats       underneath all of them
+//! ```
+//!
+//! * [`setup`] puts the layers together for the bindings, the examples and the tests: a
+//!   pool on a host, fio on a pool, a drive or multi-LUN card behind a host;
+//! * [`workload`] turns fio-style jobs into commands and collects fio-style statistics, and
+//!   runs memory workloads (STREAM, Himeno, a memcpy sweep) over the host's VM;
+//! * [`os`] is the machine and kernel between a workload and a block target;
 //! * [`block`] is the seam below it: the [`block::BlockDevice`] trait every block target
 //!   implements, with its commands, completions and counters, and [`block::AnyDevice`],
 //!   the one enum over the concrete targets;
@@ -15,7 +30,8 @@
 //!   TRIM) and [`nand`] (dies, channels, cell-mode timings);
 //! * [`engine`] (time, event queue, resources, random streams) and [`stats`] (histograms,
 //!   fio output) sit underneath all of them;
-//! * [`config`] turns a profile (TOML) into a validated [`config::DeviceConfig`].
+//! * beside the floors, [`config`] turns a profile (TOML) into a validated
+//!   [`config::DeviceConfig`], and [`input`] reads the files users name within sane limits.
 //!
 //! Contract: once a profile has been built and a job validated, a run cannot fail on input;
 //! simulated time is integer nanoseconds and never read from a clock; the same profile, job
@@ -49,6 +65,7 @@ pub mod input;
 pub mod nand;
 pub mod nvme;
 pub mod os;
+pub mod setup;
 pub mod ssd;
 pub mod stats;
 pub mod workload;

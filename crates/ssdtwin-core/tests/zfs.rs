@@ -5,6 +5,7 @@
 
 use ssdtwin_core::block::BlockDevice;
 use ssdtwin_core::os::{Host, HostConfig, load_host};
+use ssdtwin_core::setup::{fio_on_pool, pool_on_host};
 use ssdtwin_core::workload::fio::parse_job_text;
 use ssdtwin_core::workload::{RunOptions, run};
 use ssdtwin_core::zfs::{
@@ -20,7 +21,7 @@ fn host() -> HostConfig {
 fn pool(name: &str, overrides: &[&str]) -> Pool {
     let mut p = load_pool(name).unwrap();
     apply_pool_overrides(&mut p, &overrides.iter().map(ToString::to_string).collect::<Vec<_>>()).unwrap();
-    Pool::new(build_pool(&p).unwrap(), &host()).unwrap()
+    pool_on_host(build_pool(&p).unwrap(), &host()).unwrap()
 }
 
 /// Incompressible `.bin` files and `.txt` files lz4 shrinks 8:1.
@@ -220,7 +221,7 @@ fn a_log_vdev_can_be_lost_without_the_pool() {
     let text = "[pool]\nname='tank'\n[[vdevs]]\nclass='normal'\nlayout='mirror'\ndrives=['exos-x18-16tb','exos-x18-16tb']\n\
                 [[vdevs]]\nclass='log'\nlayout='disk'\ndrives=['generic-tlc-1tb']\npartition_bytes='8G'\n";
     let config = build_pool(&ssdtwin_core::zfs::LoadedPool::from_str(text, "t.toml").unwrap()).unwrap();
-    let mut p = Pool::new(config, &host()).unwrap();
+    let mut p = pool_on_host(config, &host()).unwrap();
     p.fail_device("nvme0n1").unwrap();
     assert!(p.check_usable().is_ok());
 }
@@ -238,9 +239,8 @@ fn sync_write_latency(p: &mut Pool) -> f64 {
 fn run_fio(p: &mut Pool, job: &str) -> ssdtwin_core::workload::RunResult {
     let mut set = parse_job_text(job, "job", std::path::Path::new(".")).unwrap();
     p.set_fio_dataset("/tank/data").unwrap();
-    let h = p.host_for_fio(&host());
     let mut opts = RunOptions { log_dir: std::env::temp_dir(), ..RunOptions::default() };
-    p.prepare_fio(&mut set, &mut opts);
+    let h = fio_on_pool(p, &host(), &mut set, &mut opts);
     run(&mut Host::new(p, h), &set, &opts, &mut |_| true).unwrap()
 }
 
@@ -282,7 +282,7 @@ fn the_intent_log_goes_to_the_special_vdev_and_sync_writes_get_faster() {
 #[test]
 fn pools_refuse_hosts_without_memory() {
     let config = build_pool(&load_pool("hdd-mirror").unwrap()).unwrap();
-    let e = Pool::new(config, &load_host("none", &[]).unwrap()).err().unwrap().to_string();
+    let e = pool_on_host(config, &load_host("none", &[]).unwrap()).err().unwrap().to_string();
     assert!(e.starts_with("--host = none: a host with at least 1 GiB of DRAM"), "{e}");
 }
 

@@ -7,9 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use ssdtwin_core::config::build;
 use ssdtwin_core::os::load_host;
-use ssdtwin_core::workload::memory::{
-    Advice, Alloc, Bench, FsLayout, MemoryError, MemoryProgress, MemorySpec, run_memory_on_drive,
-};
+use ssdtwin_core::setup::{FsLayout, card_host, run_memory_on_drive};
+use ssdtwin_core::workload::memory::{Advice, Alloc, Bench, MemoryError, MemoryProgress, MemorySpec};
 
 fn memory_error(py: Python<'_>, e: &MemoryError) -> PyErr {
     match e {
@@ -158,8 +157,7 @@ pub(crate) fn run_fio_on_drive(
     let set_for_run = set.clone();
     let result = py
         .detach(move || {
-            let (mut host, _, _) =
-                ssdtwin_core::workload::memory::card_host(&config, host_config, layout, memory_bytes);
+            let mut card = card_host(&config, host_config, layout, memory_bytes);
             let mut observe = |p: &ssdtwin_core::workload::Progress| -> bool {
                 Python::attach(|py| {
                     if py.check_signals().is_err() {
@@ -171,7 +169,7 @@ pub(crate) fn run_fio_on_drive(
                     })
                 })
             };
-            run(&mut host, &set_for_run, &opts, &mut observe)
+            run(&mut card.host, &set_for_run, &opts, &mut observe)
         })
         .map_err(|e| errors::run(py, &e))?;
     Ok(crate::output::RunOutput::new(set, result, WallClock { unix_ms: 0, ctime: String::new() }, "md0".to_string()))

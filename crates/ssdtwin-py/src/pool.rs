@@ -8,6 +8,7 @@ use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use ssdtwin_core::os::{Host, load_host};
+use ssdtwin_core::setup::{aim_fio_at_pool, fio_on_pool, pool_on_host};
 use ssdtwin_core::workload::fio::{WallClock, parse_command_line, parse_job_text};
 use ssdtwin_core::workload::{JobSet, RunOptions, run};
 use ssdtwin_core::zfs::plan::{Plan, PlanRow, special_bytes};
@@ -164,7 +165,7 @@ impl Pool {
     ) -> PyResult<Self> {
         let config = load(pool, &overrides).map_err(|e| errors::pool(py, &e))?;
         let host = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
-        let inner = py.detach(|| CorePool::new(config, &host)).map_err(|e| errors::op(py, &e))?;
+        let inner = py.detach(|| pool_on_host(config, &host)).map_err(|e| errors::op(py, &e))?;
         Ok(Pool { inner })
     }
 
@@ -294,21 +295,8 @@ impl Pool {
             None => parse_command_line(&args),
         }
         .map_err(|e| errors::job(py, &e))?;
-        let paths: Vec<String> = set
-            .jobs
-            .iter()
-            .filter_map(|j| {
-                j.files.directory.clone().or_else(|| {
-                    j.filename.as_ref().map(|f| {
-                        let first = f.split(':').next().unwrap_or(f);
-                        std::path::Path::new(first).parent().map_or_else(String::new, |p| p.display().to_string())
-                    })
-                })
-            })
-            .collect();
-        self.inner.set_fio_dataset_for_paths(&paths).map_err(|e| errors::op(py, &e))?;
+        aim_fio_at_pool(&mut self.inner, &set).map_err(|e| errors::op(py, &e))?;
         let host_config = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
-        let host_config = self.inner.host_for_fio(&host_config);
         if !series_window_ms.is_finite() || series_window_ms <= 0.0 {
             return Err(errors::device(py, format!("series window {series_window_ms} ms: must be positive")));
         }
@@ -319,7 +307,7 @@ impl Pool {
             device_name: self.inner.config().name.clone(),
             ..RunOptions::default()
         };
-        self.inner.prepare_fio(&mut set, &mut opts);
+        let host_config = fio_on_pool(&self.inner, &host_config, &mut set, &mut opts);
         let set_for_run = set.clone();
         let result = simulate(py, &mut self.inner, progress.as_ref(), move |pool, observe| {
             run(&mut Host::new(pool, host_config), &set_for_run, &opts, observe)

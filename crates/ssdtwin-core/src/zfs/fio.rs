@@ -13,7 +13,8 @@
 //!   writes them later. fio's buffers are random, so they do not compress. Reads and
 //!   writes complete once their data is copied (`[zpl] copy_us_per_mib`).
 //! * `direct=0` runs as `direct=1` (both through the ARC); a `sync=1` write completes after
-//!   a flush, i.e. an intent-log commit (see [`Pool::prepare_fio`]).
+//!   a flush, i.e. an intent-log commit (the jobs are rewritten so where a pool is put
+//!   under fio: [`crate::setup`]).
 //! * A flush (`fsync`) commits the intent log (`zil_commit`): writes below
 //!   `zfs_immediate_write_sz` are copied into log blocks (`WR_COPIED`); larger ones are
 //!   written in place at once and logged by pointer (`WR_INDIRECT`), except with a log
@@ -31,9 +32,7 @@ use super::sync::TxWait;
 use super::vdev::{Dva, LABEL_START_BYTES};
 use super::{Batch, BatchKind, Event, IoOp, OpError, Owner, Pool, Table, Waiter, key};
 use crate::block::{BlockDevice, BlockGeometry, Command, Completion, CounterRow, Opcode, SubmitError};
-use crate::engine::{SimTime, Slab};
-use crate::os::{FsCosts, HostConfig};
-use crate::workload::{JobSet, RunOptions};
+use crate::engine::{SimDuration, SimTime, Slab};
 use std::collections::VecDeque;
 
 /// Bytes of a log record's header (`lr_write_t`).
@@ -135,27 +134,10 @@ impl Pool {
         Ok(())
     }
 
-    /// fio's jobs and run options as they run on this pool: `direct=0` and `direct=1` are
-    /// the same (OpenZFS before 2.3 serves `O_DIRECT` through the ARC too), and a `sync=1`
-    /// write returns after its intent-log commit (`zfs_write` calls `zil_commit` for
-    /// `O_SYNC`), which the run makes a flush after each write.
-    pub fn prepare_fio(&self, set: &mut JobSet, opts: &mut RunOptions) {
-        for job in &mut set.jobs {
-            job.direct = true;
-        }
-        opts.fs_syncs = true;
-    }
-
-    /// `host` as it runs fio on this pool: no page cache (the ARC is ZFS's), and file
-    /// calls cost the ZPL's `io_call_us`.
-    pub fn host_for_fio(&self, host: &HostConfig) -> HostConfig {
-        let mut h = host.clone();
-        h.page_cache = None;
-        let call = self.zpl.io_call;
-        h.file_systems.retain(|f| f.name != "zfs");
-        h.file_systems.push(FsCosts { name: "zfs".into(), direct_io: call, buffered_io: call });
-        h.default_fs = Some("zfs".into());
-        h
+    /// CPU time of one read or write call on this pool (the ZPL's `io_call_us`, scaled to
+    /// the machine's cores).
+    pub fn file_call_cost(&self) -> SimDuration {
+        self.zpl.io_call
     }
 
     fn record_bytes(&self) -> u64 {
@@ -279,8 +261,7 @@ impl Pool {
     /// Completes command `c` once its `bytes` are copied to or from the ARC (the ZPL's
     /// `copy_us_per_mib`).
     fn finish_after_copy(&mut self, c: u32, bytes: u64) {
-        let t =
-            crate::engine::SimDuration(((u128::from(self.zpl.copy_per_mib.as_ns()) * u128::from(bytes)) >> 20) as u64);
+        let t = SimDuration(((u128::from(self.zpl.copy_per_mib.as_ns()) * u128::from(bytes)) >> 20) as u64);
         if t.as_ns() == 0 {
             self.complete_cmd(c);
         } else {

@@ -20,14 +20,17 @@
 //!
 //! [`Pool`] owns all of it and is itself a [`BlockDevice`]: a dataset's files are its
 //! address space (see `fio.rs`). Contract as `BlockDevice`'s; in addition a pool that has
-//! lost a top-level vdev runs nothing ([`Pool::check_usable`]).
+//! lost a top-level vdev runs nothing ([`Pool::check_usable`]). Of the machine it runs on a
+//! pool knows only its [`Machine`] (RAM and core speed), and it is handed its drives built;
+//! building them, and putting a host and fio above the pool, is [`crate::setup`]'s business.
 //!
 //! ```
-//! use ssdtwin_core::os::load_host;
-//! use ssdtwin_core::zfs::{Pool, SizeDist, Tree, TreeOp, TreeSpec, build_pool, load_pool};
+//! use ssdtwin_core::setup::pool_drives;
+//! use ssdtwin_core::zfs::{Machine, Pool, SizeDist, Tree, TreeOp, TreeSpec, build_pool, load_pool};
 //!
 //! let config = build_pool(&load_pool("hdd-mirror-special").unwrap()).unwrap();
-//! let mut pool = Pool::new(config, &load_host("linux-6.1", &[]).unwrap()).unwrap();
+//! let drives = pool_drives(&config);
+//! let mut pool = Pool::new(config, Machine { ram_bytes: 64 << 30, speed_factor: 1.0 }, drives).unwrap();
 //! let tree = Tree::generate(&TreeSpec::new(2000, SizeDist::Fixed(8192))).unwrap();
 //! pool.add_tree("tank/data", tree).unwrap();
 //! let created = pool.run_op("tank/data", TreeOp::Create, &mut |_, _| true).unwrap();
@@ -68,9 +71,6 @@ pub use worker::{OpResult, TreeOp};
 
 use crate::block::{AnyDevice, BlockDevice, Command, Completion, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimRng, SimTime, Slab};
-use crate::hdd::Hdd;
-use crate::os::HostConfig;
-use crate::ssd::Ssd;
 use arc::{Arc, KeyMap};
 use objects::{DatasetState, MetaBlock, Sizing};
 use queue::{IoClass, LeafQueue, Limits};
@@ -241,23 +241,49 @@ pub struct Pool {
     pub(crate) failure: Option<OpError>,
 }
 
+/// What a pool takes from the machine it runs on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Machine {
+    /// Memory, bytes: it sizes the ARC (`arc_c_max`) and the dirty-data limit
+    /// (`zfs_dirty_data_max`) when the pool file leaves them at 0. At least 1 GiB.
+    pub ram_bytes: u64,
+    /// Core speed relative to the reference core (the ZPL's costs are divided by it).
+    pub speed_factor: f64,
+}
+
 impl Pool {
-    /// A new, empty pool on `host` (whose RAM sizes the ARC and the dirty-data limit, and
-    /// whose core speed scales file-system call costs).
+    /// A new, empty pool on `machine` (whose RAM sizes the ARC and the dirty-data limit, and
+    /// whose core speed scales file-system call costs) over `drives`: one per leaf vdev, in
+    /// the order of `config`'s vdevs and their leaves, each built from its leaf's
+    /// [`DriveConfig`] ([`crate::setup::pool_drives`] builds them).
     // The pool's parts built in order, each from the ones before.
     #[allow(clippy::too_many_lines)]
-    pub fn new(config: PoolConfig, host: &HostConfig) -> Result<Pool, OpError> {
-        if host.dram_bytes < 1 << 30 {
+    pub fn new(config: PoolConfig, machine: Machine, drives: Vec<AnyDevice>) -> Result<Pool, OpError> {
+        if machine.ram_bytes < 1 << 30 {
             return Err(OpError::Parameter {
-                field: "--host".into(),
-                value: host.name.clone(),
-                allowed: "a host with at least 1 GiB of DRAM: a pool's ARC and dirty-data limit come from it \
-                          (the 'none' host has none)"
-                    .into(),
+                field: "ram_bytes".into(),
+                value: machine.ram_bytes.to_string(),
+                allowed: "at least 1 GiB: a pool's ARC and dirty-data limit come from it".into(),
             });
         }
+        if !(machine.speed_factor.is_finite() && machine.speed_factor > 0.0) {
+            return Err(OpError::Parameter {
+                field: "speed_factor".into(),
+                value: machine.speed_factor.to_string(),
+                allowed: "a positive number".into(),
+            });
+        }
+        let leaf_count: usize = config.vdevs.iter().map(|v| v.leaves.len()).sum();
+        if drives.len() != leaf_count {
+            return Err(OpError::Parameter {
+                field: "drives".into(),
+                value: drives.len().to_string(),
+                allowed: format!("one per leaf vdev: {leaf_count}"),
+            });
+        }
+        let mut drives = drives.into_iter();
         let t = &config.tunables;
-        let ram = host.dram_bytes;
+        let ram = machine.ram_bytes;
         let dirty_max = if t.zfs_dirty_data_max > 0 {
             t.zfs_dirty_data_max
         } else {
@@ -273,10 +299,7 @@ impl Pool {
             let top = tops.len();
             let mut ids = Vec::new();
             for l in &v.leaves {
-                let device = match &l.drive {
-                    DriveConfig::Ssd(c) => AnyDevice::Ssd(Box::new(Ssd::new((**c).clone()))),
-                    DriveConfig::Hdd(c) => AnyDevice::Hdd(Box::new(Hdd::new((**c).clone()))),
-                };
+                let device = drives.next().expect("one drive per leaf, counted above");
                 let g = device.geometry();
                 ids.push(leaves.len());
                 leaves.push(Leaf {
@@ -332,7 +355,7 @@ impl Pool {
             ],
             total: t.zfs_vdev_max_active,
         };
-        let scale = |d: SimDuration| SimDuration((d.as_ns() as f64 / host.speed_factor).round() as u64);
+        let scale = |d: SimDuration| SimDuration((d.as_ns() as f64 / machine.speed_factor).round() as u64);
         let z = &config.zpl;
         let zpl = config::ZplNs {
             create: scale(z.create),

@@ -8,7 +8,8 @@
 //! `madvise` advice to the whole region, then runs the threads — one per core — in simulated
 //! time: each thread touches its rows' pages (faults and the waits they bring) and computes
 //! between them at the host's per-core DRAM rate and flop rate, the threads computing at a
-//! time sharing the socket's DRAM bandwidth equally.
+//! time sharing the socket's DRAM bandwidth equally. It runs on the host it is handed;
+//! [`crate::setup::run_memory_on_drive`] builds a drive or card behind a host for it.
 //!
 //! The same engine as the fio runner drives it: the host's event queue (its block target,
 //! the VM's reads and writes, kswapd) and the threads' timers, host first on ties. A thread
@@ -47,11 +48,9 @@ mod benches;
 pub use benches::{Bench, HIMENO_BYTES_PER_POINT, HIMENO_FLOPS_PER_POINT};
 
 use crate::block::{BlockDevice, CounterRow};
-use crate::config::DeviceConfig;
 use crate::engine::{EventQueue, SimDuration, SimTime};
 use crate::os::vm::{Backing, Madvise, MappingId, Touch, VmCtx};
-use crate::os::{CoreId, Host, HostConfig, Md, MdLayout, MemoryConfig};
-use crate::ssd::Ssd;
+use crate::os::{CoreId, Host, MemoryConfig};
 use benches::{Next, Program, Row};
 use thiserror::Error;
 
@@ -198,62 +197,6 @@ pub struct MemoryProgress {
     pub elapsed_ns: u64,
     /// Rows done by every thread.
     pub rows_done: u64,
-}
-
-/// How a file system sits on a card of several LUNs (for `mmap`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FsLayout {
-    /// md RAID 0 over every LUN in chunks of `chunk_bytes` (mdadm's default is 512 KiB).
-    Raid0 {
-        /// Chunk size, bytes.
-        chunk_bytes: u64,
-    },
-    /// On the first LUN alone.
-    Single,
-}
-
-/// Runs `spec` on a fresh drive built from `config` — or, for a card that shows several
-/// LUNs (`[host_interface] luns`), on all of them — behind `host`. With `malloc`, every LUN
-/// is a whole swap area of one priority; with `mmap`, the file starts at the beginning of
-/// the volume `layout` makes. `memory_bytes`, if given, is the memory the kernel leaves for
-/// pages (DRAM less its own reserve), before the drivers take their share.
-pub fn run_memory_on_drive(
-    config: &DeviceConfig,
-    host: HostConfig,
-    spec: &MemorySpec,
-    layout: FsLayout,
-    memory_bytes: Option<u64>,
-    observe: &mut dyn FnMut(&MemoryProgress) -> bool,
-) -> Result<MemoryResult, MemoryError> {
-    let layout = if spec.alloc == Alloc::Mmap { layout } else { FsLayout::Single };
-    let (mut host, luns, lun_bytes) = card_host(config, host, layout, memory_bytes);
-    let mut spec = spec.clone();
-    spec.swap_areas = (0..luns as u64).map(|k| (k * lun_bytes, lun_bytes)).collect();
-    spec.file_offset_bytes = 0;
-    run_memory(&mut host, &spec, observe)
-}
-
-/// A fresh drive (or card) from `config` behind `host`, its LUNs joined as `layout` says
-/// (raid0 over them, or side by side); with the memory the kernel leaves for pages set if
-/// given. Returns the host, the number of LUNs and the bytes of each.
-pub fn card_host(
-    config: &DeviceConfig,
-    host: HostConfig,
-    layout: FsLayout,
-    memory_bytes: Option<u64>,
-) -> (Host<Md<Ssd>>, usize, u64) {
-    let luns = config.host_interface.as_ref().map_or(1, |h| h.luns) as usize;
-    let members: Vec<Ssd> = (0..luns).map(|_| Ssd::new(config.clone())).collect();
-    let lun_bytes = members[0].geometry().capacity_bytes();
-    let md_layout = match layout {
-        FsLayout::Raid0 { chunk_bytes } if luns > 1 => MdLayout::Raid0 { chunk_bytes },
-        _ => MdLayout::Linear,
-    };
-    let mut host = Host::new(Md::new(members, md_layout), host);
-    if let Some(bytes) = memory_bytes {
-        host.set_vm_memory(bytes);
-    }
-    (host, luns, lun_bytes)
 }
 
 /// Runs `spec` on `host`; `observe` may return false to stop ([`MemoryError::Cancelled`]).

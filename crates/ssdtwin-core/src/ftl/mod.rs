@@ -18,6 +18,7 @@
 //! * a superblock is Retired exactly when no block serves it.
 
 mod blocks;
+mod error;
 mod frontier;
 pub mod gc;
 mod l2p;
@@ -28,6 +29,7 @@ mod steady;
 pub mod wear;
 
 pub use blocks::{SbState, Superblocks};
+pub use error::StateError;
 pub use frontier::{Frontier, Stream};
 pub use gc::{GcConfig, VictimPolicy};
 pub use map::{MAX_PHYSICAL_UNITS, PageMap, UNMAPPED};
@@ -36,7 +38,7 @@ pub use slc::{SlcCacheConfig, WhenFull};
 pub use steady::SteadyRefusal;
 pub use wear::{
     BITS_PER_UNIT, BitErrorLaw, BlockInfo, BlockRole, BlockWear, Endurance, MAX_UBER_PER_BIT, MediaErrorState,
-    MediaErrors, WearLevelling, WearState,
+    MediaErrors, WearLevelling, WearState, WearStateError,
 };
 
 use crate::engine::BigArray;
@@ -862,33 +864,33 @@ impl Ftl {
     }
 
     /// Checks the invariants in the module doc; returns the first violation found.
-    pub fn check_invariants(&self) -> Result<(), String> {
+    pub fn check_invariants(&self) -> Result<(), StateError> {
         let g = &self.geometry;
         let mut counted = vec![0u32; self.sbs.len() as usize];
         for (lpn, ppa) in self.map.mapped() {
             if self.map.owner(ppa) != lpn {
-                return Err(format!("lpn {lpn} maps to ppa {ppa}, whose owner is {}", self.map.owner(ppa)));
+                return Err(StateError::OwnerDiffers { lpn, ppa, owner: self.map.owner(ppa) });
             }
             counted[g.sb_of(Ppa(ppa)) as usize] += 1;
         }
         for (ppa, lpn) in self.map.valid() {
             if self.map.lookup(lpn) != ppa {
-                return Err(format!("ppa {ppa} claims lpn {lpn}, which maps elsewhere"));
+                return Err(StateError::StaleOwner { ppa, lpn });
             }
         }
         for sb in 0..self.sbs.len() {
             let (state, valid) = (self.sbs.state(sb), self.sbs.valid(sb));
             if counted[sb as usize] != valid {
-                return Err(format!("superblock {sb}: valid count {valid}, map says {}", counted[sb as usize]));
+                return Err(StateError::ValidCount { sb, valid, mapped: counted[sb as usize] });
             }
             if matches!(state, SbState::Free | SbState::Victim | SbState::Erasing | SbState::Retired) && valid != 0 {
-                return Err(format!("superblock {sb} is {state:?} but holds {valid} valid units"));
+                return Err(StateError::ValidWhenEmpty { sb, state, valid });
             }
             if (state == SbState::Retired) == self.wear.serves(sb) {
-                return Err(format!("superblock {sb} is {state:?} but its blocks say otherwise"));
+                return Err(StateError::Retirement { sb, state });
             }
             if self.sbs.slc_erase_count(sb) > self.sbs.erase_count(sb) {
-                return Err(format!("superblock {sb} has more SLC erases than erases"));
+                return Err(StateError::SlcErases { sb });
             }
         }
         let slc_valid: u64 = (0..self.sbs.len())
@@ -896,51 +898,52 @@ impl Ftl {
             .map(|sb| u64::from(counted[sb as usize]))
             .sum();
         if slc_valid != self.slc_valid {
-            return Err(format!("SLC holds {slc_valid} valid units, the counter says {}", self.slc_valid));
+            return Err(StateError::SlcValid { mapped: slc_valid, counter: self.slc_valid });
         }
         let slc_sbs = (0..self.sbs.len())
             .filter(|&sb| self.sbs.mode(sb) == CellMode::Slc && self.sbs.state(sb) != SbState::Free)
             .count();
         if slc_sbs as u32 != self.slc_in_use {
-            return Err(format!("{slc_sbs} superblocks are in SLC mode, the counter says {}", self.slc_in_use));
+            return Err(StateError::SlcInUse { in_use: slc_sbs, counter: self.slc_in_use });
         }
         let free_in_pool = self.sbs.free.iter().filter(|&&sb| self.sbs.state(sb) == SbState::Free).count();
         if free_in_pool != self.sbs.free.len() {
-            return Err("the free pool holds a superblock that is not Free".into());
+            return Err(StateError::FreePool);
         }
         let free_states = (0..self.sbs.len()).filter(|&sb| self.sbs.state(sb) == SbState::Free).count();
         if free_states != self.sbs.free.len() {
-            return Err(format!("{free_states} superblocks are Free, the free pool holds {}", self.sbs.free.len()));
+            return Err(StateError::FreeCount { free: free_states, pool: self.sbs.free.len() });
         }
         self.check_frontiers()
     }
 
     /// Each open superblock is filled by exactly one frontier, in its mode, within its
     /// capacity (what a restored state must hold for writes to go on safely).
-    fn check_frontiers(&self) -> Result<(), String> {
+    fn check_frontiers(&self) -> Result<(), StateError> {
         let mut filled_by = vec![None; self.sbs.len() as usize];
         for (k, f) in self.frontiers.iter().enumerate() {
             let Some(sb) = f.sb else { continue };
             if sb >= self.sbs.len() {
-                return Err(format!("frontier {k} writes superblock {sb}, beyond the {} there are", self.sbs.len()));
+                return Err(StateError::FrontierBeyond { frontier: k, sb, superblocks: self.sbs.len() });
             }
             if let Some(other) = filled_by[sb as usize].replace(k) {
-                return Err(format!("frontiers {other} and {k} both write superblock {sb}"));
+                return Err(StateError::FrontiersShare { first: other, second: k, sb });
             }
             if self.sbs.state(sb) != SbState::Open || self.sbs.mode(sb) != f.mode {
-                return Err(format!(
-                    "frontier {k} writes superblock {sb} in {:?} mode, which is {:?} in {:?} mode",
-                    f.mode,
-                    self.sbs.state(sb),
-                    self.sbs.mode(sb)
-                ));
+                return Err(StateError::FrontierState {
+                    frontier: k,
+                    sb,
+                    mode: f.mode,
+                    state: self.sbs.state(sb),
+                    sb_mode: self.sbs.mode(sb),
+                });
             }
             if f.capacity != self.geometry.sb_units_in(f.mode) || f.next > f.capacity {
-                return Err(format!("frontier {k} is at unit {} of {} in superblock {sb}", f.next, f.capacity));
+                return Err(StateError::FrontierPosition { frontier: k, next: f.next, capacity: f.capacity, sb });
             }
         }
         match (0..self.sbs.len()).find(|&sb| self.sbs.state(sb) == SbState::Open && filled_by[sb as usize].is_none()) {
-            Some(sb) => Err(format!("superblock {sb} is open but no frontier writes it")),
+            Some(sb) => Err(StateError::OpenUnwritten { sb }),
             None => Ok(()),
         }
     }
@@ -999,12 +1002,12 @@ impl Ftl {
         mut state: FtlState,
         tags: Option<Vec<u32>>,
         block_erases: Option<(Vec<u32>, Vec<u32>)>,
-    ) -> Result<(), String> {
+    ) -> Result<(), StateError> {
         let n = self.sbs.len() as usize;
         let sized = [state.sbs.valid.len(), state.sbs.mode.len(), state.sbs.erase_count.len()];
         if state.sbs.len() != self.sbs.len() || state.frontiers.len() != Stream::COUNT || sized.iter().any(|&l| l != n)
         {
-            return Err("superblock or stream count differs from this device".into());
+            return Err(StateError::Shape);
         }
         if state.sbs.slc_erase_count.is_empty() {
             state.sbs.slc_erase_count = vec![0; n];
@@ -1014,7 +1017,7 @@ impl Ftl {
             || state.sbs.erases_pending.len() != n
             || state.sbs.free.iter().any(|&sb| sb as usize >= n)
         {
-            return Err("superblock arrays differ in length from this device".into());
+            return Err(StateError::ArrayLengths);
         }
         self.wear.import_state(
             state.wear,
@@ -1050,7 +1053,7 @@ impl Ftl {
         }
         if let (Some(mine), Some(theirs)) = (self.tags.as_mut(), tags) {
             if theirs.len() != mine.len() {
-                return Err("verify tags do not match the physical array".into());
+                return Err(StateError::Tags);
             }
             mine.copy_from_slice(&theirs);
         }

@@ -24,6 +24,7 @@
 
 mod background;
 mod counters;
+mod error;
 mod fill;
 mod gc_pace;
 mod health;
@@ -35,6 +36,7 @@ mod verify;
 mod write;
 
 pub use counters::{CounterSnapshot, HostCounters, LEVEL_COUNTERS};
+pub use error::DeviceError;
 pub use fill::{FillError, FillPattern};
 pub use health::{DATA_UNIT_BYTES, HealthLog, Shutdown};
 pub use snapshot::SnapshotError;
@@ -257,9 +259,9 @@ impl Ssd {
 
     /// Takes the Host Memory Buffer a host granted (a controller reset: the map cache starts
     /// cold). The device must be quiet.
-    pub fn set_hmb(&mut self, grant: HmbGrant) -> Result<&HmbGrant, String> {
+    pub fn set_hmb(&mut self, grant: HmbGrant) -> Result<&HmbGrant, DeviceError> {
         if !self.is_quiet() {
-            return Err("changing the HMB needs an idle device; call quiesce first".into());
+            return Err(DeviceError::NotIdle { action: "changing the HMB" });
         }
         self.hmb = grant;
         self.rebuild_map_cache();
@@ -364,14 +366,14 @@ impl Ssd {
 
     /// Unmaps everything (Format NVM, SES=0) and switches to LBA format `lbaf`. The device
     /// must be quiet.
-    pub fn format(&mut self, lbaf: Option<usize>) -> Result<(), String> {
+    pub fn format(&mut self, lbaf: Option<usize>) -> Result<(), DeviceError> {
         if !self.is_quiet() {
-            return Err("format needs an idle device; call quiesce first".into());
+            return Err(DeviceError::NotIdle { action: "format" });
         }
         if let Some(i) = lbaf {
             let n = self.config.namespace.formats.len();
             if i >= n {
-                return Err(format!("LBA format {i} does not exist; the namespace has {n} (0 to {})", n - 1));
+                return Err(DeviceError::NoSuchLbaFormat { index: i, formats: n });
             }
             self.config.namespace.current = i;
         }

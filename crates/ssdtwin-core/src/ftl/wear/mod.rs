@@ -38,6 +38,7 @@
 mod bit_errors;
 mod cold_data;
 mod dynamic;
+mod error;
 mod fifo;
 
 use crate::nand::CellMode;
@@ -45,6 +46,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 pub use bit_errors::{BITS_PER_UNIT, BitErrorLaw, MAX_UBER_PER_BIT, MediaErrorState, MediaErrors};
+pub use error::WearStateError;
 
 /// How the FTL spreads wear.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -434,7 +436,7 @@ impl BlockWear {
         sb_erases: (&[u32], &[u32]),
         e: &Endurance,
         native: CellMode,
-    ) -> Result<(), String> {
+    ) -> Result<(), WearStateError> {
         self.import_arrays(state, erases, sb_erases)?;
         self.refresh_bit_errors(e, native);
         Ok(())
@@ -446,7 +448,7 @@ impl BlockWear {
         state: WearState,
         erases: Option<(Vec<u32>, Vec<u32>)>,
         sb_erases: (&[u32], &[u32]),
-    ) -> Result<(), String> {
+    ) -> Result<(), WearStateError> {
         let planes = (self.dies * self.planes) as usize;
         if state.spares.is_empty() && state.remapped.is_empty() && state.bad.is_empty() && erases.is_none() {
             // A state from before per-block wear: every slot served by its own block, the
@@ -465,16 +467,16 @@ impl BlockWear {
             return Ok(());
         }
         if state.spares.len() != planes {
-            return Err(format!("wear: {} spare pools for {planes} planes", state.spares.len()));
+            return Err(WearStateError::SparePools { pools: state.spares.len(), planes });
         }
         let blocks = self.block_count();
-        let (slc, native) = erases.ok_or("wear: per-block erase counts are missing")?;
+        let (slc, native) = erases.ok_or(WearStateError::ErasesMissing)?;
         if slc.len() != blocks || native.len() != blocks {
-            return Err(format!("wear: erase counts for {} blocks, the array has {blocks}", slc.len()));
+            return Err(WearStateError::EraseCounts { stored: slc.len(), blocks });
         }
         for &(slot, block) in &state.remapped {
             if slot as usize >= self.serving.len() || (block >= self.blocks_per_plane && block != NO_BLOCK) {
-                return Err(format!("wear: slot {slot} is served by block {block}, outside its plane"));
+                return Err(WearStateError::SlotOutside { slot, block });
             }
             self.serving[slot as usize] = block;
         }
@@ -483,13 +485,13 @@ impl BlockWear {
             let retired = slots.iter().filter(|&&b| b == NO_BLOCK).count();
             retired != 0 && retired != per_sb
         }) {
-            return Err(format!("wear: superblock {sb} is retired in some planes and not others"));
+            return Err(WearStateError::PartlyRetired { sb });
         }
         // Every block of a plane is in exactly one place: a slot, a spare pool, or bad.
         let mut seen = vec![false; blocks];
-        let mut claim = |i: usize, what: &str| {
+        let mut claim = |i: usize, role: &'static str| {
             if std::mem::replace(&mut seen[i], true) {
-                return Err(format!("wear: block {i} is {what} and somewhere else too"));
+                return Err(WearStateError::TwoPlaces { block: i, role });
             }
             Ok(())
         };
@@ -509,19 +511,19 @@ impl BlockWear {
         for (plane, pool) in state.spares.iter().enumerate() {
             for &b in pool {
                 if b >= self.blocks_per_plane {
-                    return Err(format!("wear: spare block {b} is outside its plane"));
+                    return Err(WearStateError::SpareOutside { block: b });
                 }
                 claim(self.index(plane as u32, b), "a spare")?;
             }
         }
         for &i in &state.bad {
             if i as usize >= blocks {
-                return Err(format!("wear: bad block {i} is outside the array"));
+                return Err(WearStateError::BadOutside { block: i });
             }
             claim(i as usize, "bad")?;
         }
         if let Some(i) = state.kept.iter().find(|i| !state.bad.contains(i)) {
-            return Err(format!("wear: block {i} is kept in service as worn but is not bad"));
+            return Err(WearStateError::KeptNotBad { block: *i });
         }
         self.spares = state.spares.into_iter().map(VecDeque::from).collect();
         self.bad = state.bad;
@@ -732,6 +734,6 @@ mod tests {
         let e = BlockWear::new(1, 1, 4, &e)
             .import_state(twice, Some((s.to_vec(), n.to_vec())), (&[0; 4], &[0; 4]), &e, CellMode::Tlc)
             .unwrap_err();
-        assert_eq!(e, "wear: block 0 is a spare and somewhere else too");
+        assert_eq!(e.to_string(), "wear: block 0 is a spare and somewhere else too");
     }
 }

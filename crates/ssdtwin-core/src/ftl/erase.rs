@@ -2,7 +2,7 @@
 //! superblock's return to the free pool (or retirement), and Format NVM.
 
 use super::{Frontier, Ftl, SbState, Superblocks, WearLevelling};
-use crate::nand::CellMode;
+use crate::nand::{CellMode, DieId};
 
 impl Ftl {
     /// The victim's reads and every program of its data are done: it moves to Erasing;
@@ -18,7 +18,7 @@ impl Ftl {
     /// `die`'s blocks of `sb` are erased (each counts a P/E cycle, and a worn-out one is
     /// replaced by a spare); returns true when the superblock's last die is done and it is
     /// free again, or retired.
-    pub fn erase_done(&mut self, sb: u32, die: u32) -> bool {
+    pub fn erase_done(&mut self, sb: u32, die: DieId) -> bool {
         let mode = self.sbs.mode(sb);
         self.wear.erase(sb, die, mode, &self.endurance, self.geometry.native);
         self.counters.block_erases += u64::from(self.geometry.planes);

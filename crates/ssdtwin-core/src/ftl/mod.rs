@@ -70,7 +70,7 @@ pub use wear::{
 };
 
 use crate::engine::BigArray;
-use crate::nand::{CellMode, Geometry, Ppa};
+use crate::nand::{CellMode, DieId, Geometry, Ppa, PuId};
 use frontier::Pending;
 use std::collections::VecDeque;
 
@@ -91,10 +91,10 @@ pub enum Location {
     /// Being relocated: its new program unit `pu` is not programmed yet, so it is read from
     /// its source on `die`, in `mode`.
     Moving {
-        /// Destination program unit (global index; groups a command's units).
-        pu: u32,
+        /// Destination program unit (groups a command's units).
+        pu: PuId,
         /// Die of the source.
-        die: u32,
+        die: DieId,
         /// Cell mode of the source.
         mode: CellMode,
     },

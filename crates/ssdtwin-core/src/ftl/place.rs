@@ -4,7 +4,7 @@
 //! unit.
 
 use super::{Ftl, SbState, Stream, UNMAPPED, wear};
-use crate::nand::{CellMode, Ppa};
+use crate::nand::{CellMode, DieId, Ppa, PuId};
 
 impl Ftl {
     /// Moves the frontier of `stream` one unit on; returns the address to write. Opens a new
@@ -58,7 +58,7 @@ impl Ftl {
 
     /// Places one host-written unit; pushes the program unit to `ready` if this filled it.
     #[inline]
-    pub fn write(&mut self, lpn: u64, tag: u32, ready: &mut Vec<u32>) -> Ppa {
+    pub fn write(&mut self, lpn: u64, tag: u32, ready: &mut Vec<PuId>) -> Ppa {
         let stream = self.host_stream().expect("admission checks that host writes have somewhere to go");
         if stream == Stream::HostSlc {
             self.counters.host_units_slc += 1;
@@ -102,7 +102,7 @@ impl Ftl {
     /// Fills the rest of `stream`'s current program unit with padding so it can be
     /// programmed (a flush of a volatile buffer). The program unit goes to `ready` at once,
     /// or, for relocated data, once the reads feeding it are done. Returns the padding units.
-    pub fn pad(&mut self, stream: Stream, ready: &mut Vec<u32>) -> u32 {
+    pub fn pad(&mut self, stream: Stream, ready: &mut Vec<PuId>) -> u32 {
         let pu_units = self.geometry.pu_units();
         let f = &mut self.frontiers[stream.index()];
         let Some(sb) = f.sb else { return 0 };
@@ -127,7 +127,7 @@ impl Ftl {
     }
 
     /// Records that program unit `pu` (global index) has been programmed.
-    pub fn program_done(&mut self, pu: u32) {
+    pub fn program_done(&mut self, pu: PuId) {
         let (sb, pu_in_sb) = self.geometry.sb_of_pu(pu);
         let mode = self.sbs.mode(sb);
         self.counters.units_programmed[mode.index()] += u64::from(self.geometry.pu_units());
@@ -137,7 +137,7 @@ impl Ftl {
     }
 
     /// Die and cell mode of program unit `pu`.
-    pub fn pu_target(&self, pu: u32) -> (u32, CellMode) {
+    pub fn pu_target(&self, pu: PuId) -> (DieId, CellMode) {
         (self.geometry.die_of_pu(pu), self.sbs.mode(self.geometry.sb_of_pu(pu).0))
     }
 }

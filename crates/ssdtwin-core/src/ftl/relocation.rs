@@ -11,14 +11,14 @@
 
 use super::frontier::PuDeps;
 use super::{Ftl, SbState, Stream, UNMAPPED, gc};
-use crate::nand::{CellMode, Ppa};
+use crate::nand::{CellMode, DieId, Ppa, PuId};
 use serde::{Deserialize, Serialize};
 
 /// One die read of a relocation job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RelocRead {
     /// Die to read.
-    pub die: u32,
+    pub die: DieId,
     /// Mode of the victim (selects tR).
     pub mode: CellMode,
     /// Valid units read (moved over the channel).
@@ -110,6 +110,9 @@ impl Ftl {
         for pu in 0..pus {
             let start = base + u64::from(pu * pu_units);
             let mut read: Option<RelocRead> = None;
+            // A superblock holds whole rows, so a program unit's die is the same counted
+            // inside its superblock as across the array.
+            let source_die = g.die_of_pu(PuId(pu));
             for ppa in start..start + u64::from(pu_units) {
                 let lpn = self.map.owner(ppa);
                 if lpn == UNMAPPED {
@@ -126,14 +129,14 @@ impl Ftl {
                 }
                 let f = &mut self.frontiers[stream.index()];
                 let dst = Ppa(new_ppa);
-                f.set_source(g.sb_of(dst), g.pu_in_sb(dst), g.die_of_pu(pu), mode);
+                f.set_source(g.sb_of(dst), g.pu_in_sb(dst), source_die, mode);
                 let seq = f.pu_seq;
                 if f.deps.back().is_none_or(|d| d.seq != seq) {
                     let dst_pu = g.pu_of(dst);
                     f.deps.push_back(PuDeps { seq, pu: dst_pu, pending_reads: 0, filled: false, emitted: false });
                 }
                 let r = read.get_or_insert(RelocRead {
-                    die: g.die_of_pu(pu),
+                    die: source_die,
                     mode,
                     units: 0,
                     dst_seq_first: seq,
@@ -168,7 +171,7 @@ impl Ftl {
 
     /// A relocation read of `stream` finished: destination program units that are now
     /// complete and fully fed are pushed to `ready`. Touches only the units this read fed.
-    pub fn reloc_read_done(&mut self, stream: Stream, read: &RelocRead, ready: &mut Vec<u32>) {
+    pub fn reloc_read_done(&mut self, stream: Stream, read: &RelocRead, ready: &mut Vec<PuId>) {
         let f = &mut self.frontiers[stream.index()];
         let front = f.deps.front().map_or(0, |d| d.seq);
         for seq in read.dst_seq_first..=read.dst_seq_last {
@@ -182,7 +185,7 @@ impl Ftl {
     }
 
     #[inline]
-    pub(super) fn try_emit(d: &mut PuDeps, ready: &mut Vec<u32>) {
+    pub(super) fn try_emit(d: &mut PuDeps, ready: &mut Vec<PuId>) {
         if d.filled && d.pending_reads == 0 && !d.emitted {
             d.emitted = true;
             ready.push(d.pu);
@@ -191,7 +194,7 @@ impl Ftl {
 
     /// The destination program unit of relocation stream `stream` that holds data but
     /// waits for more to fill it, if any.
-    pub fn open_relocation_pu(&self, stream: Stream) -> Option<u32> {
+    pub fn open_relocation_pu(&self, stream: Stream) -> Option<PuId> {
         self.frontiers[stream.index()].deps.back().filter(|d| !d.emitted).map(|d| d.pu)
     }
 }

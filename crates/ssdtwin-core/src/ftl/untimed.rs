@@ -2,19 +2,21 @@
 //! relocations and erases complete in place, leaving the state a timed run would leave.
 
 use super::{Ftl, RelocationJob, Stream};
-use crate::nand::{CellMode, Ppa};
+use crate::nand::{CellMode, DieId, Ppa, PuId};
 
 impl Ftl {
     /// Places a host unit with no timing: its program unit counts as programmed at once.
     /// Used by bulk fills, which yield the state a timed run would leave.
-    pub fn write_untimed(&mut self, lpn: u64, tag: u32, scratch: &mut Vec<u32>) {
+    pub fn write_untimed(&mut self, lpn: u64, tag: u32, scratch: &mut Vec<PuId>) {
         self.write(lpn, tag, scratch);
         for pu in scratch.drain(..) {
             self.program_done(pu);
         }
         if self.has_stale_slc() {
-            self.take_stale_slc(scratch);
-            for sb in std::mem::take(scratch) {
+            // Rare (an SLC superblock all overwritten): a vector of its own costs nothing.
+            let mut stale = Vec::new();
+            self.take_stale_slc(&mut stale);
+            for sb in stale {
                 self.erase_untimed(sb);
             }
         }
@@ -69,12 +71,12 @@ impl Ftl {
     pub(super) fn erase_untimed(&mut self, sb: u32) {
         let dies = self.begin_erase(sb);
         for die in 0..dies {
-            self.erase_done(sb, die);
+            self.erase_done(sb, DieId(die));
         }
     }
 
     /// Pads and programs every stream's open program unit with no timing.
-    pub fn pad_untimed(&mut self, scratch: &mut Vec<u32>) {
+    pub fn pad_untimed(&mut self, scratch: &mut Vec<PuId>) {
         for stream in Stream::ALL {
             self.pad(stream, scratch);
             for pu in scratch.drain(..) {
@@ -85,7 +87,7 @@ impl Ftl {
 
     /// Folds every full SLC superblock with no timing, whatever `fold_low_gib` says (the
     /// superblock the SLC frontier is still filling keeps its data).
-    pub fn fold_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<u32>) {
+    pub fn fold_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<PuId>) {
         while let Some(victim) = self.pick_fold_victim() {
             self.relocate_untimed(victim, Stream::Fold, job, scratch);
             self.gc_untimed(job, scratch);
@@ -94,7 +96,7 @@ impl Ftl {
 
     /// Runs GC with no timing until free space is above the background threshold (or no
     /// victim helps), then moves cold data as static wear levelling asks.
-    pub fn gc_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<u32>) {
+    pub fn gc_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<PuId>) {
         while self.wants_gc() {
             let Some(victim) = self.pick_gc_victim() else {
                 return;
@@ -108,7 +110,7 @@ impl Ftl {
 
     /// Folds, or else collects, with no timing until a host unit can be placed, as a drive
     /// does for writes that wait for space. False if nothing would free any.
-    pub fn make_room_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<u32>) -> bool {
+    pub fn make_room_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<PuId>) -> bool {
         while !self.host_can_take(1) {
             if let Some(victim) = self.pick_fold_victim() {
                 self.relocate_untimed(victim, Stream::Fold, job, scratch);
@@ -127,7 +129,7 @@ impl Ftl {
         victim: u32,
         stream: Stream,
         job: &mut RelocationJob,
-        scratch: &mut Vec<u32>,
+        scratch: &mut Vec<PuId>,
     ) {
         self.start_relocation(victim, stream, job);
         for read in &job.reads {

@@ -253,7 +253,7 @@ impl Ssd {
         done: u64,
         total: u64,
         job: &mut crate::ftl::RelocationJob,
-        scratch: &mut Vec<u32>,
+        scratch: &mut Vec<crate::nand::PuId>,
         observe: &mut dyn FnMut(u64, u64) -> bool,
     ) -> Result<(), FillError> {
         // Without an SLC cache every unit goes to the host frontier in order: a superblock's

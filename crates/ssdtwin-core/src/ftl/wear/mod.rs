@@ -41,7 +41,7 @@ mod dynamic;
 mod error;
 mod fifo;
 
-use crate::nand::CellMode;
+use crate::nand::{CellMode, DieId};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -203,14 +203,14 @@ impl BlockWear {
 
     /// The uncorrectable bit error rate of a read from superblock `sb` on `die`.
     #[inline]
-    pub fn uber(&self, sb: u32, die: u32) -> f64 {
-        self.uber[(sb * self.dies + die) as usize]
+    pub fn uber(&self, sb: u32, die: DieId) -> f64 {
+        self.uber[(sb * self.dies + die.get()) as usize]
     }
 
     /// Prefetches the error rate [`Self::uber`] will read for `sb` and `die`.
     #[inline]
-    pub fn touch_uber(&self, sb: u32, die: u32) {
-        crate::engine::prefetch(&self.uber, (sb * self.dies + die) as usize);
+    pub fn touch_uber(&self, sb: u32, die: DieId) {
+        crate::engine::prefetch(&self.uber, (sb * self.dies + die.get()) as usize);
     }
 
     /// Recomputes every superblock's error rates from the blocks' wear (a restored array).
@@ -291,7 +291,8 @@ impl BlockWear {
     /// The erases of superblock `sb`'s blocks on `die`, in `mode`: each block counts one
     /// erase, and one that reaches its endurance fails and is replaced by a spare of its
     /// plane (or marks the superblock for retirement). Returns the blocks that failed.
-    pub fn erase(&mut self, sb: u32, die: u32, mode: CellMode, e: &Endurance, native: CellMode) -> u32 {
+    pub fn erase(&mut self, sb: u32, die: DieId, mode: CellMode, e: &Endurance, native: CellMode) -> u32 {
+        let die = die.get();
         let mut failed = 0;
         for p in 0..self.planes {
             let slot = self.slot(sb, die, p);
@@ -627,9 +628,9 @@ mod tests {
         let e = endurance_of(3000, 0.0, 0);
         let mut w = BlockWear::new(1, 1, 4, &e);
         for _ in 0..30 {
-            w.erase(0, 0, CellMode::Slc, &e, CellMode::Tlc);
+            w.erase(0, DieId(0), CellMode::Slc, &e, CellMode::Tlc);
         }
-        w.erase(0, 0, CellMode::Tlc, &e, CellMode::Tlc);
+        w.erase(0, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
         let b = w.blocks(&e, CellMode::Tlc)[0];
         assert_eq!((b.slc_erases, b.native_erases), (30, 1));
         // 30 / 30,000 + 1 / 3,000 of the rated life.
@@ -641,7 +642,7 @@ mod tests {
     fn a_worn_block_is_replaced_by_its_planes_spare() {
         let e = endurance_of(5, 0.0, 1);
         let mut w = BlockWear::new(1, 2, 4, &e);
-        let failed: u32 = (0..5).map(|_| w.erase(2, 0, CellMode::Tlc, &e, CellMode::Tlc)).sum();
+        let failed: u32 = (0..5).map(|_| w.erase(2, DieId(0), CellMode::Tlc, &e, CellMode::Tlc)).sum();
         // Both planes' blocks of superblock 2 reach 5 cycles on the fifth erase.
         assert_eq!(failed, 2);
         assert_eq!(w.bad_blocks(), 2);
@@ -659,19 +660,19 @@ mod tests {
         let e = endurance_of(10, 0.0, 1);
         let law = e.bit_errors;
         let mut w = BlockWear::new(1, 2, 4, &e);
-        assert_eq!(w.uber(1, 0).to_bits(), law.uber(0.0).to_bits());
+        assert_eq!(w.uber(1, DieId(0)).to_bits(), law.uber(0.0).to_bits());
         // Ten cycles: both blocks of superblock 1 at their rating, which they fail at; each
         // plane's spare, unworn, takes over.
         for k in 1..=9 {
-            w.erase(1, 0, CellMode::Tlc, &e, CellMode::Tlc);
-            assert_eq!(w.uber(1, 0).to_bits(), law.uber(f64::from(k) / 10.0).to_bits());
+            w.erase(1, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
+            assert_eq!(w.uber(1, DieId(0)).to_bits(), law.uber(f64::from(k) / 10.0).to_bits());
         }
-        w.erase(1, 0, CellMode::Tlc, &e, CellMode::Tlc);
-        assert_eq!(w.uber(1, 0).to_bits(), law.uber(0.0).to_bits());
+        w.erase(1, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
+        assert_eq!(w.uber(1, DieId(0)).to_bits(), law.uber(0.0).to_bits());
         // One more cycle on the spares; superblock 2 was never erased.
-        w.erase(1, 0, CellMode::Tlc, &e, CellMode::Tlc);
-        assert_eq!(w.uber(1, 0).to_bits(), law.uber(0.1).to_bits());
-        assert_eq!(w.uber(2, 0).to_bits(), law.uber(0.0).to_bits());
+        w.erase(1, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
+        assert_eq!(w.uber(1, DieId(0)).to_bits(), law.uber(0.1).to_bits());
+        assert_eq!(w.uber(2, DieId(0)).to_bits(), law.uber(0.0).to_bits());
     }
 
     #[test]
@@ -680,12 +681,12 @@ mod tests {
         let mut w = BlockWear::new(2, 1, 4, &e);
         // Wear only die 0's block of superblock 1.
         for _ in 0..3 {
-            w.erase(1, 0, CellMode::Tlc, &e, CellMode::Tlc);
+            w.erase(1, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
         }
         assert_eq!(w.bad_blocks(), 1);
         assert!(w.take_retirement(1, 4, &e));
         assert!(!w.serves(1));
-        assert_eq!(w.uber(1, 1).to_bits(), 0f64.to_bits(), "a retired superblock serves no reads");
+        assert_eq!(w.uber(1, DieId(1)).to_bits(), 0f64.to_bits(), "a retired superblock serves no reads");
         // Die 1's good block of superblock 1 is now a spare of its plane.
         assert_eq!(w.spare_blocks(), 1);
         assert_eq!(w.blocks(&e, CellMode::Tlc)[4 + 1].role, BlockRole::Spare);
@@ -695,7 +696,7 @@ mod tests {
     fn a_drive_at_its_minimum_keeps_worn_blocks() {
         let e = endurance_of(1, 0.0, 0);
         let mut w = BlockWear::new(1, 1, 4, &e);
-        w.erase(0, 0, CellMode::Tlc, &e, CellMode::Tlc);
+        w.erase(0, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
         assert!(!w.take_retirement(0, 2, &e));
         assert!(w.end_of_life());
         assert!(w.serves(0));
@@ -720,7 +721,7 @@ mod tests {
         let e = endurance_of(2, 0.0, 1);
         let mut w = BlockWear::new(1, 1, 4, &e);
         for _ in 0..2 {
-            w.erase(3, 0, CellMode::Tlc, &e, CellMode::Tlc);
+            w.erase(3, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
         }
         let state = w.export_state();
         assert_eq!(state.remapped, vec![(3, 4)]);

@@ -99,7 +99,7 @@ fn command(op: &Op) -> Command {
 
 fn check(dev: &Ssd, reference: &Reference) -> Result<(), TestCaseError> {
     if let Err(e) = dev.ftl().check_invariants() {
-        return Err(TestCaseError::fail(e));
+        return Err(TestCaseError::fail(e.to_string()));
     }
     for lpn in 0..UNITS {
         let found = dev.ftl().tag_of(lpn).unwrap();
@@ -201,7 +201,7 @@ proptest! {
         dev.quiesce();
         let (low, slc_sb) = (128, 32);
         prop_assert!(dev.ftl().slc_valid_units() <= low + 2 * slc_sb, "{} units in SLC", dev.ftl().slc_valid_units());
-        dev.ftl().check_invariants().map_err(TestCaseError::fail)?;
+        dev.ftl().check_invariants().map_err(|e| TestCaseError::fail(e.to_string()))?;
     }
 
     /// The FTL alone, without timing: GC after every write.
@@ -232,7 +232,7 @@ proptest! {
                 Op::Read(..) | Op::Flush => {}
             }
         }
-        ftl.check_invariants().map_err(TestCaseError::fail)?;
+        ftl.check_invariants().map_err(|e| TestCaseError::fail(e.to_string()))?;
         for u in 0..UNITS {
             prop_assert_eq!(ftl.tag_of(u).unwrap(), reference[u as usize]);
         }

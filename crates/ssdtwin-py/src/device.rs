@@ -195,7 +195,7 @@ impl Device {
         match result {
             Ok(()) => Ok(()),
             Err(FillError::Cancelled) => Err(PyKeyboardInterrupt::new_err("interrupted")),
-            Err(FillError::Refused(why)) => Err(errors::device(py, why)),
+            Err(e) => Err(errors::device(py, e.to_string())),
         }
     }
 
@@ -207,7 +207,7 @@ impl Device {
             inner.quiesce();
             inner.format(lbaf)
         })
-        .map_err(|e| errors::device(py, e))
+        .map_err(|e| errors::device(py, e.to_string()))
     }
 
     /// Lets `seconds` of simulated time pass with no host I/O (background work runs).
@@ -363,7 +363,7 @@ impl Device {
         let inner = &mut self.inner;
         py.detach(|| inner.quiesce());
         let grant = negotiate_hmb(inner.config().identity.hmb, parsed, host_config.nvme_hmb_cap_bytes);
-        let grant = inner.set_hmb(grant).map_err(|e| errors::device(py, e))?.clone();
+        let grant = inner.set_hmb(grant).map_err(|e| errors::device(py, e.to_string()))?.clone();
         hmb_dict(py, &grant)
     }
 
@@ -386,7 +386,7 @@ impl Device {
         let inner = &mut self.inner;
         py.detach(|| inner.quiesce());
         let table = configure_apst(inner.power_states(), &host_config);
-        inner.set_apst(table).map_err(|e| errors::device(py, e))?;
+        inner.set_apst(table).map_err(|e| errors::device(py, e.to_string()))?;
         Ok(self.apst())
     }
 

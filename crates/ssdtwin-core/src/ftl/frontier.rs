@@ -12,7 +12,7 @@
 //! finished: `deps` counts, per destination program unit, the relocation reads still
 //! outstanding.
 
-use crate::nand::{CellMode, Geometry};
+use crate::nand::{CellMode, DieId, Geometry, PuId};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -30,7 +30,7 @@ pub(crate) enum Pending {
     /// Controller memory (host data waiting in the write buffer).
     Memory,
     /// The relocation source on this die, in this cell mode.
-    Source { die: u32, mode: CellMode },
+    Source { die: DieId, mode: CellMode },
 }
 
 /// The write streams, each with its own frontier.
@@ -79,7 +79,7 @@ impl Stream {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct PuDeps {
     pub seq: u64,
-    pub pu: u32,
+    pub pu: PuId,
     pub pending_reads: u32,
     pub filled: bool,
     pub emitted: bool,
@@ -222,11 +222,11 @@ impl Frontier {
 
     /// Records that pending program unit `pu_in_sb` of `sb` holds relocated data still
     /// readable on `die` in `mode` (the first source wins).
-    pub(crate) fn set_source(&mut self, sb: u32, pu_in_sb: u32, die: u32, mode: CellMode) {
+    pub(crate) fn set_source(&mut self, sb: u32, pu_in_sb: u32, die: DieId, mode: CellMode) {
         if let Some(s) = self.state_mut(sb, pu_in_sb)
             && *s == PENDING
         {
-            *s = SOURCE_BASE + die * 4 + mode.index() as u32;
+            *s = SOURCE_BASE + die.get() * 4 + mode.index() as u32;
         }
     }
 
@@ -247,7 +247,7 @@ impl Frontier {
             PENDING => Some(Pending::Memory),
             s => {
                 let code = s - SOURCE_BASE;
-                Some(Pending::Source { die: code / 4, mode: CellMode::ALL[(code % 4) as usize] })
+                Some(Pending::Source { die: DieId(code / 4), mode: CellMode::ALL[(code % 4) as usize] })
             }
         }
     }

@@ -22,6 +22,7 @@
 //!   for its map (its L2P is in sequential chunks), and its P2L costs memory only where data
 //!   has been rewritten.
 
+use super::error::StateError;
 use super::l2p::L2p;
 use crate::engine::BigArray;
 use std::sync::Arc;
@@ -324,22 +325,21 @@ impl PageMap {
 
     /// Rebuilds P2L from the L2P (after a restore wrote it). Fails if an entry points beyond
     /// the physical array or two entries point at one unit.
-    pub(crate) fn rebuild_reverse(&mut self) -> Result<(), String> {
+    pub(crate) fn rebuild_reverse(&mut self) -> Result<(), StateError> {
         self.p2l = BigArray::filled(self.p2l.len(), 0);
         self.runs.fill(Run::default());
         self.any_run = false;
         let physical = self.physical_units();
-        let twice = |ppa: u64| format!("two logical units map to physical unit {ppa}");
         for lpn in 0..self.logical_units() {
             let ppa = self.lookup(lpn);
             if ppa == UNMAPPED {
                 continue;
             }
             if ppa >= physical {
-                return Err("map points beyond the physical array".into());
+                return Err(StateError::MapBeyondArray);
             }
             if self.p2l[ppa as usize] != 0 {
-                return Err(twice(ppa));
+                return Err(StateError::MappedTwice { ppa });
             }
             // Sequentially written stretches become runs again, as the bulk fill left them.
             let (sb, offset) = ((ppa / self.sb_units) as usize, (ppa % self.sb_units) as u32);
@@ -350,7 +350,7 @@ impl PageMap {
             } else if run.len > 0 && run.first + run.len == offset && run.lpn + u64::from(run.len) == lpn {
                 run.len += 1;
             } else if self.run_lpn(ppa).is_some() {
-                return Err(twice(ppa));
+                return Err(StateError::MappedTwice { ppa });
             } else {
                 self.p2l[ppa as usize] = (lpn % P2L_MODULUS) as u32 + 1;
             }

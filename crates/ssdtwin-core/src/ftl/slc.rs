@@ -14,8 +14,12 @@
 //!   for folding to free cache ([`WhenFull::Fold`]).
 //! * **Folding** moves the oldest full SLC superblock's valid data to native blocks; when
 //!   it runs (watermarks, idle, reads) is the device's policy (`device::background`).
+//! * **Stale superblocks**: a full SLC superblock whose data has all been overwritten or
+//!   trimmed is handed over for erasing ([`Ftl::take_stale_slc`]) rather than folded.
 
+use super::{Ftl, SbState, Stream, UNMAPPED};
 use crate::engine::SimDuration;
+use crate::nand::{CellMode, Ppa};
 
 /// What host writes do when the SLC cache has no room.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,5 +76,59 @@ impl SlcCacheConfig {
     /// True if host writes may go to SLC at all.
     pub fn enabled(&self) -> bool {
         self.static_sb + self.dynamic_max_sb > 0
+    }
+}
+
+impl Ftl {
+    /// Share of the mapped units in `lpns` that live in SLC-mode superblocks.
+    pub fn slc_resident_fraction(&self, lpns: std::ops::Range<u64>) -> f64 {
+        let (mut mapped, mut slc) = (0u64, 0u64);
+        for lpn in lpns {
+            let ppa = self.map.lookup(lpn);
+            if ppa != UNMAPPED {
+                mapped += 1;
+                if self.sbs.mode(self.geometry.sb_of(Ppa(ppa))) == CellMode::Slc {
+                    slc += 1;
+                }
+            }
+        }
+        if mapped == 0 { 0.0 } else { slc as f64 / mapped as f64 }
+    }
+
+    /// Hands over the full SLC superblocks that hold nothing valid any more and whose
+    /// programs are all done, each now a victim with nothing to move: the caller erases
+    /// them (cheaply: no relocation) and they return to the free pool, so overwritten data
+    /// does not hold the cache's superblocks (the drive's own reclaim of stale SLC blocks).
+    pub fn take_stale_slc(&mut self, out: &mut Vec<u32>) {
+        let mut k = 0;
+        while k < self.slc_stale.len() {
+            let sb = self.slc_stale[k];
+            if self.sbs.state(sb) != SbState::Full || self.sbs.valid(sb) != 0 || self.sbs.mode(sb) != CellMode::Slc {
+                // Collected by GC or folding meanwhile.
+                self.slc_stale.swap_remove(k);
+            } else if self.frontiers.iter().any(|f| f.has_pending(sb)) {
+                k += 1;
+            } else {
+                self.slc_stale.swap_remove(k);
+                self.sbs.state[sb as usize] = SbState::Victim;
+                self.sbs.reclaiming += 1;
+                self.slc_stale_erasing.push(sb);
+                out.push(sb);
+            }
+        }
+    }
+
+    /// True if host writes would leave the full SLC cache while some of its superblocks
+    /// hold only stale data about to be erased: cache space a few milliseconds away, which
+    /// writes wait for (firmware erases stale blocks ahead of need rather than write
+    /// natively what the cache can take).
+    pub fn host_waits_for_slc_erase(&self) -> bool {
+        (!self.slc_stale.is_empty() || !self.slc_stale_erasing.is_empty()) && self.host_stream() == Some(Stream::Host)
+    }
+
+    /// True if some stale SLC superblock waits to be erased.
+    #[inline]
+    pub fn has_stale_slc(&self) -> bool {
+        !self.slc_stale.is_empty()
     }
 }

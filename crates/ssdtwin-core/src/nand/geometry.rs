@@ -17,7 +17,7 @@
 //! of one die (the unit of a multi-plane program); die `d` sits on channel `d % channels`, so
 //! consecutive program units also alternate channels.
 
-use super::CellMode;
+use super::{CellMode, DieId, PuId};
 use strength_reduce::{StrengthReducedU32, StrengthReducedU64};
 
 /// Bytes in one map unit, the granularity of the L2P map.
@@ -184,32 +184,32 @@ impl Geometry {
     }
     /// Global program-unit index of `ppa` (superblock-major).
     #[inline]
-    pub fn pu_of(&self, ppa: Ppa) -> u32 {
-        (ppa.0 / self.divide.pu_units) as u32
+    pub fn pu_of(&self, ppa: Ppa) -> PuId {
+        PuId((ppa.0 / self.divide.pu_units) as u32)
     }
     /// Die holding `ppa`.
     #[inline]
-    pub fn die_of(&self, ppa: Ppa) -> u32 {
+    pub fn die_of(&self, ppa: Ppa) -> DieId {
         self.die_of_pu(self.pu_of(ppa))
     }
     /// Die of global program unit `pu`.
     #[inline]
-    pub fn die_of_pu(&self, pu: u32) -> u32 {
-        pu % self.divide.dies
+    pub fn die_of_pu(&self, pu: PuId) -> DieId {
+        DieId(pu.0 % self.divide.dies)
     }
     /// Superblock of global program unit `pu`, and its index inside it.
     #[inline]
-    pub fn sb_of_pu(&self, pu: u32) -> (u32, u32) {
-        StrengthReducedU32::div_rem(pu, self.divide.pus_per_sb)
+    pub fn sb_of_pu(&self, pu: PuId) -> (u32, u32) {
+        StrengthReducedU32::div_rem(pu.0, self.divide.pus_per_sb)
     }
     /// Channel of die `die`.
     #[inline]
-    pub fn channel_of_die(&self, die: u32) -> u32 {
-        die % self.divide.channels
+    pub fn channel_of_die(&self, die: DieId) -> u32 {
+        die.0 % self.divide.channels
     }
     /// Hierarchical name of a die for reports, e.g. `ch1.die3`.
-    pub fn die_name(&self, die: u32) -> String {
-        format!("ch{}.die{}", die % self.channels, die / self.channels)
+    pub fn die_name(&self, die: DieId) -> String {
+        format!("ch{}.die{}", die.0 % self.channels, die.0 / self.channels)
     }
 }
 
@@ -237,18 +237,18 @@ mod tests {
     #[test]
     fn decoding_walks_dies_then_rows() {
         let g = small();
-        assert_eq!(g.die_of(Ppa(0)), 0);
-        assert_eq!(g.die_of(Ppa(7)), 0);
-        assert_eq!(g.die_of(Ppa(8)), 1);
-        assert_eq!(g.die_of(Ppa(31)), 3);
-        assert_eq!(g.die_of(Ppa(32)), 0);
+        assert_eq!(g.die_of(Ppa(0)), DieId(0));
+        assert_eq!(g.die_of(Ppa(7)), DieId(0));
+        assert_eq!(g.die_of(Ppa(8)), DieId(1));
+        assert_eq!(g.die_of(Ppa(31)), DieId(3));
+        assert_eq!(g.die_of(Ppa(32)), DieId(0));
         assert_eq!(g.pu_in_sb(Ppa(32)), 4);
         assert_eq!(g.sb_of(Ppa(192)), 1);
         assert_eq!(g.pu_in_sb(Ppa(192)), 0);
-        assert_eq!(g.channel_of_die(3), 1);
-        assert_eq!(g.die_name(3), "ch1.die1");
-        assert_eq!(g.die_of_pu(5), 1);
-        assert_eq!(g.sb_of_pu(25), (1, 1));
+        assert_eq!(g.channel_of_die(DieId(3)), 1);
+        assert_eq!(g.die_name(DieId(3)), "ch1.die1");
+        assert_eq!(g.die_of_pu(PuId(5)), DieId(1));
+        assert_eq!(g.sb_of_pu(PuId(25)), (1, 1));
     }
 
     proptest::proptest! {
@@ -276,12 +276,12 @@ mod tests {
             let pu = unit / pu_units;
             proptest::prop_assert_eq!(u64::from(g.sb_of(ppa)), unit / sb_units);
             proptest::prop_assert_eq!(u64::from(g.pu_in_sb(ppa)), unit % sb_units / pu_units);
-            proptest::prop_assert_eq!(u64::from(g.pu_of(ppa)), pu);
-            proptest::prop_assert_eq!(u64::from(g.die_of(ppa)), pu % dies);
+            proptest::prop_assert_eq!(u64::from(g.pu_of(ppa).get()), pu);
+            proptest::prop_assert_eq!(u64::from(g.die_of(ppa).get()), pu % dies);
             let pu = pu as u32;
             let pus_per_sb = (sb_units / pu_units) as u32;
-            proptest::prop_assert_eq!(g.sb_of_pu(pu), (pu / pus_per_sb, pu % pus_per_sb));
-            proptest::prop_assert_eq!(g.channel_of_die(pu), pu % channels);
+            proptest::prop_assert_eq!(g.sb_of_pu(PuId(pu)), (pu / pus_per_sb, pu % pus_per_sb));
+            proptest::prop_assert_eq!(g.channel_of_die(DieId(pu)), pu % channels);
         }
     }
 }

@@ -4,7 +4,8 @@
 //! editing; `docs/model.md` § "NAND timing and suspend" and § "Channel transfer" list what
 //! is simplified.
 //!
-//! [`NandArray`] owns one [`Die`] per die and one [`BusyResource`] per channel. It does not
+//! [`NandArray`] owns one [`Die`] per die (indexed by [`DieId`]) and one [`BusyResource`]
+//! per channel. It does not
 //! own the event queue: [`NandArray::submit`] and [`NandArray::complete`] return when a die
 //! next needs attention, and the device schedules that. A program's channel transfer is
 //! booked when its die picks it (for its ready time, which may lie ahead), and its array
@@ -21,10 +22,12 @@
 mod cell;
 mod die;
 mod geometry;
+mod ids;
 
 pub use cell::{CellMode, CellTiming};
 pub use die::{Die, DieOp, DieOpKind, DieScheduler, SuspendPolicy, SuspendTiming};
 pub use geometry::{Geometry, Ppa, UNIT_BYTES};
+pub use ids::{DieId, PuId};
 
 use crate::engine::{BusyResource, SimDuration, SimTime};
 use die::Started;
@@ -72,8 +75,8 @@ impl NandTiming {
 /// `generation`; stale generations are ignored).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DieWake {
-    /// Die index.
-    pub die: u32,
+    /// The die.
+    pub die: DieId,
     /// Completion time of the running op.
     pub end: SimTime,
     /// Generation to hand back to [`NandArray::complete`].
@@ -94,7 +97,7 @@ pub struct NandArray {
     /// Most dies allowed to run an operation at once (`u32::MAX`: no cap).
     die_cap: u32,
     /// Dies with work waiting for the cap, first come first served.
-    waiting: std::collections::VecDeque<u32>,
+    waiting: std::collections::VecDeque<DieId>,
     is_waiting: Vec<bool>,
 }
 
@@ -117,9 +120,9 @@ impl NandArray {
     }
 
     /// Queues `op` on `die`; returns a wake-up if the die started something new.
-    pub fn submit(&mut self, die: u32, op: DieOp, now: SimTime) -> Option<DieWake> {
+    pub fn submit(&mut self, die: DieId, op: DieOp, now: SimTime) -> Option<DieWake> {
         let timing = &self.timing;
-        let d = &mut self.dies[die as usize];
+        let d = &mut self.dies[die.index()];
         d.enqueue(op, timing.scheduler);
         if d.is_idle() {
             return self.start_gated(die, now);
@@ -134,8 +137,8 @@ impl NandArray {
     /// Handles the end of `die`'s op: returns the finished op (if the wake-up was current)
     /// and up to two wake-ups: a die that waited for the cap (it goes first), and `die`'s
     /// next op.
-    pub fn complete(&mut self, die: u32, generation: u32, now: SimTime) -> (Option<DieOp>, [Option<DieWake>; 2]) {
-        let Some(op) = self.dies[die as usize].finish(generation) else {
+    pub fn complete(&mut self, die: DieId, generation: u32, now: SimTime) -> (Option<DieOp>, [Option<DieWake>; 2]) {
+        let Some(op) = self.dies[die.index()].finish(generation) else {
             return (None, [None, None]);
         };
         if self.die_cap == u32::MAX {
@@ -173,15 +176,15 @@ impl NandArray {
     }
 
     /// Starts `die`'s next op if it has one and the cap allows; otherwise it waits its turn.
-    fn start_gated(&mut self, die: u32, now: SimTime) -> Option<DieWake> {
+    fn start_gated(&mut self, die: DieId, now: SimTime) -> Option<DieWake> {
         if self.die_cap == u32::MAX {
             return self.start_next(die, now);
         }
-        if !self.dies[die as usize].has_work() {
+        if !self.dies[die.index()].has_work() {
             return None;
         }
         if self.active >= self.die_cap {
-            if !std::mem::replace(&mut self.is_waiting[die as usize], true) {
+            if !std::mem::replace(&mut self.is_waiting[die.index()], true) {
                 self.waiting.push_back(die);
             }
             return None;
@@ -194,10 +197,10 @@ impl NandArray {
     }
 
     /// The first waiting die that is still idle with work.
-    fn pop_waiting(&mut self) -> Option<u32> {
+    fn pop_waiting(&mut self) -> Option<DieId> {
         while let Some(w) = self.waiting.pop_front() {
-            self.is_waiting[w as usize] = false;
-            if self.dies[w as usize].is_idle() && self.dies[w as usize].has_work() {
+            self.is_waiting[w.index()] = false;
+            if self.dies[w.index()].is_idle() && self.dies[w.index()].has_work() {
                 return Some(w);
             }
         }
@@ -215,10 +218,10 @@ impl NandArray {
         total
     }
 
-    fn start_next(&mut self, die: u32, now: SimTime) -> Option<DieWake> {
+    fn start_next(&mut self, die: DieId, now: SimTime) -> Option<DieWake> {
         let timing = &self.timing;
         let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
-        let started = self.dies[die as usize].start_next(
+        let started = self.dies[die.index()].start_next(
             now,
             &timing.suspend,
             |kind, mode| timing.array_time(kind, mode),
@@ -235,14 +238,14 @@ impl NandArray {
 
     /// Books the channel of `die` to move `units` out after a read, from `ready`; returns
     /// when the data has been decoded and is in controller memory.
-    pub fn transfer_out(&mut self, die: u32, ready: SimTime, units: u32) -> SimTime {
+    pub fn transfer_out(&mut self, die: DieId, ready: SimTime, units: u32) -> SimTime {
         let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
         channel.book(ready, self.timing.transfer_time(units)).1 + self.timing.ecc_decode
     }
 
     /// Die state, for reports and invariant checks.
-    pub fn die(&self, die: u32) -> &Die {
-        &self.dies[die as usize]
+    pub fn die(&self, die: DieId) -> &Die {
+        &self.dies[die.index()]
     }
 
     /// All dies.
@@ -261,7 +264,7 @@ impl NandArray {
     }
 }
 
-fn wake(die: u32, started: Started) -> Option<DieWake> {
+fn wake(die: DieId, started: Started) -> Option<DieWake> {
     match started {
         Started::Idle => None,
         Started::Until { end, generation } => Some(DieWake { die, end, generation }),
@@ -303,16 +306,16 @@ mod tests {
     #[test]
     fn read_on_an_idle_die_takes_t_read() {
         let mut a = array(SuspendPolicy::None);
-        let w = a.submit(0, op(DieOpKind::HostRead, 1), SimTime(0)).unwrap();
+        let w = a.submit(DieId(0), op(DieOpKind::HostRead, 1), SimTime(0)).unwrap();
         assert_eq!(w.end, SimTime(50_000));
         // 4 KiB at 400 MB/s = 10.24 us, then 2 us of ECC.
-        assert_eq!(a.transfer_out(0, w.end, 1), SimTime(50_000 + 10_240 + 2_000));
+        assert_eq!(a.transfer_out(DieId(0), w.end, 1), SimTime(50_000 + 10_240 + 2_000));
     }
 
     #[test]
     fn program_waits_for_its_channel_transfer() {
         let mut a = array(SuspendPolicy::None);
-        let w = a.submit(0, op(DieOpKind::Program, 4), SimTime(0)).unwrap();
+        let w = a.submit(DieId(0), op(DieOpKind::Program, 4), SimTime(0)).unwrap();
         // 16 KiB in (40.96 us) then tPROG.
         assert_eq!(w.end, SimTime(40_960 + 1_000_000));
     }
@@ -322,9 +325,9 @@ mod tests {
     #[test]
     fn read_waits_behind_a_program_without_suspend() {
         let mut a = array(SuspendPolicy::None);
-        let w = a.submit(0, op(DieOpKind::Program, 4), SimTime(0)).unwrap();
-        assert!(a.submit(0, op(DieOpKind::HostRead, 1), SimTime(100_000)).is_none());
-        let (done, [_, next]) = a.complete(0, w.generation, w.end);
+        let w = a.submit(DieId(0), op(DieOpKind::Program, 4), SimTime(0)).unwrap();
+        assert!(a.submit(DieId(0), op(DieOpKind::HostRead, 1), SimTime(100_000)).is_none());
+        let (done, [_, next]) = a.complete(DieId(0), w.generation, w.end);
         assert_eq!(done.unwrap().kind, DieOpKind::Program);
         assert_eq!(next.unwrap().end, w.end + SimDuration::from_us(50));
     }
@@ -332,17 +335,17 @@ mod tests {
     #[test]
     fn read_suspends_a_program_and_the_program_resumes_with_its_remaining_time() {
         let mut a = array(SuspendPolicy::Program);
-        let w = a.submit(0, op(DieOpKind::Program, 4), SimTime(0)).unwrap();
+        let w = a.submit(DieId(0), op(DieOpKind::Program, 4), SimTime(0)).unwrap();
         let now = SimTime(100_000);
-        let r = a.submit(0, op(DieOpKind::HostRead, 1), now).unwrap();
+        let r = a.submit(DieId(0), op(DieOpKind::HostRead, 1), now).unwrap();
         assert_eq!(r.end, now + SimDuration::from_us(20 + 50));
         // The program's own completion is now stale.
-        assert_eq!(a.complete(0, w.generation, w.end), (None, [None, None]));
-        let (done, [_, resumed]) = a.complete(0, r.generation, r.end);
+        assert_eq!(a.complete(DieId(0), w.generation, w.end), (None, [None, None]));
+        let (done, [_, resumed]) = a.complete(DieId(0), r.generation, r.end);
         assert_eq!(done.unwrap().kind, DieOpKind::HostRead);
         let remaining = w.end.since(now);
         assert_eq!(resumed.unwrap().end, r.end + SimDuration::from_us(10) + remaining);
-        assert_eq!(a.die(0).suspensions, 1);
+        assert_eq!(a.die(DieId(0)).suspensions, 1);
     }
 
     // --- throttled: a cap on dies running at once ------------------------------------
@@ -358,26 +361,26 @@ mod tests {
         let mut wakes = Vec::new();
         a.set_die_cap(2, SimTime(0), &mut wakes);
         assert!(wakes.is_empty());
-        let started: Vec<_> = (0..4).map(|d| a.submit(d, op(DieOpKind::HostRead, 1), SimTime(0))).collect();
+        let started: Vec<_> = (0..4).map(|d| a.submit(DieId(d), op(DieOpKind::HostRead, 1), SimTime(0))).collect();
         // Dies 0 and 1 read at once; 2 and 3 wait for them.
         assert!(started[0].is_some() && started[1].is_some());
         assert!(started[2].is_none() && started[3].is_none());
         let w0 = started[0].unwrap();
-        let (done, [first, own]) = a.complete(0, w0.generation, w0.end);
+        let (done, [first, own]) = a.complete(DieId(0), w0.generation, w0.end);
         assert!(done.is_some() && own.is_none());
         // Die 2 takes die 0's turn, starting when die 0 ends.
-        assert_eq!(first.map(|w| (w.die, w.end)), Some((2, w0.end + SimDuration::from_us(50))));
+        assert_eq!(first.map(|w| (w.die, w.end)), Some((DieId(2), w0.end + SimDuration::from_us(50))));
         // Lifting the cap starts die 3 at once.
         a.set_die_cap(u32::MAX, SimTime(60_000), &mut wakes);
-        assert_eq!(wakes.iter().map(|w| w.die).collect::<Vec<_>>(), vec![3]);
+        assert_eq!(wakes.iter().map(|w| w.die).collect::<Vec<_>>(), vec![DieId(3)]);
     }
 
     #[test]
     fn array_time_is_counted_by_activity() {
         let mut a = array(SuspendPolicy::None);
-        let w = a.submit(0, op(DieOpKind::Program, 4), SimTime(0)).unwrap();
-        a.submit(0, op(DieOpKind::Erase, 0), SimTime(0));
-        let (_, [_, next]) = a.complete(0, w.generation, w.end);
+        let w = a.submit(DieId(0), op(DieOpKind::Program, 4), SimTime(0)).unwrap();
+        a.submit(DieId(0), op(DieOpKind::Erase, 0), SimTime(0));
+        let (_, [_, next]) = a.complete(DieId(0), w.generation, w.end);
         assert!(next.is_some());
         assert_eq!(a.array_ns(), [0, 1_000_000, 3_000_000]);
     }

@@ -28,7 +28,7 @@
 
 use super::{Event, Ssd};
 use crate::ftl::Stream;
-use crate::nand::{DieOp, DieOpKind};
+use crate::nand::{DieId, DieOp, DieOpKind, PuId};
 
 /// Which relocation job: GC or folding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,13 +134,13 @@ impl Ssd {
         if !self.ftl.has_stale_slc() {
             return;
         }
-        let mut stale = std::mem::take(&mut self.ready_scratch);
+        let mut stale = std::mem::take(&mut self.stale_scratch);
         self.ftl.take_stale_slc(&mut stale);
         for &sb in &stale {
             self.erase_victim(sb);
         }
         stale.clear();
-        self.ready_scratch = stale;
+        self.stale_scratch = stale;
     }
 
     /// Host-side triggers of folding, checked after host writes are placed.
@@ -196,7 +196,7 @@ impl Ssd {
 
     /// A relocation read finished: its data crosses the channel into controller memory, and
     /// destination program units it completes are queued.
-    pub(super) fn reloc_read_done(&mut self, die: u32, op: DieOp) {
+    pub(super) fn reloc_read_done(&mut self, die: DieId, op: DieOp) {
         let kind = if op.token & FOLD_TOKEN != 0 { JobKind::Fold } else { JobKind::Gc };
         let k = kind as usize;
         let read = self.jobs[k].reads[(op.token & !FOLD_TOKEN) as usize];
@@ -218,7 +218,7 @@ impl Ssd {
 
     /// Queues the program of destination unit `pu`, which holds data from `victim` (if the
     /// current job has any in it) and from finished jobs' victims held for it.
-    fn enqueue_relocation(&mut self, kind: JobKind, pu: u32, victim: Option<u32>, ready: crate::engine::SimTime) {
+    fn enqueue_relocation(&mut self, kind: JobKind, pu: PuId, victim: Option<u32>, ready: crate::engine::SimTime) {
         let k = kind as usize;
         let token = self.enqueue_program_as(self.program_class(kind), pu, 0, Some(kind), ready);
         let list = &mut self.program_victims[token as usize];
@@ -305,13 +305,13 @@ impl Ssd {
         let dies = self.ftl.begin_erase(victim);
         for die in 0..dies {
             let op = DieOp { kind: DieOpKind::Erase, mode, token: victim, units: 0, ready: self.now };
-            self.submit_die_op(die, op);
+            self.submit_die_op(DieId(die), op);
         }
     }
 
     /// `die`'s blocks of a victim are erased; once all dies are, the superblock is free (or
     /// retired) and waiting writes may proceed.
-    pub(super) fn erase_done(&mut self, die: u32, op: DieOp) {
+    pub(super) fn erase_done(&mut self, die: DieId, op: DieOp) {
         if self.ftl.erase_done(op.token, die) {
             if self.ftl.reserve_whole() {
                 self.gc_pace.borrowing = false;

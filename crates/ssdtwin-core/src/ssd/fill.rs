@@ -21,6 +21,7 @@ use super::Ssd;
 use crate::engine::SimRng;
 use crate::ftl::{SteadyRefusal, Stream};
 use crate::nand::UNIT_BYTES;
+use thiserror::Error;
 
 /// What to write.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -74,32 +75,48 @@ const MAX_OVERWRITE_PASSES: f64 = 100.0;
 /// Units between two progress reports of a fill (1 GiB).
 const REPORT_UNITS: u64 = 1 << 18;
 
-/// Why a fill stopped early.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why a fill stopped early. The messages are what the user sees.
+#[derive(Clone, Debug, PartialEq, Error)]
+#[non_exhaustive]
 pub enum FillError {
-    /// The fill cannot go on (the reason in words). A sampled fill (`Ftl::steady_fill`)
-    /// refused midway, out of room, leaves the drive empty, as a cancelled one does.
-    Refused(String),
+    /// The device had work pending; it changed nothing.
+    #[error("fill needs an idle device")]
+    NotIdle,
+    /// The share of the namespace to fill is not a percentage; it changed nothing.
+    #[error("fill percentage {percent} is outside 0 to 100")]
+    Percent {
+        /// The share asked for.
+        percent: f64,
+    },
+    /// Too many random overwrites asked for; it changed nothing.
+    #[error("overwrite passes {passes}: allowed 0 to {MAX_OVERWRITE_PASSES} (times the filled span)")]
+    OverwritePasses {
+        /// The passes asked for.
+        passes: f64,
+    },
+    /// No room for logical unit `lpn`, and nothing to fold or collect (blocks worn out):
+    /// the units before it stay written.
+    #[error("fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect")]
+    NoRoom {
+        /// The logical unit that found no room.
+        lpn: u64,
+    },
+    /// A sampled fill (`Ftl::steady_fill`) ran out of room midway: it leaves the drive
+    /// empty, as a cancelled one does.
+    #[error("steady-state fill: no free space and nothing to collect")]
+    SteadyNoRoom,
     /// The observer asked to stop; the units written so far stay written, except in a
     /// sampled fill (`Ftl::steady_fill`), which lays its map out only at its end and so
     /// leaves the drive empty (the erases it did stay counted in the drive's wear).
+    #[error("fill interrupted")]
     Cancelled,
-}
-
-impl std::fmt::Display for FillError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FillError::Refused(why) => f.write_str(why),
-            FillError::Cancelled => f.write_str("fill interrupted"),
-        }
-    }
 }
 
 impl Ssd {
     /// Fills the device as `pattern` says, with no simulated time passing. The device must
     /// be quiet; it is quiet afterwards.
-    pub fn fill(&mut self, pattern: FillPattern) -> Result<(), String> {
-        self.fill_observed(pattern, &mut |_, _| true).map_err(|e| e.to_string())
+    pub fn fill(&mut self, pattern: FillPattern) -> Result<(), FillError> {
+        self.fill_observed(pattern, &mut |_, _| true)
     }
 
     /// [`Ssd::fill`], calling `observe(units_done, units_total)` before the first unit and
@@ -110,21 +127,19 @@ impl Ssd {
         observe: &mut dyn FnMut(u64, u64) -> bool,
     ) -> Result<(), FillError> {
         if !self.is_quiet() {
-            return Err(FillError::Refused("fill needs an idle device".into()));
+            return Err(FillError::NotIdle);
         }
         let (percent, command_bytes) = match pattern {
             FillPattern::Sequential { percent, command_bytes } => (percent, command_bytes),
             FillPattern::Random { percent, .. } | FillPattern::Overwrite { percent, .. } => (percent, 128 * 1024),
         };
         if !(0.0..=100.0).contains(&percent) {
-            return Err(FillError::Refused(format!("fill percentage {percent} is outside 0 to 100")));
+            return Err(FillError::Percent { percent });
         }
         if let FillPattern::Random { overwrite_passes, .. } | FillPattern::Overwrite { overwrite_passes, .. } = pattern
             && !(0.0..=MAX_OVERWRITE_PASSES).contains(&overwrite_passes)
         {
-            return Err(FillError::Refused(format!(
-                "overwrite passes {overwrite_passes}: allowed 0 to {MAX_OVERWRITE_PASSES} (times the filled span)"
-            )));
+            return Err(FillError::OverwritePasses { passes: overwrite_passes });
         }
         let span = (self.ftl.logical_units() as f64 * percent / 100.0).round() as u64;
         // Sequential passes over the span first (none for an overwrite), then overwrites.
@@ -169,7 +184,7 @@ impl Ssd {
                     }
                     let lpn = rng.below(span);
                     if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
-                        return Err(no_room(lpn));
+                        return Err(FillError::NoRoom { lpn });
                     }
                     let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
                     self.ftl.write_untimed(lpn, version, &mut scratch);
@@ -219,9 +234,7 @@ impl Ssd {
         let error = match self.ftl.steady_fill(span, overwrites, seed, version, &mut each) {
             Ok(()) => return Ok(()),
             Err(SteadyRefusal::Cancelled) => FillError::Cancelled,
-            Err(SteadyRefusal::NoRoom) => {
-                FillError::Refused("steady-state fill: no free space and nothing to collect".into())
-            }
+            Err(SteadyRefusal::NoRoom) => FillError::SteadyNoRoom,
             Err(SteadyRefusal::SlcCache | SteadyRefusal::NotTheSpan) => unreachable!("can_sample_steady checked"),
         };
         // The FTL is empty: so is what the rest of the drive remembers of its data.
@@ -240,7 +253,7 @@ impl Ssd {
         done: u64,
         total: u64,
         job: &mut crate::ftl::RelocationJob,
-        scratch: &mut Vec<u32>,
+        scratch: &mut Vec<crate::nand::PuId>,
         observe: &mut dyn FnMut(u64, u64) -> bool,
     ) -> Result<(), FillError> {
         // Without an SLC cache every unit goes to the host frontier in order: a superblock's
@@ -254,7 +267,7 @@ impl Ssd {
                 return Err(FillError::Cancelled);
             }
             if !self.ftl.make_room_untimed(job, scratch) {
-                return Err(no_room(lpn));
+                return Err(FillError::NoRoom { lpn });
             }
             if in_runs {
                 let room = u64::from(self.ftl.frontier(Stream::Host).room());
@@ -272,9 +285,4 @@ impl Ssd {
         }
         Ok(())
     }
-}
-
-/// The error of a fill that found no room for unit `lpn`.
-fn no_room(lpn: u64) -> FillError {
-    FillError::Refused(format!("fill stopped at 4 KiB unit {lpn}: no free space and nothing to fold or collect"))
 }

@@ -12,7 +12,7 @@ use super::Ssd;
 use crate::block::Opcode;
 use crate::controller::map_cache::{Lookup, MapLocation};
 use crate::engine::{SimDuration, SimTime};
-use crate::nand::{DieOp, DieOpKind};
+use crate::nand::{DieId, DieOp, DieOpKind};
 
 impl Ssd {
     /// Looks up every segment a read of `units` from `first_unit` touches; returns the core
@@ -79,14 +79,14 @@ impl Ssd {
 
     fn issue_map_read(&mut self, s: u32, ready: SimTime) {
         self.map_loads_in_flight += 1;
-        let die = s % self.config.geometry.dies();
+        let die = DieId(s % self.config.geometry.dies());
         let mode = self.map_cache.config().map_mode;
         self.submit_die_op(die, DieOp { kind: DieOpKind::MapRead, mode, token: s, units: 1, ready });
     }
 
     /// A translation page was read: transfer, decode, firmware insert; then the next queued
     /// load may start and the reads waiting on it proceed.
-    pub(super) fn map_read_done(&mut self, die: u32, op: DieOp) {
+    pub(super) fn map_read_done(&mut self, die: DieId, op: DieOp) {
         let s = op.token;
         let decoded = self.nand.transfer_out(die, self.now, 1);
         let (_, inserted) = self.cores.book(decoded, self.map_cache.config().map_load_fw);
@@ -95,7 +95,7 @@ impl Ssd {
         let fill = self.pay_hmb_fills(inserted);
         let inserted = if fill > SimDuration::ZERO { self.cores.book(inserted, fill).1 } else { inserted };
         if let Some((victim, updates)) = writeback {
-            let die = victim % self.config.geometry.dies();
+            let die = DieId(victim % self.config.geometry.dies());
             self.write_map_page(die, updates, inserted);
         }
         self.map_loads_in_flight -= 1;
@@ -161,21 +161,21 @@ impl Ssd {
                 self.request_map(s, None, ready);
             }
             if let Some((victim, updates)) = update.writeback {
-                let die = victim % self.config.geometry.dies();
+                let die = DieId(victim % self.config.geometry.dies());
                 self.write_map_page(die, updates, ready);
             }
             lpn = seg_end;
         }
     }
 
-    fn next_journal_die(&mut self) -> u32 {
+    fn next_journal_die(&mut self) -> DieId {
         let die = self.journal_die;
-        self.journal_die = (die + 1) % self.config.geometry.dies();
+        self.journal_die = DieId((die.get() + 1) % self.config.geometry.dies());
         die
     }
 
     /// Programs one map page carrying `updates` updates on `die`.
-    pub(super) fn write_map_page(&mut self, die: u32, updates: u32, ready: SimTime) {
+    pub(super) fn write_map_page(&mut self, die: DieId, updates: u32, ready: SimTime) {
         let mode = self.map_cache.config().map_mode;
         let units = self.config.geometry.units_per_page();
         self.submit_die_op(die, DieOp { kind: DieOpKind::MapWrite, mode, token: updates, units, ready });

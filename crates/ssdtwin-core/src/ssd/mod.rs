@@ -24,6 +24,7 @@
 
 mod background;
 mod counters;
+mod error;
 mod fill;
 mod gc_pace;
 mod health;
@@ -35,6 +36,7 @@ mod verify;
 mod write;
 
 pub use counters::{CounterSnapshot, HostCounters, LEVEL_COUNTERS};
+pub use error::DeviceError;
 pub use fill::{FillError, FillPattern};
 pub use health::{DATA_UNIT_BYTES, HealthLog, Shutdown};
 pub use snapshot::SnapshotError;
@@ -47,14 +49,14 @@ use crate::controller::thermal::Thermal;
 use crate::controller::{MapCache, WriteBuffer};
 use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimTime};
 use crate::ftl::{Ftl, MediaErrors, RelocationJob, Stream};
-use crate::nand::{CellMode, DieOp, DieOpKind, DieWake, NandArray, UNIT_BYTES};
+use crate::nand::{CellMode, DieId, DieOp, DieOpKind, DieWake, NandArray, PuId, UNIT_BYTES};
 use crate::nvme::{HmbGrant, PowerStates};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
     /// A die's running operation ends (stale if `generation` moved on).
-    Die { die: u32, generation: u32 },
+    Die { die: DieId, generation: u32 },
     /// A command's completion reaches the host.
     Complete { slot: u32 },
     /// The host has been idle since the timer was armed (stale if `generation` moved on).
@@ -89,7 +91,7 @@ struct Slot {
 /// kind of relocation job whose data it holds, if any.
 #[derive(Clone, Copy, Debug)]
 struct ProgramRec {
-    pu: u32,
+    pu: PuId,
     buffer_units: u32,
     job: Option<background::JobKind>,
 }
@@ -126,7 +128,7 @@ pub struct Ssd {
     program_victims: Vec<Vec<u32>>,
     /// By job kind: the destination program unit that the next job fills, and the victims
     /// of finished jobs whose data waits in it.
-    held: [(Option<u32>, Vec<u32>); 2],
+    held: [(Option<PuId>, Vec<u32>); 2],
     /// A folding session is under way.
     folding: bool,
     /// Bumped by every host command; the idle timer carries it.
@@ -135,7 +137,9 @@ pub struct Ssd {
     victim_programs: Vec<u32>,
     /// Per superblock: all relocation reads done (erase once its programs are done too).
     victim_reads_done: Vec<bool>,
-    ready_scratch: Vec<u32>,
+    ready_scratch: Vec<PuId>,
+    /// Stale SLC superblocks handed over for erasing (`reclaim_stale_slc`).
+    stale_scratch: Vec<u32>,
     flush_waiters: Vec<(u32, u64)>,
     host_units_admitted: u64,
     /// Programs in flight that will free write-buffer space.
@@ -147,7 +151,7 @@ pub struct Ssd {
     map_waiters: Vec<(u32, u32)>,
     woken_scratch: Vec<u32>,
     miss_scratch: Vec<u32>,
-    journal_die: u32,
+    journal_die: DieId,
     counters: HostCounters,
     verifier: Option<Verifier>,
     /// Power states and the APST table the host programmed.
@@ -204,6 +208,7 @@ impl Ssd {
             victim_programs: vec![0; config.geometry.superblocks() as usize],
             victim_reads_done: vec![false; config.geometry.superblocks() as usize],
             ready_scratch: Vec::with_capacity(64),
+            stale_scratch: Vec::new(),
             flush_waiters: Vec::new(),
             host_units_admitted: 0,
             host_programs_in_flight: 0,
@@ -214,7 +219,7 @@ impl Ssd {
             map_waiters: Vec::new(),
             woken_scratch: Vec::new(),
             miss_scratch: Vec::new(),
-            journal_die: 0,
+            journal_die: DieId(0),
             counters: HostCounters { power_cycles: 1, ..HostCounters::default() },
             verifier: verify.then(|| Verifier::new(config.logical_units)),
             power: config.power.clone(),
@@ -257,9 +262,9 @@ impl Ssd {
 
     /// Takes the Host Memory Buffer a host granted (a controller reset: the map cache starts
     /// cold). The device must be quiet.
-    pub fn set_hmb(&mut self, grant: HmbGrant) -> Result<&HmbGrant, String> {
+    pub fn set_hmb(&mut self, grant: HmbGrant) -> Result<&HmbGrant, DeviceError> {
         if !self.is_quiet() {
-            return Err("changing the HMB needs an idle device; call quiesce first".into());
+            return Err(DeviceError::NotIdle { action: "changing the HMB" });
         }
         self.hmb = grant;
         self.rebuild_map_cache();
@@ -364,14 +369,14 @@ impl Ssd {
 
     /// Unmaps everything (Format NVM, SES=0) and switches to LBA format `lbaf`. The device
     /// must be quiet.
-    pub fn format(&mut self, lbaf: Option<usize>) -> Result<(), String> {
+    pub fn format(&mut self, lbaf: Option<usize>) -> Result<(), DeviceError> {
         if !self.is_quiet() {
-            return Err("format needs an idle device; call quiesce first".into());
+            return Err(DeviceError::NotIdle { action: "format" });
         }
         if let Some(i) = lbaf {
             let n = self.config.namespace.formats.len();
             if i >= n {
-                return Err(format!("LBA format {i} does not exist; the namespace has {n} (0 to {})", n - 1));
+                return Err(DeviceError::NoSuchLbaFormat { index: i, formats: n });
             }
             self.config.namespace.current = i;
         }
@@ -608,7 +613,7 @@ impl Ssd {
     // --- dies -----------------------------------------------------------------------------
 
     #[inline]
-    fn submit_die_op(&mut self, die: u32, op: DieOp) {
+    fn submit_die_op(&mut self, die: DieId, op: DieOp) {
         if let Some(w) = self.nand.submit(die, op, self.now) {
             self.schedule_die(w);
         }
@@ -619,7 +624,7 @@ impl Ssd {
         self.queue.push(w.end, Event::Die { die: w.die, generation: w.generation });
     }
 
-    fn on_die(&mut self, die: u32, generation: u32) {
+    fn on_die(&mut self, die: DieId, generation: u32) {
         let (op, wakes) = self.nand.complete(die, generation, self.now);
         for w in wakes.into_iter().flatten() {
             self.schedule_die(w);

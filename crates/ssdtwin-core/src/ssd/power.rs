@@ -9,20 +9,20 @@
 //! (`nvme::power`): it waits for the exit latency of a non-operational state before the
 //! controller fetches it. See `docs/model.md` § "Thermal model and power states".
 
-use super::Ssd;
+use super::{DeviceError, Ssd};
 use crate::engine::{SimDuration, SimTime};
 use crate::nvme::ApstEntry;
 
 impl Ssd {
     /// Programs the APST table a host's driver built (`os::configure_apst`); an empty
     /// table turns APST off. The drive starts counting idle time now.
-    pub fn set_apst(&mut self, table: Vec<Option<ApstEntry>>) -> Result<(), String> {
+    pub fn set_apst(&mut self, table: Vec<Option<ApstEntry>>) -> Result<(), DeviceError> {
         let n = self.power.states.len();
         if !table.is_empty() && table.len() != n {
-            return Err(format!("an APST table has one entry per power state: {} for {n}", table.len()));
+            return Err(DeviceError::ApstTableLength { entries: table.len(), states: n });
         }
         if let Some(e) = table.iter().flatten().find(|e| usize::from(e.target) >= n) {
-            return Err(format!("APST target power state {} does not exist ({n} states)", e.target));
+            return Err(DeviceError::NoSuchPowerState { target: e.target, states: n });
         }
         self.update_thermal(self.now);
         self.power.apst = table;

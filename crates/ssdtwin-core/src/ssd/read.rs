@@ -4,12 +4,12 @@ use super::{Slot, Ssd};
 use crate::block::Opcode;
 use crate::engine::SimTime;
 use crate::ftl::Location;
-use crate::nand::{CellMode, DieOp, DieOpKind, UNIT_BYTES};
+use crate::nand::{CellMode, DieId, DieOp, DieOpKind, PuId, UNIT_BYTES};
 
 /// Consecutive units of one command that live in the same program unit: one die read.
 struct Group {
-    pu: u32,
-    die: u32,
+    pu: PuId,
+    die: DieId,
     mode: CellMode,
     units: u32,
     /// Superblock the data is read from; `None` for data being relocated, whose source the
@@ -145,7 +145,7 @@ impl Ssd {
     /// A host read's array phase ended: move the data over the channel, decode it and send
     /// it up the link (or, for a write's read-modify-write, into controller memory, after
     /// which the write proceeds).
-    pub(super) fn host_read_done(&mut self, die: u32, op: DieOp) {
+    pub(super) fn host_read_done(&mut self, die: DieId, op: DieOp) {
         let slot = op.token;
         if self.slots[slot as usize].command.opcode == Opcode::Write {
             let merged = self.nand.transfer_out(die, self.now, op.units);

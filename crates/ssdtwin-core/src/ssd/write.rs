@@ -5,7 +5,7 @@ use super::background::JobKind;
 use super::{ProgramRec, Ssd};
 use crate::engine::SimTime;
 use crate::ftl::Stream;
-use crate::nand::{DieOp, DieOpKind};
+use crate::nand::{DieOp, DieOpKind, PuId};
 
 impl Ssd {
     /// A write's firmware work and map lookups are done: read the old data of its partial
@@ -122,7 +122,7 @@ impl Ssd {
     }
 
     /// Queues the program of `pu` on its die, ready once its data is in controller memory.
-    pub(super) fn enqueue_program(&mut self, pu: u32, buffer_units: u32, ready: SimTime) {
+    pub(super) fn enqueue_program(&mut self, pu: PuId, buffer_units: u32, ready: SimTime) {
         self.enqueue_program_as(DieOpKind::Program, pu, buffer_units, None, ready);
     }
 
@@ -131,7 +131,7 @@ impl Ssd {
     pub(super) fn enqueue_program_as(
         &mut self,
         kind: DieOpKind,
-        pu: u32,
+        pu: PuId,
         buffer_units: u32,
         job: Option<JobKind>,
         ready: SimTime,

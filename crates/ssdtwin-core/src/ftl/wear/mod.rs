@@ -38,13 +38,15 @@
 mod bit_errors;
 mod cold_data;
 mod dynamic;
+mod error;
 mod fifo;
 
-use crate::nand::CellMode;
+use crate::nand::{CellMode, DieId};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 pub use bit_errors::{BITS_PER_UNIT, BitErrorLaw, MAX_UBER_PER_BIT, MediaErrorState, MediaErrors};
+pub use error::WearStateError;
 
 /// How the FTL spreads wear.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -201,14 +203,14 @@ impl BlockWear {
 
     /// The uncorrectable bit error rate of a read from superblock `sb` on `die`.
     #[inline]
-    pub fn uber(&self, sb: u32, die: u32) -> f64 {
-        self.uber[(sb * self.dies + die) as usize]
+    pub fn uber(&self, sb: u32, die: DieId) -> f64 {
+        self.uber[(sb * self.dies + die.get()) as usize]
     }
 
     /// Prefetches the error rate [`Self::uber`] will read for `sb` and `die`.
     #[inline]
-    pub fn touch_uber(&self, sb: u32, die: u32) {
-        crate::engine::prefetch(&self.uber, (sb * self.dies + die) as usize);
+    pub fn touch_uber(&self, sb: u32, die: DieId) {
+        crate::engine::prefetch(&self.uber, (sb * self.dies + die.get()) as usize);
     }
 
     /// Recomputes every superblock's error rates from the blocks' wear (a restored array).
@@ -289,7 +291,8 @@ impl BlockWear {
     /// The erases of superblock `sb`'s blocks on `die`, in `mode`: each block counts one
     /// erase, and one that reaches its endurance fails and is replaced by a spare of its
     /// plane (or marks the superblock for retirement). Returns the blocks that failed.
-    pub fn erase(&mut self, sb: u32, die: u32, mode: CellMode, e: &Endurance, native: CellMode) -> u32 {
+    pub fn erase(&mut self, sb: u32, die: DieId, mode: CellMode, e: &Endurance, native: CellMode) -> u32 {
+        let die = die.get();
         let mut failed = 0;
         for p in 0..self.planes {
             let slot = self.slot(sb, die, p);
@@ -434,7 +437,7 @@ impl BlockWear {
         sb_erases: (&[u32], &[u32]),
         e: &Endurance,
         native: CellMode,
-    ) -> Result<(), String> {
+    ) -> Result<(), WearStateError> {
         self.import_arrays(state, erases, sb_erases)?;
         self.refresh_bit_errors(e, native);
         Ok(())
@@ -446,7 +449,7 @@ impl BlockWear {
         state: WearState,
         erases: Option<(Vec<u32>, Vec<u32>)>,
         sb_erases: (&[u32], &[u32]),
-    ) -> Result<(), String> {
+    ) -> Result<(), WearStateError> {
         let planes = (self.dies * self.planes) as usize;
         if state.spares.is_empty() && state.remapped.is_empty() && state.bad.is_empty() && erases.is_none() {
             // A state from before per-block wear: every slot served by its own block, the
@@ -465,16 +468,16 @@ impl BlockWear {
             return Ok(());
         }
         if state.spares.len() != planes {
-            return Err(format!("wear: {} spare pools for {planes} planes", state.spares.len()));
+            return Err(WearStateError::SparePools { pools: state.spares.len(), planes });
         }
         let blocks = self.block_count();
-        let (slc, native) = erases.ok_or("wear: per-block erase counts are missing")?;
+        let (slc, native) = erases.ok_or(WearStateError::ErasesMissing)?;
         if slc.len() != blocks || native.len() != blocks {
-            return Err(format!("wear: erase counts for {} blocks, the array has {blocks}", slc.len()));
+            return Err(WearStateError::EraseCounts { stored: slc.len(), blocks });
         }
         for &(slot, block) in &state.remapped {
             if slot as usize >= self.serving.len() || (block >= self.blocks_per_plane && block != NO_BLOCK) {
-                return Err(format!("wear: slot {slot} is served by block {block}, outside its plane"));
+                return Err(WearStateError::SlotOutside { slot, block });
             }
             self.serving[slot as usize] = block;
         }
@@ -483,13 +486,13 @@ impl BlockWear {
             let retired = slots.iter().filter(|&&b| b == NO_BLOCK).count();
             retired != 0 && retired != per_sb
         }) {
-            return Err(format!("wear: superblock {sb} is retired in some planes and not others"));
+            return Err(WearStateError::PartlyRetired { sb });
         }
         // Every block of a plane is in exactly one place: a slot, a spare pool, or bad.
         let mut seen = vec![false; blocks];
-        let mut claim = |i: usize, what: &str| {
+        let mut claim = |i: usize, role: &'static str| {
             if std::mem::replace(&mut seen[i], true) {
-                return Err(format!("wear: block {i} is {what} and somewhere else too"));
+                return Err(WearStateError::TwoPlaces { block: i, role });
             }
             Ok(())
         };
@@ -509,19 +512,19 @@ impl BlockWear {
         for (plane, pool) in state.spares.iter().enumerate() {
             for &b in pool {
                 if b >= self.blocks_per_plane {
-                    return Err(format!("wear: spare block {b} is outside its plane"));
+                    return Err(WearStateError::SpareOutside { block: b });
                 }
                 claim(self.index(plane as u32, b), "a spare")?;
             }
         }
         for &i in &state.bad {
             if i as usize >= blocks {
-                return Err(format!("wear: bad block {i} is outside the array"));
+                return Err(WearStateError::BadOutside { block: i });
             }
             claim(i as usize, "bad")?;
         }
         if let Some(i) = state.kept.iter().find(|i| !state.bad.contains(i)) {
-            return Err(format!("wear: block {i} is kept in service as worn but is not bad"));
+            return Err(WearStateError::KeptNotBad { block: *i });
         }
         self.spares = state.spares.into_iter().map(VecDeque::from).collect();
         self.bad = state.bad;
@@ -625,9 +628,9 @@ mod tests {
         let e = endurance_of(3000, 0.0, 0);
         let mut w = BlockWear::new(1, 1, 4, &e);
         for _ in 0..30 {
-            w.erase(0, 0, CellMode::Slc, &e, CellMode::Tlc);
+            w.erase(0, DieId(0), CellMode::Slc, &e, CellMode::Tlc);
         }
-        w.erase(0, 0, CellMode::Tlc, &e, CellMode::Tlc);
+        w.erase(0, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
         let b = w.blocks(&e, CellMode::Tlc)[0];
         assert_eq!((b.slc_erases, b.native_erases), (30, 1));
         // 30 / 30,000 + 1 / 3,000 of the rated life.
@@ -639,7 +642,7 @@ mod tests {
     fn a_worn_block_is_replaced_by_its_planes_spare() {
         let e = endurance_of(5, 0.0, 1);
         let mut w = BlockWear::new(1, 2, 4, &e);
-        let failed: u32 = (0..5).map(|_| w.erase(2, 0, CellMode::Tlc, &e, CellMode::Tlc)).sum();
+        let failed: u32 = (0..5).map(|_| w.erase(2, DieId(0), CellMode::Tlc, &e, CellMode::Tlc)).sum();
         // Both planes' blocks of superblock 2 reach 5 cycles on the fifth erase.
         assert_eq!(failed, 2);
         assert_eq!(w.bad_blocks(), 2);
@@ -657,19 +660,19 @@ mod tests {
         let e = endurance_of(10, 0.0, 1);
         let law = e.bit_errors;
         let mut w = BlockWear::new(1, 2, 4, &e);
-        assert_eq!(w.uber(1, 0).to_bits(), law.uber(0.0).to_bits());
+        assert_eq!(w.uber(1, DieId(0)).to_bits(), law.uber(0.0).to_bits());
         // Ten cycles: both blocks of superblock 1 at their rating, which they fail at; each
         // plane's spare, unworn, takes over.
         for k in 1..=9 {
-            w.erase(1, 0, CellMode::Tlc, &e, CellMode::Tlc);
-            assert_eq!(w.uber(1, 0).to_bits(), law.uber(f64::from(k) / 10.0).to_bits());
+            w.erase(1, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
+            assert_eq!(w.uber(1, DieId(0)).to_bits(), law.uber(f64::from(k) / 10.0).to_bits());
         }
-        w.erase(1, 0, CellMode::Tlc, &e, CellMode::Tlc);
-        assert_eq!(w.uber(1, 0).to_bits(), law.uber(0.0).to_bits());
+        w.erase(1, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
+        assert_eq!(w.uber(1, DieId(0)).to_bits(), law.uber(0.0).to_bits());
         // One more cycle on the spares; superblock 2 was never erased.
-        w.erase(1, 0, CellMode::Tlc, &e, CellMode::Tlc);
-        assert_eq!(w.uber(1, 0).to_bits(), law.uber(0.1).to_bits());
-        assert_eq!(w.uber(2, 0).to_bits(), law.uber(0.0).to_bits());
+        w.erase(1, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
+        assert_eq!(w.uber(1, DieId(0)).to_bits(), law.uber(0.1).to_bits());
+        assert_eq!(w.uber(2, DieId(0)).to_bits(), law.uber(0.0).to_bits());
     }
 
     #[test]
@@ -678,12 +681,12 @@ mod tests {
         let mut w = BlockWear::new(2, 1, 4, &e);
         // Wear only die 0's block of superblock 1.
         for _ in 0..3 {
-            w.erase(1, 0, CellMode::Tlc, &e, CellMode::Tlc);
+            w.erase(1, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
         }
         assert_eq!(w.bad_blocks(), 1);
         assert!(w.take_retirement(1, 4, &e));
         assert!(!w.serves(1));
-        assert_eq!(w.uber(1, 1).to_bits(), 0f64.to_bits(), "a retired superblock serves no reads");
+        assert_eq!(w.uber(1, DieId(1)).to_bits(), 0f64.to_bits(), "a retired superblock serves no reads");
         // Die 1's good block of superblock 1 is now a spare of its plane.
         assert_eq!(w.spare_blocks(), 1);
         assert_eq!(w.blocks(&e, CellMode::Tlc)[4 + 1].role, BlockRole::Spare);
@@ -693,7 +696,7 @@ mod tests {
     fn a_drive_at_its_minimum_keeps_worn_blocks() {
         let e = endurance_of(1, 0.0, 0);
         let mut w = BlockWear::new(1, 1, 4, &e);
-        w.erase(0, 0, CellMode::Tlc, &e, CellMode::Tlc);
+        w.erase(0, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
         assert!(!w.take_retirement(0, 2, &e));
         assert!(w.end_of_life());
         assert!(w.serves(0));
@@ -718,7 +721,7 @@ mod tests {
         let e = endurance_of(2, 0.0, 1);
         let mut w = BlockWear::new(1, 1, 4, &e);
         for _ in 0..2 {
-            w.erase(3, 0, CellMode::Tlc, &e, CellMode::Tlc);
+            w.erase(3, DieId(0), CellMode::Tlc, &e, CellMode::Tlc);
         }
         let state = w.export_state();
         assert_eq!(state.remapped, vec![(3, 4)]);
@@ -732,6 +735,6 @@ mod tests {
         let e = BlockWear::new(1, 1, 4, &e)
             .import_state(twice, Some((s.to_vec(), n.to_vec())), (&[0; 4], &[0; 4]), &e, CellMode::Tlc)
             .unwrap_err();
-        assert_eq!(e, "wear: block 0 is a spare and somewhere else too");
+        assert_eq!(e.to_string(), "wear: block 0 is a spare and somewhere else too");
     }
 }

@@ -68,4 +68,7 @@ impl BlockDevice for AnyDevice {
     fn counters(&self, prefix: &str, out: &mut CounterRow) {
         each!(self, d => BlockDevice::counters(&**d, prefix, out));
     }
+    fn reseed(&mut self, seed: u64) {
+        each!(self, d => d.reseed(seed));
+    }
 }

@@ -122,6 +122,12 @@ pub trait BlockDevice {
     fn host_interface(&self) -> Option<HostInterface> {
         None
     }
+
+    /// Seeds the target's variability streams from a run's seed (a run calls it before its
+    /// first command). A target without random variability ignores it.
+    fn reseed(&mut self, seed: u64) {
+        let _ = seed;
+    }
 }
 
 /// A borrowed target is a target: a host can wrap `&mut D` for one run and give the
@@ -161,5 +167,8 @@ impl<D: BlockDevice + ?Sized> BlockDevice for &mut D {
     }
     fn host_interface(&self) -> Option<HostInterface> {
         (**self).host_interface()
+    }
+    fn reseed(&mut self, seed: u64) {
+        (**self).reseed(seed);
     }
 }

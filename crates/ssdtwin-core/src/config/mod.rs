@@ -27,7 +27,8 @@ use crate::controller::map_cache::{DirtyPolicy, HmbValidity, MapCacheConfig, Map
 use crate::controller::thermal::{PowerModel, ThermalConfig};
 use crate::engine::SimDuration;
 use crate::ftl::{
-    BitErrorLaw, Endurance, GcConfig, MAX_UBER_PER_BIT, SlcCacheConfig, Stream, VictimPolicy, WearLevelling, WhenFull,
+    BitErrorLaw, Endurance, GcConfig, MAX_RETRY_CHANCE, MAX_UBER_PER_BIT, ReadRetryLaw, SlcCacheConfig, Stream,
+    VictimPolicy, WearLevelling, WhenFull,
 };
 use crate::nand::{CellMode, CellTiming, DieScheduler, Geometry, NandTiming, SuspendPolicy, SuspendTiming, UNIT_BYTES};
 use crate::nvme::{HmbRequest, LbaFormat, LinkConfig, Namespace, PowerState, PowerStates};
@@ -567,6 +568,25 @@ fn build_endurance(
         return Err(c.bad("endurance.uber_tenfold_pct", &tenfold_pct, "allowed above 0 up to 1000"));
     }
     let bit_errors = BitErrorLaw { uber_per_bit, tenfold_life: tenfold_pct / 100.0 };
+    let share = |field: &str, v: Option<f64>, most: f64| -> Result<f64, ProfileError> {
+        let v = v.unwrap_or(0.0);
+        if !v.is_finite() || !(0.0..=most).contains(&v) {
+            return Err(c.bad(field, &v, &format!("allowed 0 to {most}")));
+        }
+        Ok(v)
+    };
+    let read_retry = ReadRetryLaw {
+        fresh: share("endurance.read_retry_fresh", s.read_retry_fresh, MAX_RETRY_CHANCE)?,
+        rated: share("endurance.read_retry_rated", s.read_retry_rated, MAX_RETRY_CHANCE)?,
+        again: share("endurance.read_retry_again", s.read_retry_again, 0.9)?,
+    };
+    if read_retry.rated < read_retry.fresh {
+        return Err(c.bad(
+            "endurance.read_retry_rated",
+            &read_retry.rated,
+            &format!("at least endurance.read_retry_fresh ({}): wear does not make reads cleaner", read_retry.fresh),
+        ));
+    }
     let levelling = c.choice(
         "ftl.wear_levelling",
         &profile.ftl.wear_levelling,
@@ -587,6 +607,7 @@ fn build_endurance(
         spare_threshold_pct,
         min_superblocks,
         bit_errors,
+        read_retry,
     };
     Ok((endurance, rated))
 }
@@ -751,16 +772,27 @@ fn build_nand(c: &Checker, s: &NandSection) -> Result<(Geometry, NandTiming), Pr
             why: "timings of the native cell mode".into(),
         });
     }
-    let mut cell = [CellTiming { t_read: SimDuration::ZERO, t_prog: SimDuration::ZERO, t_erase: SimDuration::ZERO }; 4];
+    let zero = SimDuration::ZERO;
+    let mut cell = [CellTiming { t_read: zero, t_read_spread: zero, t_prog: zero, t_erase: zero }; 4];
     for mode in CellMode::ALL {
         if let Some(t) = tables[mode.index()] {
             let f = |n: &str| format!("nand.{}.{n}", mode.name());
+            let t_read = c.positive_us(&f("t_read_us"), t.t_read_us)?;
+            let t_read_spread = c.us(&f("t_read_spread_us"), t.t_read_spread_us)?;
+            if t_read_spread >= t_read {
+                let allowed = format!("below t_read_us ({}): the fastest page type still takes time", t.t_read_us);
+                return Err(c.bad(&f("t_read_spread_us"), &t.t_read_spread_us, &allowed));
+            }
             cell[mode.index()] = CellTiming {
-                t_read: c.positive_us(&f("t_read_us"), t.t_read_us)?,
+                t_read,
+                t_read_spread,
                 t_prog: c.positive_us(&f("t_prog_us"), t.t_prog_us)?,
                 t_erase: c.positive_us(&f("t_erase_us"), t.t_erase_us)?,
             };
         }
+    }
+    if !s.die_cv.is_finite() || !(0.0..=0.5).contains(&s.die_cv) {
+        return Err(c.bad("nand.die_cv", &s.die_cv, "allowed 0 to 0.5"));
     }
     let scheduler = c.choice(
         "nand.scheduler",
@@ -795,6 +827,7 @@ fn build_nand(c: &Checker, s: &NandSection) -> Result<(Geometry, NandTiming), Pr
             t_resume: c.us("nand.resume_us", s.resume_us)?,
             max_per_op: s.max_suspends,
         },
+        die_cv: s.die_cv,
     };
     Ok((geometry, timing))
 }
@@ -994,6 +1027,12 @@ fn build_controller(c: &Checker, s: &ControllerSection, g: &Geometry) -> Result<
         trim_unit: ns("controller.trim_unit_ns", s.trim_unit_ns)?,
         buffer_units: (s.write_buffer_mib * f64::from(1 << 20) / UNIT_BYTES as f64) as u32,
         power_protected: s.power_protected,
+        cmd_cv: {
+            if !s.cmd_cv.is_finite() || !(0.0..=2.0).contains(&s.cmd_cv) {
+                return Err(c.bad("controller.cmd_cv", &s.cmd_cv, "allowed 0 to 2"));
+            }
+            s.cmd_cv
+        },
     })
 }
 

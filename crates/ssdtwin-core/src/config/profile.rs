@@ -225,6 +225,10 @@ pub struct ControllerSection {
     /// when acknowledged; flush is free).
     #[serde(default)]
     pub power_protected: bool,
+    /// Coefficient of variation of the firmware time per command (log-normal, mean the
+    /// profile's `*_cmd_ns`), 0 to 2.
+    #[serde(default)]
+    pub cmd_cv: f64,
 }
 
 /// `[map_cache]`
@@ -370,6 +374,9 @@ pub struct NandSection {
     /// Suspensions allowed per program or erase.
     #[serde(default = "default_max_suspends")]
     pub max_suspends: u8,
+    /// Coefficient of variation of the dies' array times (process variation), 0 to 0.5.
+    #[serde(default)]
+    pub die_cv: f64,
     /// SLC-mode timing.
     pub slc: Option<CellTimingSection>,
     /// MLC timing.
@@ -403,6 +410,10 @@ pub struct CellTimingSection {
     pub t_prog_us: f64,
     /// Block erase time tBERS, µs.
     pub t_erase_us: f64,
+    /// How far the slowest page type's tR lies above `t_read_us` and the fastest's below
+    /// it, µs (0: every page type reads in `t_read_us`).
+    #[serde(default)]
+    pub t_read_spread_us: f64,
 }
 
 /// `[ftl]`
@@ -574,6 +585,13 @@ pub struct EnduranceSection {
     pub uber_per_bit: Option<f64>,
     /// Wear, percent of the rated P/E cycles, over which the UBER grows tenfold.
     pub uber_tenfold_pct: Option<f64>,
+    /// Share of reads of a fresh block that fail hard-decision decoding and retry with
+    /// shifted read levels (0: never).
+    pub read_retry_fresh: Option<f64>,
+    /// The same at the rated P/E cycles (grows geometrically with the life used).
+    pub read_retry_rated: Option<f64>,
+    /// Chance that a retry needs yet another step.
+    pub read_retry_again: Option<f64>,
 }
 
 /// `[power]`: what each kind of activity draws. Defaults are typical of a consumer NVMe drive

@@ -21,7 +21,7 @@ pub use write_buffer::WriteBuffer;
 use crate::engine::SimDuration;
 
 /// Firmware and buffer parameters.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ControllerConfig {
     /// Firmware cores.
     pub cores: u32,
@@ -37,4 +37,6 @@ pub struct ControllerConfig {
     pub buffer_units: u32,
     /// Whether the buffer survives power loss.
     pub power_protected: bool,
+    /// Coefficient of variation of the per-command firmware time (log-normal, mean 1).
+    pub cmd_cv: f64,
 }

@@ -37,6 +37,30 @@ impl SimRng {
     pub fn unit_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
+
+    /// True with probability `p` (one draw whatever `p` is, so streams stay aligned).
+    #[inline]
+    pub fn chance(&mut self, p: f64) -> bool {
+        self.unit_f64() < p
+    }
+
+    /// A standard normal value (Box-Muller; two uniforms per draw).
+    pub fn normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.unit_f64(); // (0, 1]: ln is finite
+        let u2 = self.unit_f64();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+
+    /// A log-normal factor with mean 1 and coefficient of variation `cv` (1 when `cv` is
+    /// 0, still drawing, so switching a source off leaves later draws where they were).
+    pub fn unit_mean_lognormal(&mut self, cv: f64) -> f64 {
+        let z = self.normal();
+        if cv <= 0.0 {
+            return 1.0;
+        }
+        let sigma2 = (1.0 + cv * cv).ln();
+        (z * sigma2.sqrt() - sigma2 / 2.0).exp()
+    }
 }
 
 #[cfg(test)]
@@ -48,6 +72,26 @@ mod tests {
         let a: Vec<u64> = (0..4).map(|_| SimRng::stream(7, 1).next_u64()).collect();
         assert!(a.windows(2).all(|w| w[0] == w[1]));
         assert_ne!(SimRng::stream(7, 1).next_u64(), SimRng::stream(7, 2).next_u64());
+    }
+
+    #[test]
+    fn a_unit_mean_lognormal_has_the_mean_and_spread_asked_for() {
+        let mut r = SimRng::stream(3, 9);
+        let n = 200_000;
+        let xs: Vec<f64> = (0..n).map(|_| r.unit_mean_lognormal(0.2)).collect();
+        let mean = xs.iter().sum::<f64>() / f64::from(n);
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / f64::from(n);
+        assert!((mean - 1.0).abs() < 0.003, "mean {mean}");
+        assert!((var.sqrt() - 0.2).abs() < 0.003, "cv {}", var.sqrt());
+        assert!(xs.iter().all(|&x| x > 0.0));
+        assert_eq!(r.unit_mean_lognormal(0.0), 1.0);
+    }
+
+    #[test]
+    fn chance_hits_at_its_probability() {
+        let mut r = SimRng::stream(5, 5);
+        let hits = (0..100_000).filter(|_| r.chance(0.01)).count();
+        assert!((850..1150).contains(&hits), "{hits}");
     }
 
     #[test]

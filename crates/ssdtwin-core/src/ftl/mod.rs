@@ -65,8 +65,8 @@ pub use slc::{SlcCacheConfig, WhenFull};
 pub use state::FtlState;
 pub use steady::SteadyRefusal;
 pub use wear::{
-    BITS_PER_UNIT, BitErrorLaw, BlockInfo, BlockRole, BlockWear, Endurance, MAX_UBER_PER_BIT, MediaErrorState,
-    MediaErrors, WearLevelling, WearState, WearStateError,
+    BITS_PER_UNIT, BitErrorLaw, BlockInfo, BlockRole, BlockWear, Endurance, MAX_RETRY_CHANCE, MAX_UBER_PER_BIT,
+    MediaErrorState, MediaErrors, ReadRetryLaw, WearLevelling, WearState, WearStateError,
 };
 
 use crate::engine::BigArray;

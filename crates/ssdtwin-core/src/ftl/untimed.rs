@@ -166,6 +166,7 @@ mod tests {
             spare_threshold_pct: 10,
             min_superblocks: 2,
             bit_errors: BitErrorLaw { uber_per_bit: 1e-15, tenfold_life: 0.1 },
+            read_retry: ReadRetryLaw::default(),
         };
         let mut ftl = Ftl::new(g.clone(), logical, gc, endurance, true);
         // Open the last superblocks first, so every address written lies above 2^33.

@@ -56,10 +56,49 @@ impl CellMode {
 /// Array-operation times of one cell mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CellTiming {
-    /// Page read (array to page register), tR.
+    /// Page read (array to page register), tR: the mean over a word line's page types.
     pub t_read: SimDuration,
+    /// How far the slowest page type's tR lies above `t_read` and the fastest's below it
+    /// (page types in between are spaced evenly): a word line's lower page needs fewer
+    /// sensing steps than its upper pages.
+    pub t_read_spread: SimDuration,
     /// Program of one page on every plane of a die (multi-plane), tPROG.
     pub t_prog: SimDuration,
     /// Block erase on every plane of a die, tBERS.
     pub t_erase: SimDuration,
+}
+
+impl CellTiming {
+    /// tR of page type `page_type` (0 = the lower page) of a word line in `mode`.
+    #[inline]
+    pub fn t_read_of(&self, mode: CellMode, page_type: u32) -> SimDuration {
+        let bits = mode.bits();
+        if bits < 2 || self.t_read_spread == SimDuration::ZERO {
+            return self.t_read;
+        }
+        // Evenly from t_read − spread (lower page) to t_read + spread (upper page).
+        let step = 2 * self.t_read_spread.as_ns() * u64::from(page_type) / u64::from(bits - 1);
+        SimDuration((self.t_read.as_ns() + step).saturating_sub(self.t_read_spread.as_ns()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_types_spread_evenly_around_the_mean_tr() {
+        let t = CellTiming {
+            t_read: SimDuration::from_us(60),
+            t_read_spread: SimDuration::from_us(12),
+            t_prog: SimDuration::from_us(700),
+            t_erase: SimDuration::from_us(3000),
+        };
+        let tlc: Vec<u64> = (0..3).map(|k| t.t_read_of(CellMode::Tlc, k).as_ns() / 1000).collect();
+        assert_eq!(tlc, [48, 60, 72]);
+        let qlc: Vec<u64> = (0..4).map(|k| t.t_read_of(CellMode::Qlc, k).as_ns()).collect();
+        assert_eq!(qlc, [48_000, 56_000, 64_000, 72_000]);
+        assert_eq!(qlc.iter().sum::<u64>() / 4, 60_000);
+        assert_eq!(t.t_read_of(CellMode::Slc, 0), t.t_read);
+    }
 }

@@ -89,6 +89,10 @@ pub struct DieOp {
     pub units: u32,
     /// Earliest start.
     pub ready: SimTime,
+    /// Array time the requester worked out (a read's page type and retries), or zero for
+    /// the cell mode's nominal time.
+    #[serde(default)]
+    pub t_array: SimDuration,
 }
 
 /// How a die picks its next operation.
@@ -235,7 +239,7 @@ impl Die {
         &mut self,
         now: SimTime,
         suspend: &SuspendTiming,
-        t_read: impl Fn(CellMode) -> SimDuration,
+        t_read: impl Fn(&DieOp) -> SimDuration,
     ) -> Started {
         let r = self.running.take().expect("should_suspend checked that an op is running");
         // The array phase is suspended once it has begun; what is left of it is served
@@ -248,7 +252,7 @@ impl Die {
         self.generation = self.generation.wrapping_add(1);
         let op = self.queues[0].pop_front().expect("a read was just queued");
         let start = (at + suspend.t_suspend).max(op.ready);
-        self.run(op, start, start, t_read(op.mode), 0)
+        self.run(op, start, start, t_read(&op), 0)
     }
 
     /// Starts the next op if the die is idle. `array_start_for` books the channel for a
@@ -257,7 +261,7 @@ impl Die {
         &mut self,
         now: SimTime,
         suspend: &SuspendTiming,
-        timing: impl Fn(DieOpKind, CellMode) -> SimDuration,
+        timing: impl Fn(&DieOp) -> SimDuration,
         mut array_start_for: impl FnMut(&DieOp, SimTime) -> SimTime,
     ) -> Started {
         if self.running.is_some() {
@@ -267,7 +271,7 @@ impl Die {
         if let Some(op) = self.queues[0].pop_front() {
             let start = now.max(op.ready);
             let array_start = array_start_for(&op, start);
-            return self.run(op, start, array_start, timing(op.kind, op.mode), 0);
+            return self.run(op, start, array_start, timing(&op), 0);
         }
         if let Some(p) = self.parked.take() {
             let array_start = now + suspend.t_resume;
@@ -277,7 +281,7 @@ impl Die {
             if let Some(op) = self.queues[class].pop_front() {
                 let start = now.max(op.ready);
                 let array_start = array_start_for(&op, start);
-                return self.run(op, start, array_start, timing(op.kind, op.mode), 0);
+                return self.run(op, start, array_start, timing(&op), 0);
             }
         }
         Started::Idle

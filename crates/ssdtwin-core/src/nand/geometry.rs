@@ -202,6 +202,14 @@ impl Geometry {
     pub fn sb_of_pu(&self, pu: PuId) -> (u32, u32) {
         StrengthReducedU32::div_rem(pu.0, self.divide.pus_per_sb)
     }
+    /// Page type (0 = the word line's lower page) that program unit `pu` holds when
+    /// written in `mode`: a superblock is written a row at a time, one page per die, so the
+    /// row is the page's index in its blocks.
+    #[inline]
+    pub fn page_type_of_pu(&self, pu: PuId, mode: CellMode) -> u32 {
+        let (_, in_sb) = self.sb_of_pu(pu);
+        (in_sb / self.divide.dies) % mode.bits()
+    }
     /// Channel of die `die`.
     #[inline]
     pub fn channel_of_die(&self, die: DieId) -> u32 {
@@ -220,6 +228,18 @@ mod tests {
     fn small() -> Geometry {
         // 2 channels x 2 dies x 2 planes, 16 KiB pages (4 units), 6 pages per TLC block.
         Geometry::new(2, 2, 2, 10, 6, 16384, CellMode::Tlc)
+    }
+
+    #[test]
+    fn a_program_unit_holds_the_page_type_of_its_row() {
+        // 4 dies a row; rows 0, 1, 2 are a TLC word line's lower, middle and upper pages.
+        let g = small();
+        let types: Vec<u32> = (0..24).map(|pu| g.page_type_of_pu(PuId(pu), CellMode::Tlc)).collect();
+        assert_eq!(&types[..12], &[0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+        assert_eq!(&types[12..], &types[..12]);
+        // The next superblock starts at row 0 again; an SLC page has one type.
+        assert_eq!(g.page_type_of_pu(PuId(24), CellMode::Tlc), 0);
+        assert!((0..24).all(|pu| g.page_type_of_pu(PuId(pu), CellMode::Slc) == 0));
     }
 
     #[test]

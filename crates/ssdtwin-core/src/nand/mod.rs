@@ -29,7 +29,7 @@ pub use die::{Die, DieOp, DieOpKind, DieScheduler, SuspendPolicy, SuspendTiming}
 pub use geometry::{Geometry, Ppa, UNIT_BYTES};
 pub use ids::{DieId, PuId};
 
-use crate::engine::{BusyResource, SimDuration, SimTime};
+use crate::engine::{BusyResource, SimDuration, SimRng, SimTime};
 use die::Started;
 
 /// Everything the back end needs to time operations.
@@ -48,6 +48,9 @@ pub struct NandTiming {
     pub scheduler: DieScheduler,
     /// Program/erase suspend.
     pub suspend: SuspendTiming,
+    /// Coefficient of variation of the dies' array times (process variation): each die's
+    /// times are the nominal ones times a factor of mean 1 drawn once per drive.
+    pub die_cv: f64,
 }
 
 impl NandTiming {
@@ -62,6 +65,13 @@ impl NandTiming {
             }
             DieOpKind::Erase => t.t_erase,
         }
+    }
+
+    /// Array time of `op` on a die whose times are `factor` × nominal.
+    #[inline]
+    pub fn op_time(&self, op: &DieOp, factor: f64) -> SimDuration {
+        let t = if op.t_array == SimDuration::ZERO { self.array_time(op.kind, op.mode) } else { op.t_array };
+        if factor == 1.0 { t } else { SimDuration((t.as_ns() as f64 * factor).round() as u64) }
     }
 
     /// Channel time to move `units` map units.
@@ -99,12 +109,16 @@ pub struct NandArray {
     /// Dies with work waiting for the cap, first come first served.
     waiting: std::collections::VecDeque<DieId>,
     is_waiting: Vec<bool>,
+    /// Each die's array-time factor (process variation, `NandTiming::die_cv`).
+    die_factor: Vec<f64>,
 }
 
 impl NandArray {
-    /// An idle array.
-    pub fn new(geometry: Geometry, timing: NandTiming) -> Self {
+    /// An idle array; `process_seed` (the drive's) draws its dies' process variation.
+    pub fn new(geometry: Geometry, timing: NandTiming, process_seed: u64) -> Self {
         let dies = vec![Die::default(); geometry.dies() as usize];
+        let mut rng = SimRng::stream(process_seed, 0x4449_4553);
+        let die_factor = dies.iter().map(|_| rng.unit_mean_lognormal(timing.die_cv)).collect();
         let channels = vec![BusyResource::default(); geometry.channels as usize];
         let is_waiting = vec![false; dies.len()];
         NandArray {
@@ -116,6 +130,7 @@ impl NandArray {
             die_cap: u32::MAX,
             waiting: std::collections::VecDeque::new(),
             is_waiting,
+            die_factor,
         }
     }
 
@@ -128,7 +143,8 @@ impl NandArray {
             return self.start_gated(die, now);
         }
         if matches!(op.kind, DieOpKind::HostRead | DieOpKind::MapRead) && d.should_suspend(now, &timing.suspend) {
-            let started = d.suspend_for_read(now, &timing.suspend, |m| timing.cell[m.index()].t_read);
+            let factor = self.die_factor[die.index()];
+            let started = d.suspend_for_read(now, &timing.suspend, |op| timing.op_time(op, factor));
             return wake(die, started);
         }
         None
@@ -220,11 +236,12 @@ impl NandArray {
 
     fn start_next(&mut self, die: DieId, now: SimTime) -> Option<DieWake> {
         let timing = &self.timing;
+        let factor = self.die_factor[die.index()];
         let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
         let started = self.dies[die.index()].start_next(
             now,
             &timing.suspend,
-            |kind, mode| timing.array_time(kind, mode),
+            |op| timing.op_time(op, factor),
             |op, start| match op.kind {
                 // Data moves into the page registers before the array programs it.
                 DieOpKind::Program | DieOpKind::BackgroundProgram | DieOpKind::UrgentProgram | DieOpKind::MapWrite => {
@@ -278,6 +295,7 @@ mod tests {
     fn array(policy: SuspendPolicy) -> NandArray {
         let cell = CellTiming {
             t_read: SimDuration::from_us(50),
+            t_read_spread: SimDuration::ZERO,
             t_prog: SimDuration::from_us(1000),
             t_erase: SimDuration::from_us(3000),
         };
@@ -293,12 +311,13 @@ mod tests {
                 t_resume: SimDuration::from_us(10),
                 max_per_op: 4,
             },
+            die_cv: 0.0,
         };
-        NandArray::new(Geometry::new(1, 1, 1, 4, 4, 16384, CellMode::Tlc), timing)
+        NandArray::new(Geometry::new(1, 1, 1, 4, 4, 16384, CellMode::Tlc), timing, 1)
     }
 
     fn op(kind: DieOpKind, units: u32) -> DieOp {
-        DieOp { kind, mode: CellMode::Tlc, token: 0, units, ready: SimTime::ZERO }
+        DieOp { kind, mode: CellMode::Tlc, token: 0, units, ready: SimTime::ZERO, t_array: SimDuration::ZERO }
     }
 
     // --- idle die ---------------------------------------------------------------------
@@ -352,7 +371,7 @@ mod tests {
 
     fn four_dies() -> NandArray {
         let a = array(SuspendPolicy::None);
-        NandArray::new(Geometry::new(1, 4, 1, 4, 4, 16384, CellMode::Tlc), a.timing)
+        NandArray::new(Geometry::new(1, 4, 1, 4, 4, 16384, CellMode::Tlc), a.timing, 1)
     }
 
     #[test]

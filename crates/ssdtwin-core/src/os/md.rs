@@ -211,6 +211,13 @@ impl<D: BlockDevice> BlockDevice for Md<D> {
         h.host_memory_bytes *= self.members.len() as u64;
         Some(h)
     }
+
+    /// Each member draws from streams of its own: the run's seed mixed with its index.
+    fn reseed(&mut self, seed: u64) {
+        for (i, m) in self.members.iter_mut().enumerate() {
+            m.reseed(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        }
+    }
 }
 
 #[cfg(test)]

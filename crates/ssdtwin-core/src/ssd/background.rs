@@ -27,6 +27,7 @@
 //! they queue with host programs and no read suspends them.
 
 use super::{Event, Ssd};
+use crate::engine::SimDuration;
 use crate::ftl::Stream;
 use crate::nand::{DieId, DieOp, DieOpKind, PuId};
 
@@ -189,6 +190,7 @@ impl Ssd {
                 token: index as u32 | tag,
                 units: r.units,
                 ready: self.now,
+                t_array: SimDuration::ZERO,
             };
             self.submit_die_op(r.die, op);
         }
@@ -304,7 +306,14 @@ impl Ssd {
         let mode = self.ftl.sbs.mode(victim);
         let dies = self.ftl.begin_erase(victim);
         for die in 0..dies {
-            let op = DieOp { kind: DieOpKind::Erase, mode, token: victim, units: 0, ready: self.now };
+            let op = DieOp {
+                kind: DieOpKind::Erase,
+                mode,
+                token: victim,
+                units: 0,
+                ready: self.now,
+                t_array: SimDuration::ZERO,
+            };
             self.submit_die_op(DieId(die), op);
         }
     }

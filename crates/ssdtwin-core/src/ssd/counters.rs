@@ -32,6 +32,8 @@ pub struct HostCounters {
     pub write_stalls: u64,
     /// Map units read from NAND to merge a partial write (read-modify-write).
     pub rmw_units_read: u64,
+    /// Extra sensing steps host reads took after failing hard-decision decoding.
+    pub read_retries: u64,
     /// Map units written only in part (each costs a whole unit's program).
     pub partial_units_written: u64,
     /// Host units whose programs have finished (flush accounting).
@@ -143,6 +145,9 @@ pub struct CounterSnapshot {
     pub fold_jobs: u64,
     /// Bytes read from NAND to merge partial writes (read-modify-write).
     pub nand_rmw_read_bytes: u64,
+    /// Read-retry steps: extra senses at shifted read levels after a read failed
+    /// hard-decision decoding (`endurance.read_retry_*`).
+    pub nand_read_retries: u64,
     /// Map units written only in part.
     pub partial_units_written: u64,
     /// Superblock erases of superblocks written in SLC mode (part of `erases`).

@@ -47,7 +47,13 @@ use crate::config::DeviceConfig;
 use crate::controller::map_cache::MapCacheCounters;
 use crate::controller::thermal::Thermal;
 use crate::controller::{MapCache, WriteBuffer};
-use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimTime};
+use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimRng, SimTime};
+
+/// The seed of a device's variability streams until a run reseeds them ([`Ssd::reseed`]).
+const DEFAULT_NOISE_SEED: u64 = 0x5EED;
+/// Stream labels of the run's variability sources.
+const RETRY_STREAM: u64 = 0x5245_5452_59;
+const FIRMWARE_STREAM: u64 = 0x4657_5449_4d45;
 use crate::ftl::{Ftl, MediaErrors, RelocationJob, Stream};
 use crate::nand::{CellMode, DieId, DieOp, DieOpKind, DieWake, NandArray, PuId, UNIT_BYTES};
 use crate::nvme::{HmbGrant, PowerStates};
@@ -153,6 +159,10 @@ pub struct Ssd {
     miss_scratch: Vec<u32>,
     journal_die: DieId,
     counters: HostCounters,
+    /// The run's draws of read retries (see [`Ssd::reseed`]).
+    retry_rng: SimRng,
+    /// The run's draws of firmware time per command.
+    firmware_rng: SimRng,
     verifier: Option<Verifier>,
     /// Power states and the APST table the host programmed.
     power: PowerStates,
@@ -180,7 +190,7 @@ impl Ssd {
         let geometry = config.geometry.clone();
         let ftl =
             Ftl::new(geometry.clone(), config.logical_units, config.gc, config.endurance, verify).with_slc(config.slc);
-        let nand = NandArray::new(geometry, config.nand.clone());
+        let nand = NandArray::new(geometry, config.nand.clone(), config.endurance.seed);
         // No host has granted a buffer yet (os::negotiate_hmb decides one).
         let hmb = HmbGrant::none();
         let map_cache = MapCache::new(config.map_cache.clone(), config.logical_units, hmb.bytes);
@@ -221,6 +231,8 @@ impl Ssd {
             miss_scratch: Vec::new(),
             journal_die: DieId(0),
             counters: HostCounters { power_cycles: 1, ..HostCounters::default() },
+            retry_rng: SimRng::stream(DEFAULT_NOISE_SEED, RETRY_STREAM),
+            firmware_rng: SimRng::stream(DEFAULT_NOISE_SEED, FIRMWARE_STREAM),
             verifier: verify.then(|| Verifier::new(config.logical_units)),
             power: config.power.clone(),
             thermal: Thermal::new(&config.thermal, SimTime::ZERO, [0; 3], 0),
@@ -447,6 +459,7 @@ impl Ssd {
             folded_bytes: f.folded_units * unit,
             fold_jobs: f.fold_jobs,
             nand_rmw_read_bytes: self.counters.rmw_units_read * unit,
+            nand_read_retries: self.counters.read_retries,
             partial_units_written: self.counters.partial_units_written,
             slc_erases: f.slc_superblock_erases,
             block_erases: f.block_erases,
@@ -521,8 +534,9 @@ impl Ssd {
                 }
                 let mut misses = std::mem::take(&mut self.miss_scratch);
                 let lookups = self.map_lookups(first_unit, units, arrive, &mut misses);
+                let command_fw = self.firmware_time(self.config.controller.read_cmd);
                 let ctrl = &self.config.controller;
-                let (_, ready) = self.cores.book(arrive, ctrl.read_cmd + ctrl.unit.times(u64::from(units)) + lookups);
+                let (_, ready) = self.cores.book(arrive, command_fw + ctrl.unit.times(u64::from(units)) + lookups);
                 self.slots[slot as usize].ready = ready;
                 if misses.is_empty() {
                     self.start_read(slot, ready);
@@ -547,8 +561,9 @@ impl Ssd {
                     [Some(lpn), None] | [None, Some(lpn)] => self.map_lookups(lpn, 1, arrive, &mut misses),
                     [None, None] => SimDuration::ZERO,
                 };
+                let command_fw = self.firmware_time(self.config.controller.write_cmd);
                 let ctrl = &self.config.controller;
-                let (_, ready) = self.cores.book(arrive, ctrl.write_cmd + ctrl.unit.times(u64::from(units)) + lookups);
+                let (_, ready) = self.cores.book(arrive, command_fw + ctrl.unit.times(u64::from(units)) + lookups);
                 self.slots[slot as usize].ready = ready;
                 if misses.is_empty() {
                     self.continue_write(slot, ready);
@@ -574,6 +589,27 @@ impl Ssd {
                 self.start_flush(slot, ready);
             }
         }
+    }
+
+    /// A command's firmware time: `nominal` times a log-normal factor of mean 1 and the
+    /// profile's `controller.cmd_cv` (interrupts, cache misses and background firmware
+    /// tasks vary it on a real controller).
+    #[inline]
+    fn firmware_time(&mut self, nominal: SimDuration) -> SimDuration {
+        let cv = self.config.controller.cmd_cv;
+        if cv == 0.0 {
+            return nominal;
+        }
+        let factor = self.firmware_rng.unit_mean_lognormal(cv);
+        SimDuration((nominal.as_ns() as f64 * factor).round() as u64)
+    }
+
+    /// Seeds the run's variability streams (read retries, firmware time) from the run's
+    /// seed: the same seed draws the same values, and each source has its own stream, so
+    /// switching one off leaves the others' draws as they were.
+    pub fn reseed(&mut self, seed: u64) {
+        self.retry_rng = SimRng::stream(seed, RETRY_STREAM);
+        self.firmware_rng = SimRng::stream(seed, FIRMWARE_STREAM);
     }
 
     fn alloc_slot(&mut self, s: Slot) -> u32 {
@@ -718,6 +754,10 @@ impl BlockDevice for Ssd {
 
     fn counters(&self, prefix: &str, out: &mut CounterRow) {
         self.counters().append_to(prefix, out);
+    }
+
+    fn reseed(&mut self, seed: u64) {
+        Ssd::reseed(self, seed);
     }
 
     /// Loads the map entry of `lba` so a command to it soon finds it in cache.

@@ -2,7 +2,11 @@
 
 use super::{Slot, Ssd};
 use crate::block::Opcode;
-use crate::engine::SimTime;
+use crate::engine::{SimDuration, SimTime};
+
+/// The most read-retry steps one read takes: past it firmware gives up on retries and
+/// decodes softly (as long again, folded into the last step).
+const MAX_RETRY_STEPS: u32 = 16;
 use crate::ftl::Location;
 use crate::nand::{CellMode, DieId, DieOp, DieOpKind, PuId, UNIT_BYTES};
 
@@ -89,8 +93,29 @@ impl Ssd {
         if let Some(sb) = g.sb {
             self.media.read(g.units, self.ftl.wear.uber(sb, g.die));
         }
-        let op = DieOp { kind: DieOpKind::HostRead, mode: g.mode, token: slot, units: g.units, ready };
+        let t_array = self.host_read_time(g.pu, g.die, g.mode, g.sb);
+        let op = DieOp { kind: DieOpKind::HostRead, mode: g.mode, token: slot, units: g.units, ready, t_array };
         self.submit_die_op(g.die, op);
+    }
+
+    /// Array time of a host read of program unit `pu`: tR of its page type in the word
+    /// line, plus one more sense per read-retry step the block's wear makes it need
+    /// (`sb`: the superblock read, `None` for data being relocated, which is read clean).
+    #[inline]
+    fn host_read_time(&mut self, pu: PuId, die: DieId, mode: CellMode, sb: Option<u32>) -> SimDuration {
+        let page_type = self.config.geometry.page_type_of_pu(pu, mode);
+        let t_read = self.config.nand.cell[mode.index()].t_read_of(mode, page_type);
+        let chance = sb.map_or(0.0, |sb| self.ftl.wear.retry_chance(sb, die));
+        if chance == 0.0 || !self.retry_rng.chance(chance) {
+            return t_read;
+        }
+        let again = self.config.endurance.read_retry.again;
+        let mut steps = 1;
+        while steps < MAX_RETRY_STEPS && self.retry_rng.chance(again) {
+            steps += 1;
+        }
+        self.counters.read_retries += u64::from(steps);
+        t_read.times(u64::from(1 + steps))
     }
 
     /// Link bytes for `units` of a command (the command's bytes may be less than its units
@@ -124,17 +149,19 @@ impl Ssd {
         let mut unit_reads = 0;
         for lpn in self.partial_units(slot).into_iter().flatten() {
             self.counters.partial_units_written += 1;
-            let (die, mode) = match self.ftl.locate(lpn) {
+            let (pu, die, mode, sb) = match self.ftl.locate(lpn) {
                 Location::Nand { ppa, mode } => {
                     let die = self.config.geometry.die_of(ppa);
-                    self.media.read(1, self.ftl.wear.uber(self.config.geometry.sb_of(ppa), die));
-                    (die, mode)
+                    let sb = self.config.geometry.sb_of(ppa);
+                    self.media.read(1, self.ftl.wear.uber(sb, die));
+                    (self.config.geometry.pu_of(ppa), die, mode, Some(sb))
                 }
-                Location::Moving { die, mode, .. } => (die, mode),
+                Location::Moving { pu, die, mode } => (pu, die, mode, None),
                 Location::Unmapped | Location::Buffered => continue,
             };
             self.counters.rmw_units_read += 1;
-            let op = DieOp { kind: DieOpKind::HostRead, mode, token: slot, units: 1, ready };
+            let t_array = self.host_read_time(pu, die, mode, sb);
+            let op = DieOp { kind: DieOpKind::HostRead, mode, token: slot, units: 1, ready, t_array };
             self.submit_die_op(die, op);
             unit_reads += 1;
         }

@@ -584,6 +584,13 @@ impl BlockDevice for Pool {
         self.fio.live
     }
 
+    /// Each leaf's drive draws from streams of its own: the run's seed mixed with its index.
+    fn reseed(&mut self, seed: u64) {
+        for (i, l) in self.leaves.iter_mut().enumerate() {
+            l.device.reseed(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        }
+    }
+
     fn counters(&self, prefix: &str, out: &mut CounterRow) {
         let u = self.usage();
         for (name, c) in [("normal", &u.normal), ("special", &u.special), ("log", &u.log)] {

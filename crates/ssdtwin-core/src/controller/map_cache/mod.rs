@@ -742,7 +742,10 @@ mod tests {
     }
 
     fn epoch_cfg(sram_segments: u64) -> MapCacheConfig {
-        MapCacheConfig { hmb_validity: HmbValidity::JournalEpoch, ..cfg(MapLocation::Hmb, sram_segments, Replacement::Lru) }
+        MapCacheConfig {
+            hmb_validity: HmbValidity::JournalEpoch,
+            ..cfg(MapLocation::Hmb, sram_segments, Replacement::Lru)
+        }
     }
 
     fn load(c: &mut MapCache, s: u32) {

@@ -55,6 +55,34 @@ impl BitErrorLaw {
     }
 }
 
+/// How often a read fails hard-decision decoding and retries with shifted read levels: the
+/// raw bit error rate behind it grows exponentially with wear (Cai et al.), so the chance
+/// grows geometrically from `fresh` (no wear) to `rated` (the rated P/E cycles), and each
+/// retry needs another with chance `again` (Park et al., ASPLOS'21: several retries per read
+/// on aged 3D NAND).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ReadRetryLaw {
+    /// Chance a read of a fresh block retries (0: never).
+    pub fresh: f64,
+    /// Chance at the rated P/E cycles (≥ `fresh`).
+    pub rated: f64,
+    /// Chance each retry needs one more.
+    pub again: f64,
+}
+
+/// The most a read's chance of retrying can reach.
+pub const MAX_RETRY_CHANCE: f64 = 0.99;
+
+impl ReadRetryLaw {
+    /// The chance a read of a block that has used `life_used` of its rated life retries.
+    pub fn chance(&self, life_used: f64) -> f64 {
+        if self.fresh <= 0.0 {
+            return 0.0;
+        }
+        (self.fresh * (self.rated / self.fresh).powf(life_used)).min(MAX_RETRY_CHANCE)
+    }
+}
+
 /// Media and Data Integrity Errors: uncorrectable errors the reads met, counted as a Poisson
 /// process in the expected errors (see the module doc). 32 bytes; nothing allocates.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,6 +150,17 @@ mod tests {
     use super::*;
 
     const LAW: BitErrorLaw = BitErrorLaw { uber_per_bit: 1e-15, tenfold_life: 0.1 };
+
+    #[test]
+    fn read_retries_grow_geometrically_from_fresh_to_rated() {
+        let law = ReadRetryLaw { fresh: 1e-3, rated: 0.1, again: 0.5 };
+        assert!((law.chance(0.0) - 1e-3).abs() < 1e-15);
+        assert!((law.chance(1.0) - 0.1).abs() < 1e-12);
+        // Halfway through the life: the geometric mean.
+        assert!((law.chance(0.5) - 1e-2).abs() < 1e-12);
+        assert_eq!(law.chance(10.0), MAX_RETRY_CHANCE);
+        assert_eq!(ReadRetryLaw::default().chance(1.0), 0.0);
+    }
 
     #[test]
     fn the_rate_is_the_rated_one_at_the_rating_and_tenfold_per_step() {

@@ -45,7 +45,9 @@ use crate::nand::{CellMode, DieId};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
-pub use bit_errors::{BITS_PER_UNIT, BitErrorLaw, MAX_UBER_PER_BIT, MediaErrorState, MediaErrors};
+pub use bit_errors::{
+    BITS_PER_UNIT, BitErrorLaw, MAX_RETRY_CHANCE, MAX_UBER_PER_BIT, MediaErrorState, MediaErrors, ReadRetryLaw,
+};
 pub use error::WearStateError;
 
 /// How the FTL spreads wear.
@@ -87,6 +89,8 @@ pub struct Endurance {
     pub min_superblocks: u32,
     /// How the uncorrectable bit error rate grows with a block's wear.
     pub bit_errors: BitErrorLaw,
+    /// How often reads retry as blocks wear.
+    pub read_retry: ReadRetryLaw,
 }
 
 /// What a superblock a block serves is called when it has none.
@@ -120,6 +124,8 @@ pub struct BlockWear {
     /// Per superblock and die (`sb * dies + die`): the mean uncorrectable bit error rate of
     /// the blocks serving it, one per plane (a die read covers the planes of a program unit).
     uber: Vec<f64>,
+    /// Per superblock and die: the chance a read retries (planes' mean, as `uber`).
+    retry_chance: Vec<f64>,
 }
 
 /// A block's part in the drive, for reports.
@@ -198,6 +204,7 @@ impl BlockWear {
             kept: Vec::new(),
             max_block_erases: 0,
             uber: vec![e.bit_errors.uber(0.0); (superblocks * dies) as usize],
+            retry_chance: vec![e.read_retry.chance(0.0); (superblocks * dies) as usize],
         }
     }
 
@@ -205,6 +212,12 @@ impl BlockWear {
     #[inline]
     pub fn uber(&self, sb: u32, die: DieId) -> f64 {
         self.uber[(sb * self.dies + die.get()) as usize]
+    }
+
+    /// The chance a read from superblock `sb` on `die` retries (its planes' mean).
+    #[inline]
+    pub fn retry_chance(&self, sb: u32, die: DieId) -> f64 {
+        self.retry_chance[(sb * self.dies + die.get()) as usize]
     }
 
     /// Prefetches the error rate [`Self::uber`] will read for `sb` and `die`.
@@ -225,15 +238,18 @@ impl BlockWear {
     /// The error rate of `sb` on `die`: the mean over its planes' serving blocks (a retired
     /// superblock serves no reads and keeps 0).
     fn refresh_uber(&mut self, sb: u32, die: u32, e: &Endurance, native: CellMode) {
-        let mut sum = 0.0;
+        let (mut sum, mut retry) = (0.0, 0.0);
         for p in 0..self.planes {
             let block = self.serving[self.slot(sb, die, p)];
             if block != NO_BLOCK {
                 let i = self.index(die * self.planes + p, block);
-                sum += e.bit_errors.uber(self.life_used(i, e, native));
+                let life = self.life_used(i, e, native);
+                sum += e.bit_errors.uber(life);
+                retry += e.read_retry.chance(life);
             }
         }
         self.uber[(sb * self.dies + die) as usize] = sum / f64::from(self.planes);
+        self.retry_chance[(sb * self.dies + die) as usize] = retry / f64::from(self.planes);
     }
 
     /// Physical blocks (superblock slots and spares) in the whole array.
@@ -603,6 +619,7 @@ mod tests {
             spare_threshold_pct: 10,
             min_superblocks: 2,
             bit_errors: BitErrorLaw { uber_per_bit: 1e-15, tenfold_life: 0.1 },
+            read_retry: ReadRetryLaw::default(),
         }
     }
 

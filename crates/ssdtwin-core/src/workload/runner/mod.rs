@@ -632,7 +632,7 @@ fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError
         }
         let cmd = &job.priority.cmd_options;
         if let Some(option) = cmd.first()
-            && !matches!(job.ioengine.as_str(), "libaio" | "io_uring")
+            && !super::fio_engine(&job.ioengine).is_some_and(|e| e.cmdprio)
         {
             return Err(invalid(
                 job,

@@ -160,7 +160,7 @@ impl EngineRun {
             return Err(invalid(format!("ioengine={name} is not supported by ssdtwin: {why}")));
         }
         let page_cache = host.page_cache.as_ref();
-        let mmap = name == "mmap";
+        let mmap = fio.maps_file;
         if mmap && !host.is_none() && host.vm.is_none() {
             return Err(invalid(format!(
                 "ioengine=mmap needs a host with virtual memory ([vm]); host {} has none (linux-3.6, linux-4.15 and linux-6.1 do)",
@@ -207,7 +207,7 @@ impl EngineRun {
         }
         // Linux's native AIO queues only O_DIRECT I/O: buffered, io_submit does the I/O
         // before it returns (host-facts §1.2).
-        let kind = if !spec.direct && name == "libaio" { EngineKind::Sync } else { kind };
+        let kind = if !spec.direct && fio.queues_direct_only { EngineKind::Sync } else { kind };
         let depth = if kind == EngineKind::Async { spec.iodepth } else { 1 };
         // fio's init.c fix-ups: a batch of 0 or above iodepth is iodepth; a low-water mark
         // of 0 or above iodepth is iodepth; the most reaped at once is at least the least.
@@ -219,7 +219,7 @@ impl EngineRun {
         let low = if spec.iodepth_low == 0 || spec.iodepth_low > depth { depth } else { spec.iodepth_low };
         let complete_max = spec.iodepth_batch_complete_max.max(spec.iodepth_batch_complete_min);
         let Some(c) = costs else {
-            let direct = kind != EngineKind::KernelCallback && batch_submit == 1 && low == depth && name != "null";
+            let direct = kind != EngineKind::KernelCallback && batch_submit == 1 && low == depth && !fio.no_device_io;
             return Ok(EngineRun {
                 direct,
                 free: true,
@@ -230,7 +230,7 @@ impl EngineRun {
                 complete_max,
                 low,
                 polled: spec.hipri,
-                null: name == "null",
+                null: fio.no_device_io,
                 prep: zero,
                 account: zero,
                 submit_call: zero,
@@ -282,7 +282,7 @@ impl EngineRun {
             complete_max,
             low,
             polled: spec.hipri,
-            null: name == "null",
+            null: fio.no_device_io,
             prep,
             account,
             submit_call: if spec.sqthread_poll { zero } else { c.submit_call },

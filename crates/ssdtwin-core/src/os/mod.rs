@@ -25,9 +25,11 @@ mod hmb;
 mod md;
 pub mod page_cache;
 mod profile;
+mod unmeasured;
 pub mod vm;
 
 pub use buffered::{BufferedIo, BufferedStart, PageCacheConfig};
+pub use unmeasured::UnmeasuredError;
 
 pub use apst::configure_apst;
 pub use cpu::{Booking, CoreId, CoreTime, Cpu};
@@ -38,7 +40,7 @@ pub use profile::{
     build_host, load_host, shipped_host_names,
 };
 
-use crate::block::{BlockDevice, Command, CounterRow, Opcode};
+use crate::block::{BlockDevice, BlockGeometry, Command, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use strength_reduce::StrengthReducedU64;
 
@@ -243,6 +245,32 @@ impl<D: BlockDevice> Host<D> {
     /// The block target, to drive it directly between runs.
     pub fn device_mut(&mut self) -> &mut D {
         &mut self.device
+    }
+
+    /// The simulated present: the block target's clock.
+    pub fn now(&self) -> SimTime {
+        self.device.now()
+    }
+
+    /// The block target's geometry.
+    pub fn geometry(&self) -> BlockGeometry {
+        self.device.geometry()
+    }
+
+    /// The name of the block target's profile.
+    pub fn target_profile(&self) -> &str {
+        self.device.profile()
+    }
+
+    /// Commands at the block target, as it counts them.
+    pub fn target_in_flight(&self) -> u32 {
+        self.device.in_flight()
+    }
+
+    /// Appends the block target's counters under `prefix` (the host's own are
+    /// [`Self::counters`]).
+    pub fn target_counters(&self, prefix: &str, out: &mut CounterRow) {
+        self.device.counters(prefix, out);
     }
 
     /// Gives the block target back.

@@ -41,10 +41,10 @@ use super::{
     DirResult, Direction, DiskUtil, ExitWhat, FadviseHint, GroupResult, JobError, JobFailure, JobResult, JobSet,
     JobSpec, RunResult, SizeSpec, WindowRow,
 };
-use crate::block::{BlockDevice, Command, CounterRow, Opcode};
+use crate::block::{BlockDevice, CounterRow};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use crate::os::vm::{Backing, Madvise, VmCtx};
-use crate::os::{CoreId, Host, HostConfig};
+use crate::os::{CoreId, Host, HostConfig, UnmeasuredError};
 use clone::{CloneSetup, JobClone};
 use latency::Verdict;
 use std::path::PathBuf;
@@ -275,8 +275,8 @@ pub fn run<D: BlockDevice>(
         .iter()
         .map(|job| EngineRun::resolve(job, host.config(), files::on_files(job)))
         .collect::<Result<Vec<_>, JobError>>()?;
-    drain(host);
-    let run_start = host.device().now();
+    host.drain();
+    let run_start = host.now();
     let disk_start = host.disk();
     let groupids = group_ids(set);
     check_steady_state_groups(set, &groupids)?;
@@ -303,7 +303,7 @@ pub fn run<D: BlockDevice>(
         runtimes: set.jobs.iter().map(|j| j.runtime_ns).collect(),
         flows: flow::Flows::default(),
     };
-    let ns_bytes = host.device().geometry().capacity_bytes();
+    let ns_bytes = host.geometry().capacity_bytes();
     let mut file_table = FileTable::new(ns_bytes);
     let mut next_stream = 0u32;
     let mut thread_number = 0u32;
@@ -322,7 +322,7 @@ pub fn run<D: BlockDevice>(
         lay_out(host, &layout, opts.fs_syncs)?;
         let mut placed = placed.into_iter();
         let first_clone = runner.clones.len();
-        let now = host.device().now();
+        let now = host.now();
         for j in phase_start_job..phase_end_job {
             let spec = &set.jobs[j];
             let g = groupids[j] as usize;
@@ -407,7 +407,7 @@ pub fn run<D: BlockDevice>(
         runner.track_steady_state(set, first_clone);
         runner.mark_sees_ahead(host, first_clone);
         if let Err(e) = runner.run_phase(host, observe) {
-            drain(host);
+            host.drain();
             // A run that did not finish leaves no log that looks like a finished one.
             for logs in runner.clones.iter_mut().filter_map(|c| c.logs.take()) {
                 logs.discard();
@@ -476,57 +476,14 @@ fn place_clone(
     Ok(vec![PlacedFile { extent: (0, ns_bytes), region: (start, start + bytes) }])
 }
 
-/// Writes `ranges` in order, as fio lays out its files before a job: writes of up to
-/// [`LAYOUT_CHUNK_BYTES`] (the block layer's limit if smaller), [`LAYOUT_QUEUE_DEPTH`] in
-/// flight, as writeback of one large buffered write keeps the device busy. Simulated time
+/// Lays out `ranges` through the host before a phase ([`Host::lay_out`]): simulated time
 /// passes; nothing is measured. With `flush`, a flush follows (fio's `create_fsync`).
 fn lay_out<D: BlockDevice>(host: &mut Host<D>, ranges: &[Layout], flush: bool) -> Result<(), RunError> {
-    let geometry = host.device().geometry();
-    let chunk = LAYOUT_CHUNK_BYTES.min(geometry.max_transfer_bytes).max(geometry.lba_bytes);
-    let mut pieces = ranges
-        .iter()
-        .flat_map(|&(start, end)| (start..end).step_by(chunk as usize).map(move |at| (at, chunk.min(end - at))));
-    let device = host.device_mut();
-    let mut next = pieces.next();
-    let mut flush = flush && !ranges.is_empty();
-    loop {
-        while device.in_flight() < LAYOUT_QUEUE_DEPTH
-            && let Some((at, bytes)) = next
-        {
-            let command = Command {
-                opcode: Opcode::Write,
-                slba: at / geometry.lba_bytes,
-                blocks: (bytes / geometry.lba_bytes) as u32,
-            };
-            let now = device.now();
-            device
-                .submit(now, command, 0)
-                .map_err(|e| RunError::Job(JobError::Invalid { job: "file layout".into(), problem: e.to_string() }))?;
-            next = pieces.next();
-        }
-        if device.in_flight() == 0 && next.is_none() && flush {
-            // create_fsync: the file's writes are made stable before the job starts.
-            flush = false;
-            let now = device.now();
-            let command = Command { opcode: Opcode::Flush, slba: 0, blocks: 0 };
-            device
-                .submit(now, command, 0)
-                .map_err(|e| RunError::Job(JobError::Invalid { job: "file layout".into(), problem: e.to_string() }))?;
-        }
-        if device.in_flight() == 0 {
-            return Ok(());
-        }
-        if device.poll_at() == SimTime::NEVER {
-            return Err(RunError::Stalled { time_ns: device.now().as_ns(), in_flight: device.in_flight() });
-        }
-        device.poll();
-    }
+    host.lay_out(ranges, flush).map_err(|e| match e {
+        UnmeasuredError::Stalled { time_ns, in_flight } => RunError::Stalled { time_ns, in_flight },
+        e => RunError::Job(JobError::Invalid { job: "file layout".into(), problem: e.to_string() }),
+    })
 }
-
-/// Largest write of a file layout, bytes.
-const LAYOUT_CHUNK_BYTES: u64 = 1 << 20;
-/// Layout writes in flight.
-const LAYOUT_QUEUE_DEPTH: u32 = 32;
 
 /// The core clone `k` of `spec` runs on: with `cpus_allowed_policy=split` the k-th CPU of
 /// its set; otherwise the threads spread over the set in start order, as the scheduler
@@ -548,23 +505,11 @@ fn pick_core(spec: &JobSpec, k: u32, thread_number: u32, host: &HostConfig) -> C
     CoreId(allowed[index as usize % allowed.len()])
 }
 
-/// Runs the host and its target until nothing is in flight, discarding completions:
-/// commands left over from an interrupted run belong to nobody.
-fn drain<D: BlockDevice>(host: &mut Host<D>) {
-    while host.in_flight() > 0 && host.poll_at() != SimTime::NEVER {
-        host.poll();
-    }
-    let device = host.device_mut();
-    while device.in_flight() > 0 && device.poll_at() != SimTime::NEVER {
-        device.poll();
-    }
-}
-
 /// The target's counters, then the host's (none for the bare twin), taken at `time_ns`
 /// since the run started.
 fn counter_row<D: BlockDevice>(host: &Host<D>, time_ns: u64) -> CounterRow {
     let mut row = CounterRow::at(time_ns);
-    host.device().counters("", &mut row);
+    host.target_counters("", &mut row);
     host.counters("host", &mut row);
     row
 }
@@ -588,12 +533,11 @@ fn group_ids(set: &JobSet) -> Vec<u32> {
 // One check after another, each with its own message.
 #[allow(clippy::too_many_lines)]
 fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(), JobError> {
-    let device = host.device();
     let (cores, host_name) = (host.config().cores, &host.config().name);
     if set.jobs.is_empty() {
         return Err(JobError::NoJobs { place: "job set".into() });
     }
-    let geometry = device.geometry();
+    let geometry = host.geometry();
     let lba = geometry.lba_bytes;
     let ns_bytes = geometry.capacity_bytes();
     let invalid = |job: &JobSpec, problem: String| JobError::Invalid { job: job.name.clone(), problem };
@@ -725,10 +669,7 @@ impl Runner {
             let t = t_host.min(t_run);
             if t == SimTime::NEVER {
                 if self.unfinished > 0 {
-                    return Err(RunError::Stalled {
-                        time_ns: host.device().now().as_ns(),
-                        in_flight: host.device().in_flight(),
-                    });
+                    return Err(RunError::Stalled { time_ns: host.now().as_ns(), in_flight: host.target_in_flight() });
                 }
                 break;
             }
@@ -784,7 +725,7 @@ impl Runner {
     /// The time of the last event processed, by the runner or the target.
     fn last_event<D: BlockDevice>(&self, host: &Host<D>) -> SimTime {
         let clones_end = self.clones.iter().map(|c| SimTime(self.run_start.as_ns() + c.result.end_ns)).max();
-        host.device().now().max(clones_end.unwrap_or(self.run_start))
+        host.now().max(clones_end.unwrap_or(self.run_start))
     }
 
     fn progress<D: BlockDevice>(&self, host: &Host<D>) -> Progress {
@@ -792,7 +733,7 @@ impl Runner {
             self.clones.iter().map(|c| (c.deadline != SimTime::NEVER).then_some(c.deadline)).collect();
         let budgets: Option<u64> = self.clones.iter().map(|c| c.budget_bytes).sum();
         Progress {
-            elapsed_ns: host.device().now().since(self.run_start).as_ns(),
+            elapsed_ns: host.now().since(self.run_start).as_ns(),
             expected_ns: deadlines.and_then(|d| d.into_iter().max()).map(|t| t.since(self.run_start).as_ns()),
             bytes_done: self.bytes_done,
             bytes_expected: budgets,
@@ -1252,7 +1193,7 @@ impl Runner {
             windows: self.windows,
             start_ns: self.run_start.as_ns(),
             end_ns: end.as_ns(),
-            profile: host.device().profile().to_string(),
+            profile: host.target_profile().to_string(),
         }
     }
 }

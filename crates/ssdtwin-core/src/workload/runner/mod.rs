@@ -18,7 +18,7 @@
 //! The loop alternates between the host's next event and the runner's (thread timers,
 //! start, ramp end, deadline), host first on ties, so a run is deterministic.
 
-// The runner names a clone's index i, the clone c, its thread t, its engine e and a count n.
+// The runner names a clone's id i, the clone c, its thread t, its engine e and a count n.
 #![allow(clippy::many_single_char_names)]
 
 mod clone;
@@ -44,7 +44,7 @@ use super::{
 use crate::block::{BlockDevice, CounterRow};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use crate::os::vm::{Backing, Madvise, VmCtx};
-use crate::os::{CoreId, Host, HostConfig, UnmeasuredError};
+use crate::os::{CloneId, CoreId, Host, HostConfig, IoTag, UnmeasuredError};
 use clone::{CloneSetup, JobClone};
 use latency::Verdict;
 use std::path::PathBuf;
@@ -155,14 +155,14 @@ const MAX_SERIES_ROWS: usize = 100_000;
 
 #[derive(Clone, Copy, Debug)]
 enum Timer {
-    Start(u32),
+    Start(CloneId),
     /// A thread's CPU work or sleep ends (ignored if the thread's generation moved on).
     Resume {
-        clone: u32,
+        clone: CloneId,
         generation: u32,
     },
-    RampEnd(u32),
-    Deadline(u32),
+    RampEnd(CloneId),
+    Deadline(CloneId),
     /// A steady-state sample of tracker `n` is due.
     Steady(u32),
 }
@@ -172,13 +172,13 @@ impl Timer {
     /// time (`EventQueue::push_ranked`): by clone, so that threads resuming at the same time
     /// go in the same order however their timers were set (a thread's wakeup may be booked
     /// ahead of its time, see `Runner::on_posted`).
-    fn resume(clone: usize, generation: u32) -> (u64, Timer) {
-        let rank = ((clone as u64) << 32) | u64::from(generation);
-        (rank, Timer::Resume { clone: clone as u32, generation })
+    fn resume(clone: CloneId, generation: u32) -> (u64, Timer) {
+        let rank = (u64::from(clone.0) << 32) | u64::from(generation);
+        (rank, Timer::Resume { clone, generation })
     }
 }
 
-/// A fio I/O from its preparation to its reaping (its clone is in its tag, `io_tag`).
+/// A fio I/O from its preparation to its reaping (its clone is in its tag, an [`IoTag`]).
 #[derive(Clone, Copy, Debug)]
 struct InFlightIo {
     dir: Direction,
@@ -196,16 +196,9 @@ struct InFlightIo {
     prio: u8,
 }
 
-/// The tag I/O `id` of clone `clone` carries through the host: the clone above the id, so
-/// that a completion names its clone without a look-up (and, below 2^48, the host sends it
-/// without a request record).
-fn io_tag(clone: usize, id: u32) -> u64 {
-    ((clone as u64) << 32) | u64::from(id)
-}
-
-/// The clone and the I/O id a tag from [`io_tag`] names.
-fn io_of_tag(tag: u64) -> (usize, u32) {
-    ((tag >> 32) as usize, tag as u32)
+/// The ids of the clones at `indices` of the runner's clones.
+fn clone_ids(indices: std::ops::Range<usize>) -> impl Iterator<Item = CloneId> {
+    indices.map(|i| CloneId(i as u32))
 }
 
 /// Whether an I/O is an fsync call, and which kind.
@@ -248,7 +241,7 @@ struct Runner {
     unfinished: usize,
     /// Per job: clones not yet finished, and the clones waiting for them (`wait_for`).
     job_clones_left: Vec<u32>,
-    waiters: Vec<Vec<u32>>,
+    waiters: Vec<Vec<CloneId>>,
     /// Some job has `exitall` (fio then applies it to every job that finishes).
     exitall: bool,
     /// `exit_what=all` fired: clones created from now on end as soon as they start.
@@ -389,7 +382,7 @@ pub fn run<D: BlockDevice>(
                 runner.clones.push(clone);
             }
         }
-        for i in first_clone..runner.clones.len() {
+        for i in clone_ids(first_clone..runner.clones.len()) {
             if runner.terminate_all {
                 runner.clones[i].end_at_start();
             }
@@ -397,10 +390,10 @@ pub fn run<D: BlockDevice>(
             let spec = &set.jobs[runner.clones[i].result.job];
             let waitee = spec.wait_for.as_ref().and_then(|name| set.jobs.iter().position(|s| &s.name == name));
             match waitee {
-                Some(w) if w >= phase_start_job && runner.job_clones_left[w] > 0 => runner.waiters[w].push(i as u32),
+                Some(w) if w >= phase_start_job && runner.job_clones_left[w] > 0 => runner.waiters[w].push(i),
                 _ => {
                     let start = runner.clones[i].start;
-                    runner.timers.push(start, Timer::Start(i as u32));
+                    runner.timers.push(start, Timer::Start(i));
                 }
             }
         }
@@ -684,7 +677,7 @@ impl Runner {
             }
             if t_host <= t_run {
                 if let Some(done) = host.poll_early() {
-                    let (i, id) = io_of_tag(done.tag);
+                    let IoTag { clone: i, io: id } = IoTag::from_caller_tag(done.tag);
                     if done.visible > t {
                         // Posted now, seen when its interrupt handler ends.
                         self.on_posted(host, done);
@@ -695,7 +688,7 @@ impl Runner {
                         }
                         // The next completion's thread is warmed while this one is handled.
                         if let Some(next) = host.next_visible()
-                            && let Some(c) = self.clones.get(io_of_tag(next).0)
+                            && let Some(c) = self.clones.get(IoTag::from_caller_tag(next).clone.index())
                         {
                             crate::engine::prefetch_ref(&c.thread.step);
                             crate::engine::prefetch_ref(&c.thread.in_device);
@@ -757,7 +750,7 @@ impl Runner {
     fn on_timer<D: BlockDevice>(&mut self, host: &mut Host<D>, now: SimTime, timer: Timer) -> Result<(), RunError> {
         let i = match timer {
             Timer::Start(i) => {
-                let c = &mut self.clones[i as usize];
+                let c = &mut self.clones[i];
                 c.started = true;
                 c.result.start_ns = now.since(self.run_start).as_ns();
                 c.result.ramp_end_ns = c.ramp_end.since(self.run_start).as_ns();
@@ -805,31 +798,31 @@ impl Runner {
                 if deadline != SimTime::NEVER {
                     self.timers.push(deadline, Timer::Deadline(i));
                 }
-                let c = &mut self.clones[i as usize];
+                let c = &mut self.clones[i];
                 // A replaying clone takes its I/O from its trace, never decided ahead.
                 if !c.replaying() {
                     let first = c.decide();
                     c.ahead.push_back(first);
                 }
-                self.drive(host, i as usize, now);
+                self.drive(host, i, now);
                 i
             }
             Timer::Resume { clone, generation } => {
-                self.resume(host, clone as usize, generation, now);
+                self.resume(host, clone, generation, now);
                 clone
             }
             Timer::RampEnd(i) => {
-                let g = self.clones[i as usize].group;
+                let g = self.clones[i].group;
                 self.snapshot_group_start(host, g, now);
                 return Ok(());
             }
             Timer::Deadline(i) => {
-                if now < self.clones[i as usize].deadline {
+                if now < self.clones[i].deadline {
                     // The deadline moved later (a latency target's final run restarted it).
                     return Ok(());
                 }
-                self.clones[i as usize].stopped = true;
-                self.interrupt_sleep(host, i as usize, now);
+                self.clones[i].stopped = true;
+                self.interrupt_sleep(host, i, now);
                 i
             }
             Timer::Steady(n) => {
@@ -837,7 +830,7 @@ impl Runner {
                 return Ok(());
             }
         };
-        self.check_finished(host, i as usize, now)
+        self.check_finished(host, i, now)
     }
 
     /// Records the counters a group's statistics start from (its first ramp end).
@@ -850,7 +843,7 @@ impl Runner {
 
     /// Records the completion of I/O `id` of clone `i`, seen by fio at `at`.
     #[inline]
-    fn complete(&mut self, i: usize, id: u32, at: SimTime) {
+    fn complete(&mut self, i: CloneId, id: u32, at: SimTime) {
         let InFlightIo { dir, offset, bytes, start, issue, sync, prio, .. } = self.ios[id];
         self.ios.free(id);
         let sample_window = self.sample_window;
@@ -900,7 +893,7 @@ impl Runner {
             c.result.error = Some(failure);
             if at < c.deadline {
                 c.deadline = at;
-                self.timers.push(at, Timer::Deadline(i as u32));
+                self.timers.push(at, Timer::Deadline(i));
             }
             if self.exitall {
                 let (group, what) = (self.clones[i].group, self.clones[i].exit_what);
@@ -929,7 +922,7 @@ impl Runner {
     /// Clone `i`'s measured I/O in `dir` completed at `at` after `total_ns`: its latency
     /// limits fail the job or move its depth.
     #[cold]
-    fn check_latency(&mut self, i: usize, dir: Direction, total_ns: u64, at: SimTime) {
+    fn check_latency(&mut self, i: CloneId, dir: Direction, total_ns: u64, at: SimTime) {
         let c = &mut self.clones[i];
         let control = c.control.as_deref_mut().and_then(|c| c.latency.as_mut()).expect("checked by the caller");
         match control.on_completion(dir.index(), total_ns, at, c.done_ios, &c.result.name) {
@@ -940,13 +933,13 @@ impl Runner {
                 let runtime = self.runtimes[c.result.job];
                 c.restart_measurement(at, runtime, self.sample_window);
                 if c.deadline != SimTime::NEVER {
-                    self.timers.push(c.deadline, Timer::Deadline(i as u32));
+                    self.timers.push(c.deadline, Timer::Deadline(i));
                 }
             }
             Ok(Verdict::Done) => {
                 if at < c.deadline {
                     c.deadline = at;
-                    self.timers.push(at, Timer::Deadline(i as u32));
+                    self.timers.push(at, Timer::Deadline(i));
                 }
             }
             Err(failure) => {
@@ -954,7 +947,7 @@ impl Runner {
                     c.result.error = Some(failure);
                     if at < c.deadline {
                         c.deadline = at;
-                        self.timers.push(at, Timer::Deadline(i as u32));
+                        self.timers.push(at, Timer::Deadline(i));
                     }
                 }
             }
@@ -966,11 +959,11 @@ impl Runner {
     }
 
     /// Wakes `clones` waiting for their flow's count to move.
-    fn wake(&mut self, clones: &[u32], now: SimTime) {
+    fn wake(&mut self, clones: &[CloneId], now: SimTime) {
         for &j in clones {
-            let t = &self.clones[j as usize].thread;
+            let t = &self.clones[j].thread;
             if matches!(t.step, Step::Sleeping) {
-                let (rank, timer) = Timer::resume(j as usize, t.generation);
+                let (rank, timer) = Timer::resume(j, t.generation);
                 self.timers.push_ranked(now, rank, timer);
             }
         }
@@ -980,23 +973,23 @@ impl Runner {
     /// for it: one tracker per reporting group under `group_reporting`, else per clone.
     fn track_steady_state(&mut self, set: &JobSet, first_clone: usize) {
         // (reporting group under group_reporting, clones)
-        let mut by_group: Vec<(Option<usize>, Vec<u32>)> = Vec::new();
-        for i in first_clone..self.clones.len() {
+        let mut by_group: Vec<(Option<usize>, Vec<CloneId>)> = Vec::new();
+        for i in clone_ids(first_clone..self.clones.len()) {
             let spec = &set.jobs[self.clones[i].result.job];
             if spec.steadystate.dur_ns == 0 {
                 continue;
             }
             let group = spec.group_reporting.then_some(self.clones[i].group);
             match by_group.iter_mut().find(|(g, _)| group.is_some() && *g == group) {
-                Some((_, clones)) => clones.push(i as u32),
-                None => by_group.push((group, vec![i as u32])),
+                Some((_, clones)) => clones.push(i),
+                None => by_group.push((group, vec![i])),
             }
         }
         for (_, clones) in by_group {
-            let first = &self.clones[clones[0] as usize];
+            let first = &self.clones[clones[0]];
             let spec = set.jobs[first.result.job].steadystate;
             let tracker = SteadyTracker::new(spec, clones, first.start);
-            let last = *tracker.clones.last().expect("a tracker has clones") as usize;
+            let last = *tracker.clones.last().expect("a tracker has clones");
             self.clones[last].result.steadystate = Some(tracker.result.clone());
             self.timers.push(tracker.next_check, Timer::Steady(self.steady.len() as u32));
             self.steady.push(tracker);
@@ -1036,20 +1029,20 @@ impl Runner {
     /// `fio_mark_td_terminate`: the measured time ends now).
     fn sample_steady_state(&mut self, n: usize, now: SimTime) {
         let t = &mut self.steady[n];
-        if t.clones.iter().all(|&i| self.clones[i as usize].finished) {
+        if t.clones.iter().all(|&i| self.clones[i].finished) {
             return;
         }
         let totals: Vec<(u64, u64)> =
-            t.clones.iter().map(|&i| (self.clones[i as usize].done_ios, self.clones[i as usize].done_bytes)).collect();
+            t.clones.iter().map(|&i| (self.clones[i].done_ios, self.clones[i].done_bytes)).collect();
         let steady = t.check(now, &totals);
-        let last = *t.clones.last().expect("a tracker has clones") as usize;
+        let last = *t.clones.last().expect("a tracker has clones");
         self.clones[last].result.steadystate = Some(t.result.clone());
         if !steady {
             self.timers.push(t.next_check, Timer::Steady(n as u32));
             return;
         }
         for i in t.clones.clone() {
-            let c = &mut self.clones[i as usize];
+            let c = &mut self.clones[i];
             if !c.finished && now < c.deadline {
                 c.deadline = now;
                 self.timers.push(now, Timer::Deadline(i));
@@ -1060,11 +1053,11 @@ impl Runner {
     /// fio's `exitall`: clone `i` (of reporting group `g`) finished, so end the clones
     /// `exit_what` names, as fio's `fio_terminate_threads` does: running ones stop issuing
     /// now (their I/O in flight completes), ones not started yet end as they start.
-    fn terminate_others(&mut self, i: usize, g: usize, exit_what: ExitWhat, now: SimTime) {
+    fn terminate_others(&mut self, i: CloneId, g: usize, exit_what: ExitWhat, now: SimTime) {
         if exit_what == ExitWhat::All {
             self.terminate_all = true;
         }
-        for j in 0..self.clones.len() {
+        for j in clone_ids(0..self.clones.len()) {
             let c = &mut self.clones[j];
             let chosen = match exit_what {
                 ExitWhat::Group => c.group == g,
@@ -1078,14 +1071,14 @@ impl Runner {
                 c.end_at_start();
             } else if now < c.deadline {
                 c.deadline = now;
-                self.timers.push(now, Timer::Deadline(j as u32));
+                self.timers.push(now, Timer::Deadline(j));
             }
         }
     }
 
     /// Finishes clone `i`'s bookkeeping once its thread is done.
     #[inline]
-    fn check_finished<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> Result<(), RunError> {
+    fn check_finished<D: BlockDevice>(&mut self, host: &Host<D>, i: CloneId, now: SimTime) -> Result<(), RunError> {
         let c = &self.clones[i];
         if !matches!(c.thread.step, Step::Done) || c.finished || !c.started {
             return Ok(());
@@ -1094,7 +1087,7 @@ impl Runner {
     }
 
     #[cold]
-    fn finish_clone<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> Result<(), RunError> {
+    fn finish_clone<D: BlockDevice>(&mut self, host: &Host<D>, i: CloneId, now: SimTime) -> Result<(), RunError> {
         let c = &mut self.clones[i];
         c.finished = true;
         self.unfinished -= 1;
@@ -1140,7 +1133,7 @@ impl Runner {
         self.job_clones_left[job] -= 1;
         if self.job_clones_left[job] == 0 {
             for w in std::mem::take(&mut self.waiters[job]) {
-                let start = self.clones[w as usize].delay_start(now);
+                let start = self.clones[w].delay_start(now);
                 self.timers.push(start, Timer::Start(w));
             }
         }

@@ -12,12 +12,13 @@
 
 use super::super::{SteadyResult, SteadyStateSpec};
 use crate::engine::{SimDuration, SimTime};
+use crate::os::CloneId;
 use std::collections::VecDeque;
 
 /// Steady-state detection for one clone or one reporting group.
 pub(super) struct SteadyTracker {
     /// The clones whose completions are summed.
-    pub clones: Vec<u32>,
+    pub clones: Vec<CloneId>,
     spec: SteadyStateSpec,
     start: SimTime,
     /// When the next sample is taken.
@@ -31,7 +32,7 @@ pub(super) struct SteadyTracker {
 
 impl SteadyTracker {
     /// Detection for `clones`, which start at `start`.
-    pub(super) fn new(spec: SteadyStateSpec, clones: Vec<u32>, start: SimTime) -> Self {
+    pub(super) fn new(spec: SteadyStateSpec, clones: Vec<CloneId>, start: SimTime) -> Self {
         SteadyTracker {
             previous: vec![(0, 0); clones.len()],
             clones,
@@ -117,7 +118,7 @@ mod tests {
 
     /// Feeds per-second IOPS to a tracker of one clone; the second it is steady at.
     fn steady_at(spec: SteadyStateSpec, iops: &[u64]) -> Option<usize> {
-        let mut t = SteadyTracker::new(spec, vec![0], SimTime::ZERO);
+        let mut t = SteadyTracker::new(spec, vec![CloneId(0)], SimTime::ZERO);
         let mut total = 0;
         iops.iter().position(|&x| {
             total += x;
@@ -136,7 +137,7 @@ mod tests {
 
     #[test]
     fn slope_is_least_squares_over_sample_numbers() {
-        let mut t = SteadyTracker::new(spec(true, 1.0, 4), vec![0], SimTime::ZERO);
+        let mut t = SteadyTracker::new(spec(true, 1.0, 4), vec![CloneId(0)], SimTime::ZERO);
         // y = 100 + 2x: slope 2, mean 103, criterion 1.94 % (not below 1 %).
         assert!(!t.judge(&[100, 102, 104, 106]));
         assert!((t.result.slope - 2.0).abs() < 1e-12);

@@ -34,7 +34,8 @@ use super::{InFlightIo, Runner, SyncCall, Timer};
 use crate::block::{BlockDevice, Opcode};
 use crate::engine::{SimDuration, SimTime};
 use crate::os::{
-    Booking, BufferedIo, BufferedStart, CompletionPath, CoreId, EngineKind, Host, HostConfig, IoDone, IoRequest,
+    Booking, BufferedIo, BufferedStart, CloneId, CompletionPath, CoreId, EngineKind, Host, HostConfig, IoDone,
+    IoRequest, IoTag,
 };
 use std::collections::VecDeque;
 
@@ -539,7 +540,7 @@ impl Runner {
     /// Runs clone `i`'s thread from `now` until it must wait for CPU, completions or time
     /// (nothing to do unless it is runnable: most calls, checked before the loop's call).
     #[inline]
-    pub(super) fn drive<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+    pub(super) fn drive<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, now: SimTime) {
         if matches!(self.clones[i].thread.step, Step::Idle) {
             self.run_thread(host, i, now);
         }
@@ -549,7 +550,7 @@ impl Runner {
     // Out of line, so that `drive`, called twice per I/O on a thread that mostly waits,
     // inlines to its check that the thread is runnable.
     #[inline(never)]
-    fn run_thread<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+    fn run_thread<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, now: SimTime) {
         loop {
             if !matches!(self.clones[i].thread.step, Step::Idle) {
                 return;
@@ -600,7 +601,7 @@ impl Runner {
                     c.thread.step = Step::Sleeping;
                     c.thread.generation = c.thread.generation.wrapping_add(1);
                     let member = c.flow().expect("only clones in a flow wait for it");
-                    self.flows.wait(&member, i as u32);
+                    self.flows.wait(&member, i);
                     return;
                 }
                 Action::Finish => {
@@ -614,7 +615,7 @@ impl Runner {
     /// fio's wait for at least `min` completions of clone `i` at `now`: books the reap of
     /// those visible (with the next I/O's issue in the same piece of work where the loop
     /// would go straight on to it), or blocks the thread. False if it blocked.
-    fn reap_or_block<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime, min: u32) -> bool {
+    fn reap_or_block<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, now: SimTime, min: u32) -> bool {
         let c = &mut self.clones[i];
         let t = &mut c.thread;
         let ready = t.visible.len() as u32;
@@ -652,7 +653,7 @@ impl Runner {
 
     // fio's thread loop decisions, in the order it makes them.
     #[allow(clippy::too_many_lines)]
-    fn next_action(&mut self, i: usize, now: SimTime) -> Action {
+    fn next_action(&mut self, i: CloneId, now: SimTime) -> Action {
         let c = &mut self.clones[i];
         if c.control.is_some() && c.verify().is_some_and(|v| v.dry_run && v.phase == Phase::Io) && !c.stopped {
             c.dry_run_pass();
@@ -796,7 +797,7 @@ impl Runner {
 
     /// Clone `i` is ahead of its flow: with `flow_sleep` it lets its I/O complete and
     /// sleeps, without it waits for the flow's count to move.
-    fn hold_for_flow(&self, i: usize, now: SimTime) -> Action {
+    fn hold_for_flow(&self, i: CloneId, now: SimTime) -> Action {
         let c = &self.clones[i];
         let t = &c.thread;
         let sleep_ns = c.flow().map_or(0, |m| m.sleep_ns);
@@ -813,7 +814,7 @@ impl Runner {
 
     /// Decides the next I/O of clone `i` and records it in flight from `now`.
     #[inline]
-    fn prepare_io<D: BlockDevice>(&mut self, host: &Host<D>, i: usize, now: SimTime) -> u32 {
+    fn prepare_io<D: BlockDevice>(&mut self, host: &Host<D>, i: CloneId, now: SimTime) -> u32 {
         let c = &mut self.clones[i];
         let (dir, offset, bytes, read_back) =
             if c.control.is_some() && c.replaying() { c.next_replayed(now) } else { c.next_io() };
@@ -867,7 +868,7 @@ impl Runner {
     }
 
     /// Prepares one I/O; submits it (a synchronous engine, or a full batch) or queues it.
-    fn issue_one<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+    fn issue_one<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, now: SimTime) {
         let id = self.prepare_io(host, i, now);
         let c = &mut self.clones[i];
         let make = match c.verify() {
@@ -894,7 +895,7 @@ impl Runner {
     fn work<D: BlockDevice>(
         &mut self,
         host: &mut Host<D>,
-        i: usize,
+        i: CloneId,
         now: SimTime,
         user: SimDuration,
         sys: SimDuration,
@@ -924,7 +925,7 @@ impl Runner {
 
     /// Clone `i`'s pass wrote what it had to: fio's `do_verify` syncs the files and drops
     /// their cached pages (so blocks are read from the device), then reads them back.
-    fn begin_verify<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+    fn begin_verify<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, now: SimTime) {
         let c = &mut self.clones[i];
         let v = c.verify_mut().expect("only verifying clones begin a read-back");
         if v.sync_before && !v.synced {
@@ -944,7 +945,7 @@ impl Runner {
         c.stopped = false;
     }
 
-    fn sleep(&mut self, i: usize, until: SimTime) {
+    fn sleep(&mut self, i: CloneId, until: SimTime) {
         let c = &mut self.clones[i];
         if !c.thread.engine.free {
             c.thread.ctx += 1;
@@ -957,7 +958,7 @@ impl Runner {
 
     /// A thread timer fired: its CPU work ended (unless interrupts delayed it) or its
     /// sleep is over.
-    pub(super) fn resume<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, generation: u32, now: SimTime) {
+    pub(super) fn resume<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, generation: u32, now: SimTime) {
         let t = &mut self.clones[i].thread;
         if t.generation != generation {
             return;
@@ -980,7 +981,7 @@ impl Runner {
     }
 
     /// Wakes a sleeping thread early (its clone was stopped).
-    pub(super) fn interrupt_sleep<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+    pub(super) fn interrupt_sleep<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, now: SimTime) {
         let t = &mut self.clones[i].thread;
         if matches!(t.step, Step::Sleeping) {
             t.step = Step::Idle;
@@ -990,7 +991,7 @@ impl Runner {
     }
 
     /// What a thread's finished CPU work does.
-    fn apply<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime, then: Then) {
+    fn apply<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, now: SimTime, then: Then) {
         self.clones[i].thread.step = Step::Idle;
         match then {
             Then::Continue => {}
@@ -1019,7 +1020,7 @@ impl Runner {
 
     /// The issue that ends a reap's work at `now` (`Then::ReapAndIssue`), begun at
     /// `issue_start`: the next I/O, unless the deadline passed while the thread worked.
-    fn issue_after_reap<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, issue_start: SimTime, now: SimTime) {
+    fn issue_after_reap<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, issue_start: SimTime, now: SimTime) {
         let c = &mut self.clones[i];
         if c.out_of_work(issue_start) {
             c.stopped = true;
@@ -1033,7 +1034,7 @@ impl Runner {
 
     /// Clone `i`'s fsync reaches the kernel at `now`: through the page cache (its dirty
     /// pages written back, then a device flush), or, for direct I/O, a device flush.
-    fn send_sync<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime, end: bool) {
+    fn send_sync<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, now: SimTime, end: bool) {
         let sync = if end { SyncCall::End } else { SyncCall::Periodic };
         let io = InFlightIo {
             dir: Direction::Write,
@@ -1063,7 +1064,7 @@ impl Runner {
     fn submit_request<D: BlockDevice>(
         &mut self,
         host: &mut Host<D>,
-        i: usize,
+        i: CloneId,
         id: u32,
         request: IoRequest,
         path: CompletionPath,
@@ -1075,7 +1076,7 @@ impl Runner {
             let direct = c.thread.mmap_direct;
             let (mapping, start) = c.thread.mapping_at(request.offset_bytes);
             if request.opcode == Opcode::Flush {
-                host.submit_mmap_sync(now, core, mapping, super::io_tag(i, id));
+                host.submit_mmap_sync(now, core, mapping, IoTag { clone: i, io: id }.caller_tag());
             } else {
                 let io = crate::os::vm::MmapIo {
                     core,
@@ -1084,7 +1085,7 @@ impl Runner {
                     bytes: request.bytes,
                     write: request.opcode == Opcode::Write,
                     direct,
-                    tag: super::io_tag(i, id),
+                    tag: IoTag { clone: i, io: id }.caller_tag(),
                 };
                 host.submit_mmap(now, io);
             }
@@ -1100,20 +1101,20 @@ impl Runner {
                 file,
                 sync: c.thread.sync_writes,
                 path,
-                tag: super::io_tag(i, id),
+                tag: IoTag { clone: i, io: id }.caller_tag(),
             };
             if host.submit_buffered(now, b) == BufferedStart::Done {
                 c.thread.visible.push_back(id);
                 return;
             }
         } else {
-            host.submit(now, now, request, super::io_tag(i, id), path);
+            host.submit(now, now, request, IoTag { clone: i, io: id }.caller_tag(), path);
         }
         c.thread.in_device += 1;
     }
 
     /// The queued I/Os of clone `i` reach the block layer at `now`.
-    fn commit<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, now: SimTime) {
+    fn commit<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, now: SimTime) {
         for k in 0..self.clones[i].thread.queued.len() {
             let id = self.clones[i].thread.queued[k];
             self.send_io(host, i, id, now);
@@ -1123,7 +1124,7 @@ impl Runner {
 
     /// I/O `id` of clone `i` reaches the block layer at `now`.
     #[inline]
-    fn send_io<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) {
+    fn send_io<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, id: u32, now: SimTime) {
         let t = &mut self.clones[i].thread;
         let e = &t.engine;
         let io = &mut self.ios[id];
@@ -1146,7 +1147,7 @@ impl Runner {
     /// An I/O of clone `i` finished and its completion became visible at `now`. The
     /// caller drives the thread afterwards.
     #[inline]
-    pub(super) fn on_visible<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) {
+    pub(super) fn on_visible<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, id: u32, now: SimTime) {
         if self.wake_to_reap_one_and_issue(host, i, id, now) {
             return;
         }
@@ -1219,7 +1220,7 @@ impl Runner {
     fn wake_to_reap_one_and_issue<D: BlockDevice>(
         &mut self,
         host: &mut Host<D>,
-        i: usize,
+        i: CloneId,
         id: u32,
         now: SimTime,
     ) -> bool {
@@ -1269,7 +1270,7 @@ impl Runner {
     /// completion back at its visible time.
     #[inline]
     pub(super) fn on_posted<D: BlockDevice>(&mut self, host: &mut Host<D>, done: IoDone) {
-        let (i, id) = super::io_of_tag(done.tag);
+        let IoTag { clone: i, io: id } = IoTag::from_caller_tag(done.tag);
         let t = &self.clones[i].thread;
         if t.sees_ahead && t.handlers_pending == 0 && self.wake_to_reap_one_and_issue(host, i, id, done.visible) {
             return;
@@ -1282,7 +1283,7 @@ impl Runner {
     /// do first (the common case of a woken thread): then it reaps (fio's
     /// `wait_for_completions`); otherwise [`Self::next_action`] must decide.
     #[inline]
-    fn loop_waits_on_full_queue(&self, i: usize, now: SimTime) -> bool {
+    fn loop_waits_on_full_queue(&self, i: CloneId, now: SimTime) -> bool {
         let c = &self.clones[i];
         let t = &c.thread;
         c.control.is_none()
@@ -1297,7 +1298,7 @@ impl Runner {
 
     /// An `O_SYNC` write of clone `i` reached the device: its flush follows before the call
     /// returns. False if `id` is not such a write (or its flush is the one that finished).
-    fn flush_after_write<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) -> bool {
+    fn flush_after_write<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, id: u32, now: SimTime) -> bool {
         let io = &mut self.ios[id];
         if io.dir != Direction::Write || io.sync != SyncCall::No || io.bytes == 0 {
             return false;
@@ -1318,7 +1319,7 @@ impl Runner {
     /// the next I/O at once, as the loop would at no cost. False if the case is not that
     /// simple (the loop then handles it).
     #[inline]
-    fn replace_directly<D: BlockDevice>(&mut self, host: &mut Host<D>, i: usize, id: u32, now: SimTime) -> bool {
+    fn replace_directly<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, id: u32, now: SimTime) -> bool {
         let c = &self.clones[i];
         let t = &c.thread;
         if !t.engine.direct
@@ -1347,7 +1348,7 @@ impl Runner {
     /// Whether, after reaping `n` completions, clone `i`'s loop goes straight on to issue one
     /// I/O that ends by `end` and nothing else could happen first: fio's loop with one I/O
     /// per submit call, no rate, thinktime or low-water mark to wait for, and work left.
-    fn issues_after_reap(&self, i: usize, n: u32, end: SimTime) -> bool {
+    fn issues_after_reap(&self, i: CloneId, n: u32, end: SimTime) -> bool {
         let c = &self.clones[i];
         let t = &c.thread;
         let e = &t.engine;
@@ -1371,7 +1372,7 @@ impl Runner {
     /// the thread blocks for a completion, as the loop would decide (`next_action`'s
     /// `wait_for_completions`, then `drive`'s wait) in the simple case `issues_after_reap`
     /// admitted; the common case of a thread at its depth, decided without the loop.
-    fn block_if_full(&mut self, i: usize, now: SimTime) {
+    fn block_if_full(&mut self, i: CloneId, now: SimTime) {
         let c = &mut self.clones[i];
         let t = &mut c.thread;
         let used = t.depth_used();
@@ -1384,7 +1385,7 @@ impl Runner {
 
     /// Clone `i`'s thread waits from `now` for `need` visible completions: asleep (a
     /// context switch) unless its engine polls or costs nothing.
-    fn block(&mut self, i: usize, need: u32, now: SimTime) {
+    fn block(&mut self, i: CloneId, need: u32, now: SimTime) {
         let c = &mut self.clones[i];
         c.thread.step = Step::Blocked { need, since: now };
         if !c.thread.engine.polled && !c.thread.engine.free {
@@ -1394,7 +1395,7 @@ impl Runner {
 
     /// Reaps `n` visible completions of clone `i`; fio timestamps them when the reap
     /// call returned, before its own accounting.
-    fn reap(&mut self, i: usize, now: SimTime, n: u32) {
+    fn reap(&mut self, i: CloneId, now: SimTime, n: u32) {
         let account = self.clones[i].thread.engine.account.times(u64::from(n));
         let at = now.saturating_sub(account);
         for _ in 0..n {
@@ -1405,7 +1406,7 @@ impl Runner {
     }
 
     /// After a reap: clone `i` stops draining once at most `iodepth_low` are in use.
-    fn stop_draining_if_low(&mut self, i: usize) {
+    fn stop_draining_if_low(&mut self, i: CloneId) {
         let t = &mut self.clones[i].thread;
         if t.draining && t.depth_used() <= t.engine.low {
             t.draining = false;

@@ -23,17 +23,21 @@
 
 mod clone;
 mod control;
+mod engine_run;
 mod flow;
+mod io_loop;
 mod latency;
 mod priority;
 mod rate_min;
+mod reap;
 mod replay;
 mod steady;
+mod submit;
 mod thread;
 mod verify;
 mod window;
 
-pub(crate) use thread::EngineRun;
+pub(crate) use engine_run::EngineRun;
 
 use super::files::{self, FileTable, Layout, PlacedFile};
 use super::logs::JobLogs;

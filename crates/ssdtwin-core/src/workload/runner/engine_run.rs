@@ -5,8 +5,9 @@
 //! `[engines.NAME]` tables (`os::HostConfig`); `docs/model.md` § "Host stack".
 
 use super::super::{Direction, JobError, JobSpec};
+use super::super::{FioEngine, Support, fio_engine, modelled_engine_names};
 use crate::engine::SimDuration;
-use crate::os::{EngineKind, HostConfig};
+use crate::os::{EngineCosts, EngineKind, HostConfig};
 
 /// An engine as one job runs it: fio's batching options resolved and the host's costs
 /// combined per step.
@@ -115,90 +116,36 @@ impl EngineRun {
     }
 
     /// The engine `spec` names on `host`, or why it cannot run there.
-    // One check or cost per engine option, in turn: read top to bottom.
-    #[allow(clippy::too_many_lines)]
     pub(crate) fn resolve(spec: &JobSpec, host: &HostConfig, on_file: bool) -> Result<Self, JobError> {
-        let invalid = |problem: String| JobError::Invalid { job: spec.name.clone(), problem };
-        let name = spec.ioengine.as_str();
-        let fio = super::super::fio_engine(name).ok_or_else(|| {
-            invalid(format!(
-                "ioengine={name} is not an I/O engine fio knows; allowed {}",
-                super::super::modelled_engine_names().join(", ")
-            ))
-        })?;
-        if let super::super::Support::Refused(why) = fio.support {
-            return Err(invalid(format!("ioengine={name} is not supported by ssdtwin: {why}")));
-        }
-        let page_cache = host.page_cache.as_ref();
-        let mmap = fio.maps_file;
-        if mmap && !host.is_none() && host.vm.is_none() {
-            return Err(invalid(format!(
-                "ioengine=mmap needs a host with virtual memory ([vm]); host {} has none (linux-3.6, linux-4.15 and linux-6.1 do)",
-                host.name
-            )));
-        }
-        if mmap && host.is_none() {
-            return Err(invalid(
-                "ioengine=mmap needs a host with virtual memory; the bare twin (--host none) has none".into(),
-            ));
-        }
-        if !spec.direct && page_cache.is_none() && !mmap {
-            return Err(invalid(format!(
-                "direct=0 (buffered I/O) needs a host with a page cache; host {} has none (linux-4.15 and linux-6.1 do)",
-                host.name
-            )));
-        }
-        let zero = SimDuration::ZERO;
-        let (kind, costs) = if host.is_none() {
-            let kind = if fio.kernel_callback {
-                EngineKind::KernelCallback
-            } else if fio.sync {
-                EngineKind::Sync
-            } else {
-                EngineKind::Async
-            };
-            (kind, None)
-        } else {
-            let costs = host.engine(name).ok_or_else(|| {
-                invalid(format!(
-                    "ioengine={name} is not available on host {} ({}); it offers {}",
-                    host.name,
-                    host.os,
-                    host.engine_names().join(", ")
-                ))
-            })?;
-            (costs.kind, Some(costs))
+        let (fio, costs) = engine_on_host(spec, host)?;
+        let kind = match costs {
+            Some(c) => c.kind,
+            None if fio.kernel_callback => EngineKind::KernelCallback,
+            None if fio.sync => EngineKind::Sync,
+            None => EngineKind::Async,
         };
-        if spec.hipri && costs.is_some_and(|c| c.poll_io.is_none()) {
-            return Err(invalid(format!("ioengine={name} cannot poll for completions (hipri) on host {}", host.name)));
-        }
         if !spec.direct && kind == EngineKind::KernelCallback {
-            return Err(invalid(format!("ioengine={name} does no buffered I/O; use direct=1")));
+            return Err(invalid(spec, format!("ioengine={} does no buffered I/O; use direct=1", spec.ioengine)));
         }
         // Linux's native AIO queues only O_DIRECT I/O: buffered, io_submit does the I/O
         // before it returns (host-facts §1.2).
         let kind = if !spec.direct && fio.queues_direct_only { EngineKind::Sync } else { kind };
-        let depth = if kind == EngineKind::Async { spec.iodepth } else { 1 };
-        // fio's init.c fix-ups: a batch of 0 or above iodepth is iodepth; a low-water mark
-        // of 0 or above iodepth is iodepth; the most reaped at once is at least the least.
-        let batch_submit = if spec.iodepth_batch_submit == 0 || spec.iodepth_batch_submit > depth {
-            depth
-        } else {
-            spec.iodepth_batch_submit
-        };
-        let low = if spec.iodepth_low == 0 || spec.iodepth_low > depth { depth } else { spec.iodepth_low };
-        let complete_max = spec.iodepth_batch_complete_max.max(spec.iodepth_batch_complete_min);
+        let batch = Batching::of(spec, kind);
         let Some(c) = costs else {
-            let direct = kind != EngineKind::KernelCallback && batch_submit == 1 && low == depth && !fio.no_device_io;
+            let zero = SimDuration::ZERO;
+            let direct = kind != EngineKind::KernelCallback
+                && batch.submit == 1
+                && batch.low == batch.depth
+                && !fio.no_device_io;
             return Ok(EngineRun {
                 direct,
                 free: true,
                 kind,
-                depth,
-                batch_submit,
-                complete_min: spec.iodepth_batch_complete_min,
-                complete_max,
-                low,
+                depth: batch.depth,
+                batch_submit: batch.submit,
+                complete_min: batch.complete_min,
+                complete_max: batch.complete_max,
+                low: batch.low,
                 polled: spec.hipri,
                 null: fio.no_device_io,
                 prep: zero,
@@ -215,7 +162,23 @@ impl EngineRun {
                 mmap: false,
             });
         };
+        Ok(Self::with_costs(spec, host, on_file, c, kind, &batch, fio))
+    }
+
+    /// The engine on a host that charges `c` for it: the host's costs combined per step.
+    fn with_costs(
+        spec: &JobSpec,
+        host: &HostConfig,
+        on_file: bool,
+        c: &EngineCosts,
+        kind: EngineKind,
+        batch: &Batching,
+        fio: &FioEngine,
+    ) -> Self {
+        let zero = SimDuration::ZERO;
+        let mmap = fio.maps_file;
         let file_system = if on_file { host.default_fs.as_deref().and_then(|f| host.fs(f)) } else { None };
+        let page_cache = host.page_cache.as_ref();
         let buffered = (!spec.direct && !mmap).then(|| page_cache.expect("checked above")).map(|pc| BufferedCosts {
             page_bytes: pc.page_bytes,
             copy_per_kib: pc.copy_per_kib,
@@ -242,15 +205,15 @@ impl EngineRun {
             block_complete + c.complete_io + if kind == EngineKind::KernelCallback { submit_io } else { zero };
         // Waiting is a system call even where completions are read from a ring.
         let wake = host.wakeup + if c.reap_call == zero { host.syscall } else { zero };
-        Ok(EngineRun {
+        EngineRun {
             direct: false,
             free: false,
             kind,
-            depth,
-            batch_submit,
-            complete_min: spec.iodepth_batch_complete_min,
-            complete_max,
-            low,
+            depth: batch.depth,
+            batch_submit: batch.submit,
+            complete_min: batch.complete_min,
+            complete_max: batch.complete_max,
+            low: batch.low,
             polled: spec.hipri,
             null: fio.no_device_io,
             prep,
@@ -265,6 +228,108 @@ impl EngineRun {
             poll_io: c.poll_io.unwrap_or(zero),
             buffered,
             mmap,
-        })
+        }
     }
+}
+
+/// fio's batching options after its `init.c` fix-ups, for an engine of `kind`.
+struct Batching {
+    /// Queue depth (1 for synchronous engines).
+    depth: u32,
+    /// I/Os per submit call: a batch of 0 or above the depth is the depth.
+    submit: u32,
+    /// The low-water mark: 0 or above the depth is the depth.
+    low: u32,
+    /// The least and most completions reaped at once: the most is at least the least.
+    complete_min: u32,
+    complete_max: u32,
+}
+
+impl Batching {
+    fn of(spec: &JobSpec, kind: EngineKind) -> Self {
+        let depth = if kind == EngineKind::Async { spec.iodepth } else { 1 };
+        let submit = if spec.iodepth_batch_submit == 0 || spec.iodepth_batch_submit > depth {
+            depth
+        } else {
+            spec.iodepth_batch_submit
+        };
+        let low = if spec.iodepth_low == 0 || spec.iodepth_low > depth { depth } else { spec.iodepth_low };
+        Batching {
+            depth,
+            submit,
+            low,
+            complete_min: spec.iodepth_batch_complete_min,
+            complete_max: spec.iodepth_batch_complete_max.max(spec.iodepth_batch_complete_min),
+        }
+    }
+}
+
+fn invalid(spec: &JobSpec, problem: String) -> JobError {
+    JobError::Invalid { job: spec.name.clone(), problem }
+}
+
+/// The engine `spec` names and, off the bare host, what `host` charges for it; or why
+/// it cannot run there (an engine fio does not know or ssdtwin refuses, one the host does
+/// not offer, mmap without virtual memory, buffered I/O without a page cache, polling an
+/// engine cannot do).
+fn engine_on_host<'h>(
+    spec: &JobSpec,
+    host: &'h HostConfig,
+) -> Result<(&'static FioEngine, Option<&'h EngineCosts>), JobError> {
+    let name = spec.ioengine.as_str();
+    let fio = fio_engine(name).ok_or_else(|| {
+        invalid(
+            spec,
+            format!("ioengine={name} is not an I/O engine fio knows; allowed {}", modelled_engine_names().join(", ")),
+        )
+    })?;
+    if let Support::Refused(why) = fio.support {
+        return Err(invalid(spec, format!("ioengine={name} is not supported by ssdtwin: {why}")));
+    }
+    let mmap = fio.maps_file;
+    if mmap && !host.is_none() && host.vm.is_none() {
+        return Err(invalid(
+            spec,
+            format!(
+                "ioengine=mmap needs a host with virtual memory ([vm]); host {} has none (linux-3.6, linux-4.15 and linux-6.1 do)",
+                host.name
+            ),
+        ));
+    }
+    if mmap && host.is_none() {
+        return Err(invalid(
+            spec,
+            "ioengine=mmap needs a host with virtual memory; the bare twin (--host none) has none".into(),
+        ));
+    }
+    if !spec.direct && host.page_cache.is_none() && !mmap {
+        return Err(invalid(
+            spec,
+            format!(
+                "direct=0 (buffered I/O) needs a host with a page cache; host {} has none (linux-4.15 and linux-6.1 do)",
+                host.name
+            ),
+        ));
+    }
+    if host.is_none() {
+        return Ok((fio, None));
+    }
+    let costs = host.engine(name).ok_or_else(|| {
+        invalid(
+            spec,
+            format!(
+                "ioengine={name} is not available on host {} ({}); it offers {}",
+                host.name,
+                host.os,
+                host.engine_names().join(", ")
+            ),
+        )
+    })?;
+    if spec.hipri && costs.poll_io.is_none() {
+        return Err(invalid(
+            spec,
+            format!("ioengine={name} cannot poll for completions (hipri) on host {}", host.name),
+        ));
+    }
+    Ok((fio, Some(costs)))
 }

@@ -15,6 +15,14 @@
 //! profile ([`load_host`]) gives every cost; the `none` profile gives none, and then the
 //! host adds nothing to what the target does and schedules nothing of its own.
 //!
+//! The host is not itself a block target (it does not implement [`BlockDevice`]): it is
+//! the workload's only target, the one seam between the workload and the block targets.
+//! The fio runner reaches its target only through it, including its unmeasured I/O
+//! (laying out files before a phase, [`Host::lay_out`]; draining leftovers,
+//! [`Host::drain`]) and the target's clock, geometry and counters. Callers' tags are
+//! opaque `u64`s, the runner's an [`IoTag`]; the tag the host gives each command is a
+//! `CommandTag` (`tag.rs`), built and read in one place.
+//!
 //! Call protocol, as [`BlockDevice`]'s: [`Host::poll_at`] says when the host next needs
 //! [`Host::poll`]; every `now` passed in is at or after the last event processed.
 

@@ -45,7 +45,7 @@ pub struct IoTag {
 impl IoTag {
     /// The caller's tag [`Host::submit`](super::Host::submit) carries for it: the clone above
     /// the id (below 2^48, as every run's clones are, the host sends it without a request
-    /// record; below 2^62, it leaves [`HOST_OWN`] free).
+    /// record; below 2^62, it leaves `HOST_OWN` free).
     #[inline]
     pub fn caller_tag(self) -> u64 {
         (u64::from(self.clone.0) << 32) | u64::from(self.io)

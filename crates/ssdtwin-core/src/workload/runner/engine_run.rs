@@ -32,7 +32,7 @@ pub(crate) struct EngineRun {
     /// switch.
     pub free: bool,
     /// On the bare host, with one I/O per submit and reap: each completion is reaped and
-    /// replaced on the spot, the one path [`Runner::on_visible`] takes without going
+    /// replaced on the spot, the one path [`Runner::on_visible`](super::Runner::on_visible) takes without going
     /// through the loop (the loop would do the same at no cost; `tests/agreement.rs`
     /// checks they agree).
     pub direct: bool,

@@ -80,7 +80,7 @@ impl Runner {
     }
 
     /// The common wakeup, decided without the loop: a thread with a plain loop
-    /// ([`ThreadState::plain_loop`]), blocked for one completion with its whole depth in the
+    /// ([`ThreadState::plain_loop`](super::thread::ThreadState::plain_loop)), blocked for one completion with its whole depth in the
     /// device, woken at `now` by I/O `id`'s, reaps it and issues the next I/O in one piece of
     /// CPU work, as `next_action`, `reap_or_block` and `issues_after_reap` would decide
     /// (checked in debug builds). False, with nothing done, if the case is not that one.
@@ -133,7 +133,7 @@ impl Runner {
 
     /// A caller's I/O completed at the device now and becomes visible at `done.visible`, when
     /// its interrupt handler ends: if its thread sees completions ahead
-    /// ([`ThreadState::sees_ahead`]), has none whose handler is still running, and this one
+    /// ([`ThreadState::sees_ahead`](super::thread::ThreadState::sees_ahead)), has none whose handler is still running, and this one
     /// wakes it in the common way, that wakeup is booked now; otherwise the host hands the
     /// completion back at its visible time.
     #[inline]

@@ -10,7 +10,8 @@
 //! interval after `ss_ramp`; the sample clock starts with the clone (fio's helper thread
 //! ticks from fio's start, within a second of it).
 
-use super::super::{SteadyResult, SteadyStateSpec};
+use super::super::{JobSet, SteadyResult, SteadyStateSpec};
+use super::{Runner, Timer, clone_ids};
 use crate::engine::{SimDuration, SimTime};
 use crate::os::CloneId;
 use std::collections::VecDeque;
@@ -105,6 +106,60 @@ impl SteadyTracker {
         // A NaN criterion (a window of zeros judged in percent) is never below the limit.
         r.attained = r.criterion.abs() < self.spec.limit;
         r.attained
+    }
+}
+
+impl Runner {
+    /// Starts steady-state detection for the clones from `first_clone` on whose jobs ask
+    /// for it: one tracker per reporting group under `group_reporting`, else per clone.
+    pub(super) fn track_steady_state(&mut self, set: &JobSet, first_clone: usize) {
+        // (reporting group under group_reporting, clones)
+        let mut by_group: Vec<(Option<usize>, Vec<CloneId>)> = Vec::new();
+        for i in clone_ids(first_clone..self.clones.len()) {
+            let spec = &set.jobs[self.clones[i].result.job];
+            if spec.steadystate.dur_ns == 0 {
+                continue;
+            }
+            let group = spec.group_reporting.then_some(self.clones[i].group);
+            match by_group.iter_mut().find(|(g, _)| group.is_some() && *g == group) {
+                Some((_, clones)) => clones.push(i),
+                None => by_group.push((group, vec![i])),
+            }
+        }
+        for (_, clones) in by_group {
+            let first = &self.clones[clones[0]];
+            let spec = set.jobs[first.result.job].steadystate;
+            let tracker = SteadyTracker::new(spec, clones, first.start);
+            let last = *tracker.clones.last().expect("a tracker has clones");
+            self.clones[last].result.steadystate = Some(tracker.result.clone());
+            self.timers.push(tracker.next_check, Timer::Steady(self.steady.len() as u32));
+            self.steady.push(tracker);
+        }
+    }
+
+    /// Takes tracker `n`'s sample; stops its clones when they are steady (fio's
+    /// `fio_mark_td_terminate`: the measured time ends now).
+    pub(super) fn sample_steady_state(&mut self, n: usize, now: SimTime) {
+        let t = &mut self.steady[n];
+        if t.clones.iter().all(|&i| self.clones[i].finished) {
+            return;
+        }
+        let totals: Vec<(u64, u64)> =
+            t.clones.iter().map(|&i| (self.clones[i].done_ios, self.clones[i].done_bytes)).collect();
+        let steady = t.check(now, &totals);
+        let last = *t.clones.last().expect("a tracker has clones");
+        self.clones[last].result.steadystate = Some(t.result.clone());
+        if !steady {
+            self.timers.push(t.next_check, Timer::Steady(n as u32));
+            return;
+        }
+        for i in t.clones.clone() {
+            let c = &mut self.clones[i];
+            if !c.finished && now < c.deadline {
+                c.deadline = now;
+                self.timers.push(now, Timer::Deadline(i));
+            }
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! (`td_io_queue`, `td_io_commit`, `td_io_getevents`) and `init.c` (the option fix-ups
 //! quoted below); `docs/model.md` § "Host stack" lists what is simplified.
 //!
-//! The loop, per engine kind ([`EngineKind`]):
+//! The loop, per engine kind ([`EngineKind`](crate::os::EngineKind)):
 //!
 //! ```text
 //! sync:    prep ─▶ submit call ─▶ [device] ─▶ irq ─▶ wake ─▶ return ─▶ account ─▶ prep …

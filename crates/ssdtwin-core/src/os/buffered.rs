@@ -27,7 +27,7 @@ use crate::engine::{SimDuration, SimTime, Slab};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The tag bit of the host's own requests (readahead, writeback, flush).
-pub(super) const INTERNAL: u64 = 1 << 62;
+pub(super) const INTERNAL: u64 = super::tag::HOST_OWN;
 const KIND_SHIFT: u32 = 40;
 const KIND_READ: u64 = 1;
 const KIND_WRITEBACK: u64 = 2;

@@ -7,13 +7,21 @@
 //! [`Host`] owns the block target it wraps (any [`BlockDevice`], by value or as `&mut`), the
 //! [`Cpu`] its threads and interrupt handlers run on, and the block layer's request table
 //! (for split I/O and the host's own; an I/O of one command carries what its completion
-//! needs in the command's tag).
+//! needs in the command's tag: `tag.rs` names the bits).
 //! The workload runner books thread work on cores ([`Host::cpu_mut`]), submits I/Os with
 //! [`Host::submit`] (split at the largest request the block layer sends, each part a
 //! device command) and learns of finished I/Os from [`Host::poll`] once their interrupt
 //! handler has run on the submitting CPU's queue's core. A [`HostConfig`] from a host
 //! profile ([`load_host`]) gives every cost; the `none` profile gives none, and then the
 //! host adds nothing to what the target does and schedules nothing of its own.
+//!
+//! The host is not itself a block target (it does not implement [`BlockDevice`]): it is
+//! the workload's only target, the one seam between the workload and the block targets.
+//! The fio runner reaches its target only through it, including its unmeasured I/O
+//! (laying out files before a phase, [`Host::lay_out`]; draining leftovers,
+//! [`Host::drain`]) and the target's clock, geometry and counters. Callers' tags are
+//! opaque `u64`s, the runner's an [`IoTag`]; the tag the host gives each command is a
+//! `CommandTag` (`tag.rs`), built and read in one place.
 //!
 //! Call protocol, as [`BlockDevice`]'s: [`Host::poll_at`] says when the host next needs
 //! [`Host::poll`]; every `now` passed in is at or after the last event processed.
@@ -25,9 +33,13 @@ mod hmb;
 mod md;
 pub mod page_cache;
 mod profile;
+mod tag;
+mod unmeasured;
 pub mod vm;
 
 pub use buffered::{BufferedIo, BufferedStart, PageCacheConfig};
+pub use tag::{CloneId, IoTag};
+pub use unmeasured::UnmeasuredError;
 
 pub use apst::configure_apst;
 pub use cpu::{Booking, CoreId, CoreTime, Cpu};
@@ -38,9 +50,10 @@ pub use profile::{
     build_host, load_host, shipped_host_names,
 };
 
-use crate::block::{BlockDevice, Command, CounterRow, Opcode};
+use crate::block::{BlockDevice, BlockGeometry, Command, CounterRow, Opcode};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use strength_reduce::StrengthReducedU64;
+use tag::CommandTag;
 
 /// One I/O as the workload asks for it: bytes on the target, before any splitting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,18 +124,6 @@ impl DiskStats {
     }
 }
 
-/// The device tag bit of a command sent without a request record (an I/O of one command,
-/// sent at once). On the bare host the rest of the tag is the caller's; on any other, the
-/// caller's tag is in the low [`DIRECT_TAG_BITS`] and the index of its completion path in
-/// [`Host::paths`] above them, so nothing is stored per I/O.
-const DIRECT: u64 = 1 << 63;
-/// Bits of the caller's tag in a direct command's tag (larger tags take a request record).
-const DIRECT_TAG_BITS: u32 = 48;
-const DIRECT_TAG_MASK: u64 = (1 << DIRECT_TAG_BITS) - 1;
-/// Completion paths a direct command's tag can name (the bits between the tag and
-/// [`DIRECT`]).
-const DIRECT_PATHS: usize = 1 << (63 - DIRECT_TAG_BITS);
-
 #[derive(Clone, Copy, Debug)]
 struct Request {
     tag: u64,
@@ -136,8 +137,8 @@ enum Event {
     /// A request reaches the block target.
     Submit { request: u32 },
     /// A request's completion becomes visible to its submitter: `command_tag` is the tag
-    /// its command carried (a direct command's, or the request's index).
-    Visible { command_tag: u64, device_done: SimTime },
+    /// its (last) command carried.
+    Visible { command_tag: CommandTag, device_done: SimTime },
     /// A caller's I/O that [`Host::poll_early`] returned ahead of its visible time, handed
     /// back with [`Host::defer`]: it comes back now.
     Seen { tag: u64, device_done: SimTime },
@@ -245,6 +246,32 @@ impl<D: BlockDevice> Host<D> {
         &mut self.device
     }
 
+    /// The simulated present: the block target's clock.
+    pub fn now(&self) -> SimTime {
+        self.device.now()
+    }
+
+    /// The block target's geometry.
+    pub fn geometry(&self) -> BlockGeometry {
+        self.device.geometry()
+    }
+
+    /// The name of the block target's profile.
+    pub fn target_profile(&self) -> &str {
+        self.device.profile()
+    }
+
+    /// Commands at the block target, as it counts them.
+    pub fn target_in_flight(&self) -> u32 {
+        self.device.in_flight()
+    }
+
+    /// Appends the block target's counters under `prefix` (the host's own are
+    /// [`Self::counters`]).
+    pub fn target_counters(&self, prefix: &str, out: &mut CounterRow) {
+        self.device.counters(prefix, out);
+    }
+
     /// Gives the block target back.
     pub fn into_device(self) -> D {
         self.device
@@ -335,7 +362,9 @@ impl<D: BlockDevice> Host<D> {
             self.command_sent(now);
             let lba = self.lba_bytes;
             let command = Command { opcode: io.opcode, slba: io.offset_bytes / lba, blocks: (io.bytes / lba) as u32 };
-            self.device.submit(now, command, command_tag).expect("the runner validates I/O against the geometry");
+            self.device
+                .submit(now, command, command_tag.user())
+                .expect("the runner validates I/O against the geometry");
             return;
         }
         let request = Request { tag, io, parts_left: parts, path };
@@ -348,22 +377,21 @@ impl<D: BlockDevice> Host<D> {
         }
     }
 
-    /// The tag of a command that carries what its I/O's completion needs, so that the I/O
-    /// keeps no request record (see [`DIRECT`]); `None` if it must keep one (sent later, a
-    /// tag too large, the path table full).
+    /// The tag of a direct command, which carries what its I/O's completion needs so that
+    /// the I/O keeps no request record (see [`CommandTag`]); `None` if it must keep one
+    /// (sent later, a tag too large, the path table full).
     #[inline]
-    fn direct_tag(&mut self, now: SimTime, at: SimTime, tag: u64, path: CompletionPath) -> Option<u64> {
+    fn direct_tag(&mut self, now: SimTime, at: SimTime, tag: u64, path: CompletionPath) -> Option<CommandTag> {
         if self.free {
             // The bare host books nothing on completion (and sends at once): the caller's
             // tag alone.
-            debug_assert!(tag & DIRECT == 0, "tags leave the top bit free");
-            return Some(tag | DIRECT);
+            return Some(CommandTag::bare(tag));
         }
-        if at > now || tag > DIRECT_TAG_MASK {
+        if at > now || tag > CommandTag::MAX_CALLER {
             return None;
         }
         let p = self.path_index(path)?;
-        Some(DIRECT | (u64::from(p) << DIRECT_TAG_BITS) | tag)
+        Some(CommandTag::direct(tag, p))
     }
 
     /// The index of `path` in [`Self::paths`], added if new; `None` once the table is
@@ -377,7 +405,7 @@ impl<D: BlockDevice> Host<D> {
         }
         let p = match self.paths.iter().position(|&q| q == path) {
             Some(p) => p,
-            None if self.paths.len() < DIRECT_PATHS => {
+            None if self.paths.len() < CommandTag::PATHS => {
                 self.paths.push(path);
                 self.paths.len() - 1
             }
@@ -390,6 +418,7 @@ impl<D: BlockDevice> Host<D> {
     /// Hands request `r` to the target as commands of at most `request_bytes`.
     fn send(&mut self, at: SimTime, r: u32) {
         let io = self.requests[r].io;
+        let tag = CommandTag::request(r).user();
         for _ in 0..self.requests[r].parts_left {
             self.command_sent(at);
         }
@@ -397,7 +426,7 @@ impl<D: BlockDevice> Host<D> {
         if matches!(io.opcode, Opcode::Trim | Opcode::Flush) {
             let blocks = (io.bytes / lba) as u32;
             let command = Command { opcode: io.opcode, slba: io.offset_bytes / lba, blocks };
-            self.device.submit(at, command, u64::from(r)).expect("the runner validates I/O against the geometry");
+            self.device.submit(at, command, tag).expect("the runner validates I/O against the geometry");
             return;
         }
         let end = io.offset_bytes + io.bytes;
@@ -405,7 +434,7 @@ impl<D: BlockDevice> Host<D> {
         while offset < end {
             let len = self.request_bytes.min(end - offset);
             let command = Command { opcode: io.opcode, slba: offset / lba, blocks: (len / lba) as u32 };
-            self.device.submit(at, command, u64::from(r)).expect("the runner validates I/O against the geometry");
+            self.device.submit(at, command, tag).expect("the runner validates I/O against the geometry");
             offset += len;
         }
     }
@@ -456,8 +485,9 @@ impl<D: BlockDevice> Host<D> {
             let done = self.device.poll()?;
             self.command_done(&done);
             let at = done.completed;
-            let path = if done.user & DIRECT == 0 {
-                let request = &mut self.requests[done.user as u32];
+            let command_tag = CommandTag::from_user(done.user);
+            let path = if let Some(r) = command_tag.record() {
+                let request = &mut self.requests[r];
                 request.parts_left -= 1;
                 if request.parts_left > 0 {
                     return None;
@@ -465,29 +495,29 @@ impl<D: BlockDevice> Host<D> {
                 request.path
             } else if self.free {
                 self.in_flight -= 1;
-                return Some(IoDone { tag: done.user & !DIRECT, device_done: at, visible: at });
+                return Some(IoDone { tag: command_tag.bare_caller(), device_done: at, visible: at });
             } else {
-                self.paths[((done.user & !DIRECT) >> DIRECT_TAG_BITS) as usize]
+                self.paths[command_tag.path()]
             };
             let visible = match path {
                 CompletionPath::Interrupt { core, work } if !self.free => self.cpu.irq(core, at, self.config.irq, work),
                 _ => at,
             };
             if visible > at {
-                if EARLY && done.user & DIRECT != 0 {
+                if EARLY && command_tag.is_direct() {
                     // The caller's (the host's own never go direct), with nothing to free.
                     self.in_flight -= 1;
-                    return Some(IoDone { tag: done.user & DIRECT_TAG_MASK, device_done: at, visible });
+                    return Some(IoDone { tag: command_tag.caller(), device_done: at, visible });
                 }
-                if EARLY && self.caller_tag(done.user) & buffered::INTERNAL == 0 {
-                    return self.finish(done.user, at, visible);
+                if EARLY && self.caller_tag(command_tag) & buffered::INTERNAL == 0 {
+                    return self.finish(command_tag, at, visible);
                 }
                 // Handlers end a fixed time after completions that come in time order,
                 // unless one waits for another on its core: mostly in order.
-                self.events.push_in_order(visible, Event::Visible { command_tag: done.user, device_done: at });
+                self.events.push_in_order(visible, Event::Visible { command_tag, device_done: at });
                 return None;
             }
-            return self.finish(done.user, at, visible);
+            return self.finish(command_tag, at, visible);
         }
         let (at, event) = self.events.pop()?;
         match event {
@@ -525,8 +555,11 @@ impl<D: BlockDevice> Host<D> {
     /// The caller's tag of the I/O whose (last) command carried `command_tag`, on a host that
     /// is not bare: in the tag itself if direct, else in its request record.
     #[inline]
-    fn caller_tag(&self, command_tag: u64) -> u64 {
-        if command_tag & DIRECT != 0 { command_tag & DIRECT_TAG_MASK } else { self.requests[command_tag as u32].tag }
+    fn caller_tag(&self, command_tag: CommandTag) -> u64 {
+        match command_tag.record() {
+            Some(r) => self.requests[r].tag,
+            None => command_tag.caller(),
+        }
     }
 
     /// A command reached the target at `at` (for the disk statistics).
@@ -562,13 +595,13 @@ impl<D: BlockDevice> Host<D> {
 
     /// The I/O whose (last) command carried `command_tag` is over; the host's own requests
     /// go on inside it.
-    fn finish(&mut self, command_tag: u64, device_done: SimTime, visible: SimTime) -> Option<IoDone> {
+    fn finish(&mut self, command_tag: CommandTag, device_done: SimTime, visible: SimTime) -> Option<IoDone> {
         self.in_flight -= 1;
         let tag = self.caller_tag(command_tag);
-        if command_tag & DIRECT != 0 {
+        let Some(r) = command_tag.record() else {
             return Some(IoDone { tag, device_done, visible });
-        }
-        self.requests.free(command_tag as u32);
+        };
+        self.requests.free(r);
         if tag & buffered::INTERNAL != 0 {
             return self.internal_done(tag, visible);
         }

@@ -2,6 +2,10 @@
 //! `FIO_SYNCIO` flag: one I/O in flight whatever `iodepth` says, no submission latency),
 //! and which ssdtwin runs or refuses, with the reason.
 //!
+//! What sets an engine apart in the runner is a column of [`ENGINES`] (an I/O through a
+//! mapping, no device I/O at all, queueing only direct I/O, taking per-command priorities),
+//! so that the runner asks the table and never compares engine names.
+//!
 //! An engine ssdtwin runs takes its CPU costs from the host profile (`[engines.NAME]`,
 //! see `os::HostConfig`); the bare twin (`--host none`) runs every one at no cost. Three
 //! names are not fio's: `diskspd` (`DiskSpd`'s overlapped I/O on a completion port, as
@@ -18,6 +22,8 @@ pub enum Support {
 }
 
 /// One engine.
+// Each flag is one column of fio's engine table (its `FIO_*` flags, and ours).
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FioEngine {
     /// fio's name.
@@ -26,6 +32,15 @@ pub struct FioEngine {
     pub sync: bool,
     /// A kernel thread whose completion handler issues the next command.
     pub kernel_callback: bool,
+    /// fio's mmap engine: each I/O is a copy through the file's mapping.
+    pub maps_file: bool,
+    /// fio's null engine: every I/O completes at once, and no device I/O is made.
+    pub no_device_io: bool,
+    /// Queues only `O_DIRECT` I/O: buffered, its submit call does the I/O before it returns
+    /// (Linux's native AIO, host-facts §1.2).
+    pub queues_direct_only: bool,
+    /// Takes per-command priorities (fio's `cmdprio_*` options).
+    pub cmdprio: bool,
     /// Whether ssdtwin runs it.
     pub support: Support,
 }
@@ -38,11 +53,20 @@ const PASSTHROUGH: &str =
 const EXTERNAL: &str = "it loads code from outside fio, which ssdtwin cannot run";
 
 const fn modelled(name: &'static str, sync: bool) -> FioEngine {
-    FioEngine { name, sync, kernel_callback: false, support: Support::Modelled }
+    FioEngine {
+        name,
+        sync,
+        kernel_callback: false,
+        maps_file: false,
+        no_device_io: false,
+        queues_direct_only: false,
+        cmdprio: false,
+        support: Support::Modelled,
+    }
 }
 
 const fn refused(name: &'static str, why: &'static str) -> FioEngine {
-    FioEngine { name, sync: false, kernel_callback: false, support: Support::Refused(why) }
+    FioEngine { support: Support::Refused(why), ..modelled(name, false) }
 }
 
 /// Every engine name, fio's first (`fio --enghelp` of 3.33), then ssdtwin's own.
@@ -52,12 +76,12 @@ pub const ENGINES: &[FioEngine] = &[
     modelled("vsync", true),
     modelled("pvsync", true),
     modelled("pvsync2", true),
-    modelled("libaio", false),
-    modelled("io_uring", false),
+    FioEngine { queues_direct_only: true, cmdprio: true, ..modelled("libaio", false) },
+    FioEngine { cmdprio: true, ..modelled("io_uring", false) },
     modelled("posixaio", false),
     modelled("windowsaio", false),
-    modelled("null", false),
-    modelled("mmap", true),
+    FioEngine { no_device_io: true, ..modelled("null", false) },
+    FioEngine { maps_file: true, ..modelled("mmap", true) },
     refused("io_uring_cmd", PASSTHROUGH),
     refused("sg", PASSTHROUGH),
     refused("xnvme", PASSTHROUGH),
@@ -100,7 +124,7 @@ pub const ENGINES: &[FioEngine] = &[
     refused("exec", EXTERNAL),
     refused("external", EXTERNAL),
     modelled("diskspd", false),
-    FioEngine { name: "nvmecontrol-intr", sync: false, kernel_callback: true, support: Support::Modelled },
+    FioEngine { kernel_callback: true, ..modelled("nvmecontrol-intr", false) },
     modelled("nvmecontrol-wait", true),
 ];
 

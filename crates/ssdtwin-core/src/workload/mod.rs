@@ -1,10 +1,11 @@
 //! Workloads: fio jobs, their generators, and the runner that drives a device with them.
 //!
 //! [`JobSpec`] is one fio job in typed form; [`fio`] reads job files and command lines into
-//! a [`JobSet`] and writes fio's reports; the runner ([`run`]) executes a job set on a
-//! [`Host`](crate::os::Host) over any block target (an SSD twin, a disk, md, a ZFS pool)
-//! as fio would (closed loop per clone with `iodepth` in flight, groups separated by
-//! `stonewall`, ramp excluded from statistics) and returns a [`RunResult`]. [`memory`] runs workloads on memory rather than on a block device (R6's
+//! a [`JobSet`] and writes fio's reports; the runner ([`run`]) executes a job set as fio
+//! would (closed loop per clone with `iodepth` in flight, groups separated by `stonewall`,
+//! ramp excluded from statistics) and returns a [`RunResult`]. Its one target is a
+//! [`Host`](crate::os::Host) over any block device (an SSD, an HDD, a ZFS pool, an md
+//! array): the workload never drives a block device itself. [`memory`] runs workloads on memory rather than on a block device (R6's
 //! memcpy sweep, STREAM, Himeno) over the host's virtual memory.
 
 mod engines;

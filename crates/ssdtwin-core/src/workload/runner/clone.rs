@@ -16,8 +16,24 @@ use super::control::Control;
 use super::thread::ThreadState;
 use super::verify::{Phase, Verify};
 use crate::engine::{SimDuration, SimRng, SimTime};
-use crate::os::EngineKind;
+use crate::os::{CloneId, EngineKind};
 use std::collections::VecDeque;
+
+/// The runner's clones, indexed by their ids.
+impl std::ops::Index<CloneId> for Vec<JobClone> {
+    type Output = JobClone;
+    #[inline]
+    fn index(&self, clone: CloneId) -> &JobClone {
+        &self[clone.index()]
+    }
+}
+
+impl std::ops::IndexMut<CloneId> for Vec<JobClone> {
+    #[inline]
+    fn index_mut(&mut self, clone: CloneId) -> &mut JobClone {
+        &mut self[clone.index()]
+    }
+}
 
 /// I/Os decided ahead of issue per clone, so their memory can be prefetched.
 pub(super) const LOOKAHEAD: usize = 4;

@@ -6,6 +6,7 @@
 //! share can change). A job joins its flow when it starts and leaves it, taking its
 //! counts and weight along, when it ends.
 
+use crate::os::CloneId;
 use crate::workload::FlowSpec;
 
 /// One clone's membership.
@@ -26,7 +27,7 @@ struct Flow {
     id: u32,
     counter: u64,
     total_weight: u64,
-    waiting: Vec<u32>,
+    waiting: Vec<CloneId>,
 }
 
 /// Every flow of a run.
@@ -48,7 +49,7 @@ impl Flows {
 
     /// `flow_threshold_exceeded`: `None` while `m` is ahead of its share; otherwise its
     /// next I/O is counted and the clones to wake (the count moved) are returned.
-    pub(super) fn may_issue(&mut self, m: &mut Member) -> Option<Vec<u32>> {
+    pub(super) fn may_issue(&mut self, m: &mut Member) -> Option<Vec<CloneId>> {
         let f = &mut self.flows[m.flow];
         // td->flow_counter / flow->flow_counter > td->o.flow / flow->total_weight, in integers.
         let ahead = u128::from(m.issued) * u128::from(f.total_weight) > u128::from(m.weight) * u128::from(f.counter);
@@ -61,13 +62,13 @@ impl Flows {
     }
 
     /// Clone `clone` waits until its flow's count moves.
-    pub(super) fn wait(&mut self, m: &Member, clone: u32) {
+    pub(super) fn wait(&mut self, m: &Member, clone: CloneId) {
         self.flows[m.flow].waiting.push(clone);
     }
 
     /// The clone ends (`flow_exit_job`): its counts and weight leave the flow. Returns the
     /// clones to wake.
-    pub(super) fn leave(&mut self, m: &Member) -> Vec<u32> {
+    pub(super) fn leave(&mut self, m: &Member) -> Vec<CloneId> {
         let f = &mut self.flows[m.flow];
         f.counter -= m.issued;
         f.total_weight -= m.weight;
@@ -121,10 +122,10 @@ mod tests {
         let mut a = flows.join(&spec(0, 1));
         let b = flows.join(&spec(0, 1));
         while flows.may_issue(&mut a).is_some() {}
-        flows.wait(&a, 0);
+        flows.wait(&a, CloneId(0));
         assert!(flows.may_issue(&mut a).is_none());
         let woken = flows.leave(&b);
-        assert_eq!(woken, vec![0]);
+        assert_eq!(woken, vec![CloneId(0)]);
         assert!(flows.may_issue(&mut a).is_some());
     }
 }

@@ -10,14 +10,16 @@
 //! interval after `ss_ramp`; the sample clock starts with the clone (fio's helper thread
 //! ticks from fio's start, within a second of it).
 
-use super::super::{SteadyResult, SteadyStateSpec};
+use super::super::{JobSet, SteadyResult, SteadyStateSpec};
+use super::{Runner, Timer, clone_ids};
 use crate::engine::{SimDuration, SimTime};
+use crate::os::CloneId;
 use std::collections::VecDeque;
 
 /// Steady-state detection for one clone or one reporting group.
 pub(super) struct SteadyTracker {
     /// The clones whose completions are summed.
-    pub clones: Vec<u32>,
+    pub clones: Vec<CloneId>,
     spec: SteadyStateSpec,
     start: SimTime,
     /// When the next sample is taken.
@@ -31,7 +33,7 @@ pub(super) struct SteadyTracker {
 
 impl SteadyTracker {
     /// Detection for `clones`, which start at `start`.
-    pub(super) fn new(spec: SteadyStateSpec, clones: Vec<u32>, start: SimTime) -> Self {
+    pub(super) fn new(spec: SteadyStateSpec, clones: Vec<CloneId>, start: SimTime) -> Self {
         SteadyTracker {
             previous: vec![(0, 0); clones.len()],
             clones,
@@ -107,6 +109,60 @@ impl SteadyTracker {
     }
 }
 
+impl Runner {
+    /// Starts steady-state detection for the clones from `first_clone` on whose jobs ask
+    /// for it: one tracker per reporting group under `group_reporting`, else per clone.
+    pub(super) fn track_steady_state(&mut self, set: &JobSet, first_clone: usize) {
+        // (reporting group under group_reporting, clones)
+        let mut by_group: Vec<(Option<usize>, Vec<CloneId>)> = Vec::new();
+        for i in clone_ids(first_clone..self.clones.len()) {
+            let spec = &set.jobs[self.clones[i].result.job];
+            if spec.steadystate.dur_ns == 0 {
+                continue;
+            }
+            let group = spec.group_reporting.then_some(self.clones[i].group);
+            match by_group.iter_mut().find(|(g, _)| group.is_some() && *g == group) {
+                Some((_, clones)) => clones.push(i),
+                None => by_group.push((group, vec![i])),
+            }
+        }
+        for (_, clones) in by_group {
+            let first = &self.clones[clones[0]];
+            let spec = set.jobs[first.result.job].steadystate;
+            let tracker = SteadyTracker::new(spec, clones, first.start);
+            let last = *tracker.clones.last().expect("a tracker has clones");
+            self.clones[last].result.steadystate = Some(tracker.result.clone());
+            self.timers.push(tracker.next_check, Timer::Steady(self.steady.len() as u32));
+            self.steady.push(tracker);
+        }
+    }
+
+    /// Takes tracker `n`'s sample; stops its clones when they are steady (fio's
+    /// `fio_mark_td_terminate`: the measured time ends now).
+    pub(super) fn sample_steady_state(&mut self, n: usize, now: SimTime) {
+        let t = &mut self.steady[n];
+        if t.clones.iter().all(|&i| self.clones[i].finished) {
+            return;
+        }
+        let totals: Vec<(u64, u64)> =
+            t.clones.iter().map(|&i| (self.clones[i].done_ios, self.clones[i].done_bytes)).collect();
+        let steady = t.check(now, &totals);
+        let last = *t.clones.last().expect("a tracker has clones");
+        self.clones[last].result.steadystate = Some(t.result.clone());
+        if !steady {
+            self.timers.push(t.next_check, Timer::Steady(n as u32));
+            return;
+        }
+        for i in t.clones.clone() {
+            let c = &mut self.clones[i];
+            if !c.finished && now < c.deadline {
+                c.deadline = now;
+                self.timers.push(now, Timer::Deadline(i));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,7 +173,7 @@ mod tests {
 
     /// Feeds per-second IOPS to a tracker of one clone; the second it is steady at.
     fn steady_at(spec: SteadyStateSpec, iops: &[u64]) -> Option<usize> {
-        let mut t = SteadyTracker::new(spec, vec![0], SimTime::ZERO);
+        let mut t = SteadyTracker::new(spec, vec![CloneId(0)], SimTime::ZERO);
         let mut total = 0;
         iops.iter().position(|&x| {
             total += x;
@@ -136,7 +192,7 @@ mod tests {
 
     #[test]
     fn slope_is_least_squares_over_sample_numbers() {
-        let mut t = SteadyTracker::new(spec(true, 1.0, 4), vec![0], SimTime::ZERO);
+        let mut t = SteadyTracker::new(spec(true, 1.0, 4), vec![CloneId(0)], SimTime::ZERO);
         // y = 100 + 2x: slope 2, mean 103, criterion 1.94 % (not below 1 %).
         assert!(!t.judge(&[100, 102, 104, 106]));
         assert!((t.result.slope - 2.0).abs() < 1e-12);

@@ -272,6 +272,11 @@ impl<D: BlockDevice> Host<D> {
         self.device.counters(prefix, out);
     }
 
+    /// Seeds the block target's variability streams from a run's seed.
+    pub fn reseed_target(&mut self, seed: u64) {
+        self.device.reseed(seed);
+    }
+
     /// Gives the block target back.
     pub fn into_device(self) -> D {
         self.device

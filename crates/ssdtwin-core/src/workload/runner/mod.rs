@@ -289,6 +289,8 @@ pub fn run<D: BlockDevice>(
     observe: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<RunResult, RunError> {
     validate(host, set)?;
+    // The drive's variability (page reads, retries, firmware time) draws from the run's seed.
+    host.reseed_target(opts.seed);
     let engines = set
         .jobs
         .iter()

@@ -48,16 +48,20 @@ from reference import (
     R6_STATEMENTS,
     Point,
 )
-from ssdtwin.studies.base import second_edges
-from ssdtwin.studies.cdm import PRESETS, cdm_sweep, plot_cdm, text_export
+from ssdtwin.plots.base import second_edges
+from ssdtwin.plots.cdm import plot_cdm
+from ssdtwin.plots.lbaf import plot_lbaf
+from ssdtwin.plots.memory import plot_memory
+from ssdtwin.plots.zfs_special import plot_zfs_special
+from ssdtwin.studies.cdm import PRESETS, cdm_sweep, text_export
 from ssdtwin.studies.endurance import endurance_projection
 from ssdtwin.studies.hmb import hmb_sweep
-from ssdtwin.studies.lbaf import lbaf_sweep, plot_lbaf, verdicts
-from ssdtwin.studies.memory import memory_sweep, plot_memory
+from ssdtwin.studies.lbaf import lbaf_sweep, verdicts
+from ssdtwin.studies.memory import memory_sweep
 from ssdtwin.studies.qlc_tr import decomposition, profile_tr_us, qlc_tr_sweep
 from ssdtwin.studies.read_after_write import read_after_write_sweep
 from ssdtwin.studies.slc_write import knee, slc_write_sweep
-from ssdtwin.studies.zfs_special import plot_zfs_special, zfs_special_sweep
+from ssdtwin.studies.zfs_special import zfs_special_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "docs" / "validation"

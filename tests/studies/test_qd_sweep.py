@@ -4,8 +4,9 @@ its registration for the CLI."""
 from __future__ import annotations
 
 import pytest
+from ssdtwin.plots.qd_sweep import plot_qd_sweep
 from ssdtwin.studies import REGISTRY
-from ssdtwin.studies.qd_sweep import STUDY, plot_qd_sweep, qd_sweep
+from ssdtwin.studies.qd_sweep import STUDY, qd_sweep
 
 
 def test_qd_sweep_returns_one_row_per_point_and_direction(small: dict[str, object]) -> None:

@@ -9,11 +9,14 @@ import tomllib
 import pandas as pd
 import pytest
 import ssdtwin
+from ssdtwin.plots.qlc_tr import plot_qlc_tr
+from ssdtwin.plots.read_after_write import plot_read_after_write
+from ssdtwin.plots.slc_write import plot_slc_write
 from ssdtwin.studies import REGISTRY
-from ssdtwin.studies.qlc_tr import decomposition, plot_qlc_tr, profile_tr_us, qlc_tr_sweep, report
-from ssdtwin.studies.read_after_write import plot_read_after_write, read_after_write_sweep
+from ssdtwin.studies.qlc_tr import decomposition, profile_tr_us, qlc_tr_sweep, report
+from ssdtwin.studies.read_after_write import read_after_write_sweep
 from ssdtwin.studies.read_after_write import report as raw_report
-from ssdtwin.studies.slc_write import knee, plot_slc_write, slc_write_sweep
+from ssdtwin.studies.slc_write import knee, slc_write_sweep
 
 # Folding starts once 4 GiB are cached: during the 4th append, and the reads after it.
 SMALL_FOLD = {"slc_cache.fold_high_gib": 4.0, "slc_cache.fold_low_gib": 3.0}

@@ -20,10 +20,11 @@ import click
 import pandas as pd
 
 from ..device import RawToml
+from ..plots import FIGURES
 from ..studies import REGISTRY, Study, run_study, study_parts
 from ..studies.base import choice_list
-from ..studies.zfs_special import plot_zfs_special, size_list, zfs_special_sweep
 from ..studies.zfs_special import report as zfs_special_report
+from ..studies.zfs_special import size_list, zfs_special_sweep
 from ..sweep import open_executor
 from ..zfs import DEFAULT_POOL, OPERATIONS
 from . import progress
@@ -113,11 +114,12 @@ def _make_command(study: Study) -> click.Command:
             tables.append(table)
             reports.append(f"== {p} ==\n{report.rstrip()}" if len(profiles) > 1 and report else report)
         table = pd.concat(tables, ignore_index=True)
+        figure = FIGURES[study.name]
         if keys is not None:
             column = study.figures_by
-            figures = [study.plot(table[table[column] == k]) for k in keys]
+            figures = [figure(table[table[column] == k]) for k in keys]
         else:
-            figures = [study.plot(t) for t in tables]
+            figures = [figure(t) for t in tables]
         try:
             write_outputs(table, figures, paths)
         finally:
@@ -273,7 +275,7 @@ def zfs_special(
             open_executor(executor) as ex,
         ):
             table = zfs_special_sweep(pool, advance=advance, executor=ex, **options)
-    figure = plot_zfs_special(table)
+    figure = FIGURES["zfs-special"](table)
     try:
         write_outputs(table, [figure], paths)
     finally:

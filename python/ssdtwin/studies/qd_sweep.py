@@ -77,26 +77,6 @@ def qd_sweep(
     return pd.DataFrame(rows)
 
 
-def plot_qd_sweep(table: pd.DataFrame) -> Any:
-    """IOPS against queue depth, and mean latency against IOPS, one line per direction."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
-    for (rw, direction), g in table.groupby(["rw", "direction"], sort=False):
-        label = f"{rw} ({direction})" if rw == "randrw" else rw
-        a.plot(g.iodepth, g.iops / 1e3, marker="o", label=label)
-        b.plot(g.iops / 1e3, g.mean_lat_us, marker="o", label=label)
-    a.set(xscale="log", xlabel="queue depth", ylabel="K IOPS", title="IOPS vs queue depth")
-    b.set(xlabel="K IOPS", ylabel="mean latency (µs)", title="latency vs IOPS")
-    a.legend()
-    b.legend()
-    fig.tight_layout()
-    return fig
-
-
 def _sweep(
     advance: Advance,
     profile: str,
@@ -150,7 +130,6 @@ STUDY = Study(
     ],
     sweep=_sweep,
     count=_count,
-    figure=plot_qd_sweep,
     report=_report,
     parts=_parts,
 )

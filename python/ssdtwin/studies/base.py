@@ -32,6 +32,8 @@ class Study:
 
     name: str
     help: str
+    #: The drive the study runs on unless ``--profile`` names others (the measurement's).
+    profile: str
     #: click options mapped to keyword arguments of ``sweep``, ``count``, ``parts`` and ``report``.
     options: list[click.Option]
     #: Runs one part (or the whole study, given all the options) and returns its table.
@@ -61,6 +63,11 @@ class Study:
     def count_points(self, **kwargs: Any) -> int:
         """Progress steps of the whole study on one drive, over all its parts."""
         return sum(self.count(**(kwargs | part)) for part in self.parts(**kwargs))
+
+
+def seed_option() -> click.Option:
+    """``--seed``, the random seed of every stream of a run, as every study takes it."""
+    return click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed.")
 
 
 def int_list(text: str, param_hint: str | None = None) -> list[int]:

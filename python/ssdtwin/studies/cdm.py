@@ -248,9 +248,9 @@ def _report(
 
 STUDY = Study(
     name="cdm",
+    profile="micron-9200max",
     help="CrystalDiskMark 8's tests and text export on a simulated drive.",
     options=[
-        click.Option(["--profile"], default="micron-9200max", show_default=True, help="Profile name or TOML file."),
         click.Option(
             ["--preset"], type=click.Choice(sorted(PRESETS)), default="default", show_default=True, help="Test rows."
         ),

@@ -393,12 +393,12 @@ def count(jobs: tuple[str, ...], variant: tuple[str, ...], **_: object) -> int:
 
 STUDY = Study(
     name="endurance",
+    profile="micron-9200max",
     help=(
         "How long the drive lasts under each JOB (a fio job file, or random-4k, sequential-128k (these two "
         "by default) or jesd219): precondition, run to steady state, project Percentage Used and the rated TBW's date."
     ),
     options=[
-        click.Option(["--profile"], default="micron-9200max", show_default=True, help="Profile name or TOML file."),
         click.Option(
             ["--duty-cycle"],
             type=float,

@@ -23,7 +23,7 @@ import pandas as pd
 from .._ssdtwin import __version__
 from ..device import Device, profile_toml
 from ..errors import StateError
-from .base import Advance, Study, choice_list, int_list
+from .base import Advance, Study, choice_list, int_list, seed_option
 
 RW_CHOICES = ("randread", "randwrite", "randrw")
 DEFAULT_RANGES = [1, 2, 4, 8, 16, *range(32, 225, 16), 238]
@@ -196,16 +196,16 @@ def _count(hmb: str, ranges: str, rw: str, **_: Any) -> int:
 
 STUDY = Study(
     name="hmb",
+    profile="p32a80",
     help="Random I/O against LBA range for several HMB sizes (reference R1).",
     options=[
-        click.Option(["--profile"], default="p32a80", show_default=True, help="Profile name or TOML file."),
         click.Option(["--hmb"], default="off,128,240", show_default=True, help="HMB caps in MiB, or off."),
         click.Option(
             ["--ranges"], default=",".join(map(str, DEFAULT_RANGES)), show_default=True, help="LBA ranges in GiB."
         ),
         click.Option(["--rw"], default="randread", show_default=True, help="randread, randwrite, randrw."),
         click.Option(["--seconds"], type=float, default=10.0, show_default=True, help="Runtime per point (simulated)."),
-        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+        seed_option(),
     ],
     sweep=_sweep,
     host=HOST,

@@ -23,7 +23,7 @@ import click
 import pandas as pd
 
 from ..device import DEFAULT_HOST, Device
-from .base import Advance, Study, int_list
+from .base import Advance, Study, int_list, seed_option
 
 RP_NAMES = ("Best", "Better", "Good", "Degraded")
 #: Lowest score for RP 0, 1 and 2; anything lower deserves 3.
@@ -198,16 +198,16 @@ def _parts(profile: str, formats: str, overrides: Mapping[str, object] | None = 
 
 STUDY = Study(
     name="lbaf",
+    profile="micron-9200max",
     help="Every LBA format measured, and the Relative Performance each deserves beside the advertised one (R4).",
     options=[
-        click.Option(["--profile"], default="micron-9200max", show_default=True, help="Profile name or TOML file."),
         click.Option(
             ["--span-gib"], type=click.FloatRange(min=0.001), default=8.0, show_default=True, help="LBA span tested."
         ),
         click.Option(
             ["--seconds"], type=click.FloatRange(min=0.001), default=1.0, show_default=True, help="Runtime per test."
         ),
-        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+        seed_option(),
         click.Option(
             ["--formats"], default="all", show_default=True, help="LBA format indexes to measure (comma-separated)."
         ),

@@ -25,7 +25,7 @@ import pandas as pd
 
 from .. import _ssdtwin
 from ..device import RunResult, override_strings
-from .base import Advance, Study, choice_list, int_list
+from .base import Advance, Study, choice_list, int_list, seed_option
 
 #: ``--kernel`` names of R6's two kernels; any other value is a host profile.
 KERNELS = {"vanilla": "linux-3.6", "fastswap": "linux-3.6-fastswap"}
@@ -409,11 +409,9 @@ def _positive_int(_ctx: click.Context, param: click.Parameter, value: int) -> in
 
 STUDY = Study(
     name="memory",
+    profile="iodrive2-1200,intel-910-400",
     help="Flash as extended memory: swap vs mmap on a 3.6 kernel, vanilla vs fastswap (reference R6).",
     options=[
-        click.Option(
-            ["--profile"], default="iodrive2-1200,intel-910-400", show_default=True, help="Profile name or TOML file."
-        ),
         click.Option(["--bench"], default="memcpy", show_default=True, help="memcpy, stream, himeno, fio (a list)."),
         click.Option(
             ["--kernel"],
@@ -469,7 +467,7 @@ STUDY = Study(
         click.Option(["--fio-rw"], default="read,write", show_default=True, help="fio bench directions."),
         click.Option(["--fio-msync"], default="no,yes", show_default=True, help="fio: sync after every write."),
         click.Option(["--fio-runtime"], type=float, default=5.0, show_default=True, help="fio runtime per point, s."),
-        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+        seed_option(),
     ],
     sweep=_sweep,
     host="linux-3.6",

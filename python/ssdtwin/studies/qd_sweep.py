@@ -10,7 +10,7 @@ import click
 import pandas as pd
 
 from ..device import DEFAULT_HOST, DEFAULT_PROFILE, Device
-from .base import Advance, Study, choice_list, int_list
+from .base import Advance, Study, choice_list, int_list, seed_option
 
 RW_CHOICES = ("randread", "randwrite", "randrw", "read", "write")
 
@@ -118,15 +118,15 @@ def _count(profile: str, rw: str, depths: str, **_: Any) -> int:
 
 STUDY = Study(
     name="qd-sweep",
+    profile=DEFAULT_PROFILE,
     help="IOPS and latency against queue depth on a sequentially filled drive.",
     options=[
-        click.Option(["--profile"], default=DEFAULT_PROFILE, show_default=True, help="Profile name or TOML file."),
         click.Option(["--rw"], default="randread,randwrite", show_default=True, help="Access patterns."),
         click.Option(["--depths"], default="1,2,4,8,16,32,64,128", show_default=True, help="Queue depths."),
         click.Option(["--bs"], default="4k", show_default=True, help="Block size (fio syntax)."),
         click.Option(["--seconds"], type=float, default=1.0, show_default=True, help="Simulated seconds per point."),
         click.Option(["--span-gib"], type=float, default=16.0, show_default=True, help="LBA span in GiB."),
-        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+        seed_option(),
     ],
     sweep=_sweep,
     count=_count,

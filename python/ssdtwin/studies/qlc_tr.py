@@ -20,7 +20,7 @@ import click
 import pandas as pd
 
 from ..device import Device
-from .base import Advance, Study
+from .base import Advance, Study, seed_option
 
 GIB = 1 << 30
 #: R2's published allowance for everything besides tR, µs: host transfer + channel and ECC.
@@ -206,9 +206,9 @@ def _count(max_written_gib: int, **_: Any) -> int:
 
 STUDY = Study(
     name="qlc-tr",
+    profile="crucial-p1",
     help="QD1 read latency of the first GiB as data is appended; tR inferred as R2 did (reference R2).",
     options=[
-        click.Option(["--profile"], default="crucial-p1", show_default=True, help="Profile name or TOML file."),
         click.Option(
             ["--max-written-gib"], type=click.IntRange(min=1), default=40, show_default=True, help="GiB to append."
         ),
@@ -218,7 +218,7 @@ STUDY = Study(
             default=None,
             help="4 KiB reads per point [default: a whole GiB, as R2].",
         ),
-        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+        seed_option(),
     ],
     sweep=_sweep,
     count=_count,

@@ -106,9 +106,9 @@ def _count(write_seconds: str, **_: Any) -> int:
 
 STUDY = Study(
     name="read-after-write",
+    profile="wd-black-256",
     help="Format, write W seconds, then read: reads slowed by folding (reference R3).",
     options=[
-        click.Option(["--profile"], default="wd-black-256", show_default=True, help="Profile name or TOML file."),
         click.Option(
             ["--write-seconds"], default="0,1,3,5,7,9", show_default=True, help="Write times W, comma-separated."
         ),

@@ -130,9 +130,9 @@ def _sweep(
 
 STUDY = Study(
     name="slc-write",
+    profile="wd-black-256",
     help="Sequential writes after format, per second: the SLC cache's size and the rates around the cliff (R3).",
     options=[
-        click.Option(["--profile"], default="wd-black-256", show_default=True, help="Profile name or TOML file."),
         click.Option(["--bs"], default="128k", show_default=True, help="Bytes per write."),
         click.Option(
             ["--threads"], type=click.IntRange(1, 128), default=1, show_default=True, help="Threads, QD1 each."

@@ -117,9 +117,9 @@ def _parts(airflow: str, **_: Any) -> list[dict[str, Any]]:
 
 STUDY = Study(
     name="thermal",
+    profile="crucial-p1",
     help="Temperature and write bandwidth over a long sequential write, with and without airflow (throttling).",
     options=[
-        click.Option(["--profile"], default="crucial-p1", show_default=True, help="Profile name or TOML file."),
         click.Option(
             ["--airflow"], default="0,2", show_default=True, help="Airflows over the drive, m/s (comma-separated)."
         ),

@@ -56,10 +56,6 @@ def test_qlc_tr_report_names_the_step_and_the_true_tr(qlc_table: pd.DataFrame) -
     assert f"{d.true_tr_us[0]:6.1f} us" in text
 
 
-def test_profile_tr_reads_the_native_mode() -> None:
-    assert profile_tr_us(ssdtwin.profile_toml("wd-black-256")) == {"slc": 30.0, "tlc": 75.0}
-
-
 def test_slc_write_falls_from_the_write_path_to_tlc_program_bandwidth() -> None:
     t = slc_write_sweep("wd-black-256", seconds=4, overrides={"slc_cache.static_gib": 1.0})
     assert list(t.columns) == ["t_s", "write_mib_per_s", "written_gb", "slc_cached_gb", "folded_gb", "profile", "host"]

@@ -167,7 +167,7 @@ def qlc_tr() -> bool:
     # The step: the first append after which the first GiB is no longer all in SLC.
     step = int(table[table.slc_resident_fraction < 1].written_gib.iloc[0])
     step_ok = R2_STEP_GIB[0] <= step <= R2_STEP_GIB[1]
-    tr = profile_tr_us(ssdtwin.profile_toml("crucial-p1"))
+    tr = profile_tr_us("crucial-p1")
     d = decomposition(table, tr).set_index("mode")
     inferred, _ = check(R2_INFERRED_TR, lambda p: float(d.inferred_tr_us[p.series]))
 

@@ -34,7 +34,7 @@ def test_qlc_tr_latency_steps_when_the_first_gib_is_folded(qlc_table: pd.DataFra
     in_qlc = t[t.slc_resident_fraction == 0.0]
     assert list(in_slc.written_gib) == [1, 2, 3] and list(in_qlc.written_gib) == [5, 6, 7]
     # The step is the difference of the two modes' tR: everything else on the path is the same.
-    tr = profile_tr_us(ssdtwin.profile_toml("crucial-p1"))
+    tr = profile_tr_us("crucial-p1")
     quiet_qlc = in_qlc.mean_lat_us.min()
     assert quiet_qlc - in_slc.mean_lat_us.mean() == pytest.approx(tr["qlc"] - tr["slc"], abs=0.5)
     # Reads in SLC never wait: every one takes the same time.
@@ -44,7 +44,7 @@ def test_qlc_tr_latency_steps_when_the_first_gib_is_folded(qlc_table: pd.DataFra
 
 
 def test_qlc_tr_report_names_the_step_and_the_true_tr(qlc_table: pd.DataFrame) -> None:
-    tr = profile_tr_us(ssdtwin.profile_toml("crucial-p1"))
+    tr = profile_tr_us("crucial-p1")
     text = report(qlc_table, tr)
     assert "The first GiB left SLC between 4 and 5 GiB written." in text
     d = decomposition(qlc_table, tr)

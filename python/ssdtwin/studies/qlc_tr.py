@@ -12,7 +12,6 @@ compares the result with the tR the profile actually has.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from typing import Any
 
@@ -105,16 +104,14 @@ def qlc_tr_sweep(
     return pd.DataFrame(rows)
 
 
-def profile_tr_us(profile_toml: str) -> dict[str, float]:
-    """tR of SLC mode and of the native cell mode, µs, from a resolved profile.
+def profile_tr_us(profile: str, overrides: Mapping[str, object] | None = None) -> dict[str, float]:
+    """tR of SLC mode and of the native cell mode, µs, as the drive built from ``profile``
+    (after ``overrides``) times its reads.
 
-    >>> from ssdtwin import profile_toml
-    >>> profile_tr_us(profile_toml("crucial-p1"))
+    >>> profile_tr_us("crucial-p1")
     {'slc': 46.0, 'qlc': 105.0}
     """
-    nand = tomllib.loads(profile_toml)["nand"]
-    cell = nand["cell"]
-    return {"slc": float(nand["slc"]["t_read_us"]), cell: float(nand[cell]["t_read_us"])}
+    return {mode: ns / 1000 for mode, ns in Device(profile, overrides=overrides).info()["t_read_ns"].items()}
 
 
 def decomposition(table: pd.DataFrame, true_tr_us: dict[str, float]) -> pd.DataFrame:
@@ -197,7 +194,7 @@ def _sweep(
 
 
 def _report(table: pd.DataFrame, profile: str, overrides: Mapping[str, object], **_: Any) -> str:
-    return report(table, profile_tr_us(Device(profile, overrides=overrides).profile_toml))
+    return report(table, profile_tr_us(profile, overrides))
 
 
 def _count(max_written_gib: int, **_: Any) -> int:

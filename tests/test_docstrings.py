@@ -18,6 +18,8 @@ import ssdtwin.testing
 
 MODULES = sorted(m.name for m in pkgutil.walk_packages(ssdtwin.__path__, "ssdtwin."))
 FINDER = doctest.DocTestFinder(exclude_empty=True)
+#: Modules whose examples run a study of several seconds: the slow tier runs them.
+SLOW_EXAMPLES = {"ssdtwin.studies.hmb"}
 
 
 def examples(module: ModuleType) -> list[doctest.DocTest]:
@@ -60,7 +62,10 @@ def test_every_module_is_found() -> None:
     assert expected <= set(MODULES)
 
 
-@pytest.mark.parametrize("name", ["ssdtwin", *MODULES])
+@pytest.mark.parametrize(
+    "name",
+    ["ssdtwin", *(pytest.param(m, marks=pytest.mark.slow) if m in SLOW_EXAMPLES else m for m in MODULES)],
+)
 def test_docstring_examples(name: str) -> None:
     module = importlib.import_module(name)
     report: list[str] = []

@@ -414,6 +414,7 @@ def test_the_cli_takes_max_memory() -> None:
     assert status == 2 and "needs about 1.9 GiB" in err.getvalue() and "--max-memory" in err.getvalue()
 
 
+@pytest.mark.slow
 def test_a_saved_drive_beyond_the_memory_limit_is_refused_before_loading(tmp_path: Path) -> None:
     path = tmp_path / "big.state"
     Device().save(path)

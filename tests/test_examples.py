@@ -12,6 +12,7 @@ import pytest
 from .helpers import REPO
 
 
+@pytest.mark.slow
 def test_python_api_tour(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(sys, "argv", ["python_api.py", str(tmp_path)])
     runpy.run_path(str(REPO / "examples" / "python_api.py"), run_name="__main__")

@@ -73,6 +73,7 @@ def test_verify_only_reads_what_the_job_would_have_written() -> None:
     assert (job["write"]["total_ios"], job["read"]["total_ios"]) == (0, 1024)
 
 
+@pytest.mark.slow
 def test_a_read_job_with_verify_checks_on_the_cpu_and_issues_nothing_more() -> None:
     dev = Device()
     dev.fill("seq", 100)
@@ -98,6 +99,7 @@ def test_verify_async_takes_the_checksum_off_the_job_thread() -> None:
 # ---- latency_target and max_latency ----
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target_us", [200, 400])
 def test_latency_target_finds_the_deepest_queue_that_meets_it(target_us: int) -> None:
     dev = Device(host="none")
@@ -128,6 +130,7 @@ def test_a_latency_target_missed_at_depth_1_ends_the_job_with_etimedout() -> Non
     assert "latency of" in result.errors[0] and "exceeds specified max (1000 nsec)" in result.errors[0]
 
 
+@pytest.mark.slow
 def test_max_latency_fails_the_job_on_one_slow_io() -> None:
     dev = Device(host="none")
     dev.fill("seq", 100)
@@ -165,6 +168,7 @@ def test_different_flow_ids_do_not_hold_each_other_back() -> None:
 # ---- command priorities ----
 
 
+@pytest.mark.slow
 def test_cmdprio_percentage_splits_statistics_and_not_timing() -> None:
     dev = Device()
     dev.fill("seq", 100)

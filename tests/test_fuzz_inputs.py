@@ -50,6 +50,7 @@ def one_line_or_clean(status: int, err: str) -> None:
         assert err.startswith("ssdtwin: ") and err.count("\n") == 1, err
 
 
+@pytest.mark.slow
 @given(st.lists(LINES, max_size=12))
 def test_any_job_file_parses_or_is_one_line(tmp_path_factory: pytest.TempPathFactory, lines: list[str]) -> None:
     path = tmp_path_factory.mktemp("jobs") / "job.fio"
@@ -118,6 +119,7 @@ TRACE_LINES = st.one_of(
     st.sampled_from(["fio version 2 iolog", "fio version 3 iolog", "fio version 4 iolog", ""]),
     st.lists(TRACE_LINES, max_size=10),
 )
+@pytest.mark.slow
 def test_any_iolog_replays_or_is_one_line(
     tmp_path_factory: pytest.TempPathFactory, head: str, lines: list[str]
 ) -> None:
@@ -126,6 +128,7 @@ def test_any_iolog_replays_or_is_one_line(
     one_line_or_clean(*cli("fio", "--host", "none", "--name=r", f"--read_iolog={path}", "--output-format=terse"))
 
 
+@pytest.mark.slow
 @given(st.binary(max_size=400), st.booleans())
 def test_any_blktrace_bytes_replay_or_are_one_line(
     tmp_path_factory: pytest.TempPathFactory, data: bytes, magic: bool

@@ -218,6 +218,7 @@ OWN_OPTIONS = {name.lstrip("-") for p in fio_command.params for name in p.opts i
     name=option_names.filter(lambda n: n.isprintable() and not n.startswith("-") and n not in OWN_OPTIONS),
     value=values.filter(str.isprintable),
 )
+@pytest.mark.slow
 def test_the_cli_refuses_garbage_options_with_status_2(name: str, value: str) -> None:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

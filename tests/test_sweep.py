@@ -72,7 +72,7 @@ def test_the_grid_is_the_cross_product_in_written_order(reference: pd.DataFrame)
     assert iops[("randread", 16)] > 4 * iops[("randread", 1)]
 
 
-@pytest.mark.parametrize("spec", ["local:2", "dask-local:2"])
+@pytest.mark.parametrize("spec", ["local:2", pytest.param("dask-local:2", marks=pytest.mark.slow)])
 def test_every_executor_gives_the_same_table(reference: pd.DataFrame, spec: str) -> None:
     if spec.startswith("dask"):
         pytest.importorskip("distributed", reason="Dask is not installed (pip install 'ssdtwin[dask]')")
@@ -141,6 +141,7 @@ def test_the_cli_runs_a_grid_file_and_refuses_bad_input(run_main: RunMain, tmp_p
     assert_one_line_error(run_main("sweep", grid, "--out", tmp_path / "o2", "--executor", "cloud"), "allowed local[:N]")
 
 
+@pytest.mark.slow
 def test_a_study_runs_its_parts_on_an_executor(run_main: RunMain, tmp_path: Path) -> None:
     small = ["--set", "nand.blocks_per_plane=24", "--set", "identity.capacity_bytes=8589934592"]
     args = ["study", "qd-sweep", "--host", "none", "--profile", "generic-tlc-1tb,micron-9200max", "--depths", "1,4"]

@@ -55,16 +55,20 @@ from reference import (
     R7_SIZE_SPREAD,
     Point,
 )
-from ssdtwin.studies.base import second_edges
-from ssdtwin.studies.cdm import PRESETS, cdm_sweep, plot_cdm, text_export
+from ssdtwin.plots.base import second_edges
+from ssdtwin.plots.cdm import plot_cdm
+from ssdtwin.plots.lbaf import plot_lbaf
+from ssdtwin.plots.memory import plot_memory
+from ssdtwin.plots.zfs_special import plot_zfs_special
+from ssdtwin.studies.cdm import PRESETS, cdm_sweep, text_export
 from ssdtwin.studies.endurance import endurance_projection
 from ssdtwin.studies.hmb import hmb_sweep
-from ssdtwin.studies.lbaf import lbaf_sweep, plot_lbaf, verdicts
-from ssdtwin.studies.memory import memory_sweep, plot_memory
+from ssdtwin.studies.lbaf import lbaf_sweep, verdicts
+from ssdtwin.studies.memory import memory_sweep
 from ssdtwin.studies.qlc_tr import decomposition, profile_tr_us, qlc_tr_sweep
 from ssdtwin.studies.read_after_write import read_after_write_sweep
 from ssdtwin.studies.slc_write import knee, slc_write_sweep
-from ssdtwin.studies.zfs_special import plot_zfs_special, zfs_special_sweep
+from ssdtwin.studies.zfs_special import zfs_special_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "docs" / "validation"
@@ -239,7 +243,7 @@ def qlc_tr() -> bool:
     # The step: the first append after which the first GiB is no longer all in SLC.
     step = int(table[table.slc_resident_fraction < 1].written_gib.iloc[0])
     step_ok = R2_STEP_GIB[0] <= step <= R2_STEP_GIB[1]
-    tr = profile_tr_us(ssdtwin.profile_toml("crucial-p1"))
+    tr = profile_tr_us("crucial-p1")
     d = decomposition(table, tr).set_index("mode")
     inferred, _ = check(R2_INFERRED_TR, lambda p: float(d.inferred_tr_us[p.series]))
 

@@ -361,7 +361,7 @@ class Device:
     def power_cycle(self, unsafe_: bool = False) -> None:
         """Cycles the power after finishing pending work (``unsafe_``: no shutdown notice)."""
     def info(self) -> dict[str, Any]:
-        """Capacity, LBA size, geometry, link."""
+        """Capacity, LBA size, geometry (``t_read_ns``: tR of SLC mode and the native mode), link."""
     @property
     def now_ns(self) -> int:
         """Simulated time, ns."""

@@ -582,7 +582,8 @@ class Device:
         return pd.DataFrame(self._dev.superblock_columns())
 
     def info(self) -> dict[str, Any]:
-        """Capacity, LBA size, geometry and link of the configured drive."""
+        """Capacity, LBA size, geometry (``t_read_ns``: tR of SLC mode and of the native mode, by
+        mode name) and link of the configured drive."""
         return dict(self._dev.info())
 
     @property

@@ -130,6 +130,7 @@ def test_output_writes_the_report_to_a_file(tmp_path: Path, reference_dir: Path)
     assert text.endswith("\n  ]\n}\n") and (reference_dir / "randread-psync.json").read_text().endswith("\n  ]\n}\n")
 
 
+@pytest.mark.slow
 def test_every_format_ends_with_exactly_one_newline() -> None:
     for fmt in ("json", "json+", "normal", "normal,json", "json,normal", "terse", "terse,normal"):
         out = invoke("fio", f"--output-format={fmt}", *QD1_READ).stdout

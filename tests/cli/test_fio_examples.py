@@ -57,9 +57,12 @@ GLOBALS = {"butterfly.fio": "size=64m\n"}
 #: Host changes an example needs (the NUMA nodes it names).
 HOST_SETS = {"numa.fio": ["--host-set", "cpu.numa_nodes=2"]}
 
-pytestmark = pytest.mark.skipif(
-    not EXAMPLES.is_dir(), reason="fio's example job files are not installed (apt-get install fio-examples)"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not EXAMPLES.is_dir(), reason="fio's example job files are not installed (apt-get install fio-examples)"
+    ),
+]
 
 
 def shortened(text: str, extra_globals: str = "") -> str:

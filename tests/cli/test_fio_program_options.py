@@ -82,6 +82,7 @@ def test_terse_versions_have_fio_s_field_counts(run_main: RunMain, version: int)
     assert len(fields) == header + per_direction * directions + 5 + 7 + 10 + 12 + disk + 1, version
 
 
+@pytest.mark.slow
 @needs_fio
 @pytest.mark.parametrize("version", [3, 4, 5])
 def test_terse_lines_are_laid_out_as_real_fio_s(run_main: RunMain, tmp_path: Path, version: int) -> None:
@@ -149,6 +150,7 @@ def test_showcmd_prints_each_file_as_a_command_line(run_main: RunMain, tmp_path:
     )
 
 
+@pytest.mark.slow
 @needs_fio
 @pytest.mark.skipif(
     not EXAMPLES.is_dir(), reason="fio's example job files are not installed (apt-get install fio-examples)"

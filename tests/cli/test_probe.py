@@ -99,6 +99,7 @@ def test_a_file_target_is_refused_before_anything_is_written(run_main: Callable[
     assert_one_line_error(run_main("probe", target, "--set", "nand.channels=4"), "--set changes a --twin profile")
 
 
+@pytest.mark.slow
 def test_a_read_only_probe_of_a_file_runs_real_fio_and_writes_nothing(
     run_main: Callable[..., Outcome], tmp_path: Path
 ) -> None:

@@ -42,6 +42,7 @@ def test_rate_iops_min_and_the_normal_report(run_main: RunMain) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(FIO is None, reason="real fio is not installed (apt-get install fio)")
 def test_real_fio_fails_the_same_job_at_the_same_time(run_main: RunMain) -> None:
     real = subprocess.run(

@@ -47,6 +47,7 @@ def test_a_positive_modifier_skips_and_wraps(run_main: RunMain, tmp_path: Path) 
     assert our_offsets(run_main, tmp_path, "--rw=write:4k") == [*range(0, 64 * KIB, 8 * KIB)] * 2
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(FIO is None, reason="real fio is not installed (apt-get install fio)")
 @pytest.mark.parametrize("rw", ["read:-8k", "write:4k", "read:-4k", "read:12k"])
 def test_sequential_modifiers_issue_real_fio_s_offsets(run_main: RunMain, tmp_path: Path, rw: str) -> None:

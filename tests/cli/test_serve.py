@@ -253,6 +253,7 @@ def need(program: str) -> None:
         pytest.skip(f"{program} is not installed (apt-get install libnbd-bin qemu-utils fio)")
 
 
+@pytest.mark.slow
 def test_nbdinfo_sees_the_export_and_its_block_sizes(served: Served) -> None:
     need("nbdinfo")
     info = json.loads(
@@ -264,6 +265,7 @@ def test_nbdinfo_sees_the_export_and_its_block_sizes(served: Served) -> None:
     assert export["can_trim"] and export["can_zero"] and export["can_flush"] and export["can_multi_conn"]
 
 
+@pytest.mark.slow
 def test_qemu_io_writes_and_verifies_patterns(served: Served) -> None:
     need("qemu-io")
     commands = [
@@ -282,6 +284,7 @@ def test_qemu_io_writes_and_verifies_patterns(served: Served) -> None:
     assert out.returncode == 0 and "Pattern verification failed" not in out.stdout + out.stderr, out
 
 
+@pytest.mark.slow
 def test_nbdcopy_in_and_out_gives_the_same_bytes(served: Served, tmp_path: Path) -> None:
     need("nbdcopy")
     source = tmp_path / "in.bin"
@@ -306,6 +309,7 @@ def fio_nbd(uri: str, *options: str) -> dict[str, object]:
     return report
 
 
+@pytest.mark.slow
 def test_fio_nbd_engine_runs_several_jobs_of_random_reads_and_writes(served: Served) -> None:
     need("fio")
     report = fio_nbd(
@@ -316,6 +320,7 @@ def test_fio_nbd_engine_runs_several_jobs_of_random_reads_and_writes(served: Ser
     assert all(j["error"] == 0 and j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0 for j in jobs)
 
 
+@pytest.mark.slow
 def test_fio_qd1_latency_over_the_time_scale_matches_the_twin(tmp_path: Path) -> None:
     """A QD1 random-read job measured by real fio through NBD, divided by the time scale,
     within 10 % of the same job run by ssdtwin's own fio in virtual time."""

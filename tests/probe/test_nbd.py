@@ -23,6 +23,9 @@ CUT = {"nand.blocks_per_plane": 30, "slc_cache.static_gib": 0.25, "identity.capa
 #: microseconds per request) is small beside the drive's.
 SCALE = 16
 
+#: A server process and real fio: end to end.
+pytestmark = pytest.mark.slow
+
 
 def test_probe_over_nbd_with_real_fio_finds_the_served_drive(tmp_path: Path) -> None:
     if shutil.which("fio") is None:

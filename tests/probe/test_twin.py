@@ -160,6 +160,7 @@ def test_a_dram_less_drive_shows_where_its_map_cache_ends() -> None:
     assert (text["map_cache"]["location"], text["map_cache"]["sram_kib"]) == ("hmb", 256)
 
 
+@pytest.mark.slow
 def test_gc_reaches_snia_steady_state_and_its_amplification_is_within_the_fifo_bound() -> None:
     """generic-tlc-1tb cut to 64 superblocks of 96 MiB: the rounds reach the window rules,
     and the write amplification the steady-state IOPS imply is at least 1 and at most

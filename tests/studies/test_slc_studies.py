@@ -9,11 +9,14 @@ import tomllib
 import pandas as pd
 import pytest
 import ssdtwin
+from ssdtwin.plots.qlc_tr import plot_qlc_tr
+from ssdtwin.plots.read_after_write import plot_read_after_write
+from ssdtwin.plots.slc_write import plot_slc_write
 from ssdtwin.studies import REGISTRY
-from ssdtwin.studies.qlc_tr import decomposition, plot_qlc_tr, profile_tr_us, qlc_tr_sweep, report
-from ssdtwin.studies.read_after_write import plot_read_after_write, read_after_write_sweep
+from ssdtwin.studies.qlc_tr import decomposition, profile_tr_us, qlc_tr_sweep, report
+from ssdtwin.studies.read_after_write import read_after_write_sweep
 from ssdtwin.studies.read_after_write import report as raw_report
-from ssdtwin.studies.slc_write import knee, plot_slc_write, slc_write_sweep
+from ssdtwin.studies.slc_write import knee, slc_write_sweep
 
 # Folding starts once 4 GiB are cached: during the 4th append, and the reads after it.
 SMALL_FOLD = {"slc_cache.fold_high_gib": 4.0, "slc_cache.fold_low_gib": 3.0}
@@ -31,7 +34,7 @@ def test_qlc_tr_latency_steps_when_the_first_gib_is_folded(qlc_table: pd.DataFra
     in_qlc = t[t.slc_resident_fraction == 0.0]
     assert list(in_slc.written_gib) == [1, 2, 3] and list(in_qlc.written_gib) == [5, 6, 7]
     # The step is the difference of the two modes' tR: everything else on the path is the same.
-    tr = profile_tr_us(ssdtwin.profile_toml("crucial-p1"))
+    tr = profile_tr_us("crucial-p1")
     quiet_qlc = in_qlc.mean_lat_us.min()
     assert quiet_qlc - in_slc.mean_lat_us.mean() == pytest.approx(tr["qlc"] - tr["slc"], abs=0.5)
     # Reads in SLC never wait: every one takes the same time.
@@ -41,7 +44,7 @@ def test_qlc_tr_latency_steps_when_the_first_gib_is_folded(qlc_table: pd.DataFra
 
 
 def test_qlc_tr_report_names_the_step_and_the_true_tr(qlc_table: pd.DataFrame) -> None:
-    tr = profile_tr_us(ssdtwin.profile_toml("crucial-p1"))
+    tr = profile_tr_us("crucial-p1")
     text = report(qlc_table, tr)
     assert "The first GiB left SLC between 4 and 5 GiB written." in text
     d = decomposition(qlc_table, tr)
@@ -51,10 +54,6 @@ def test_qlc_tr_report_names_the_step_and_the_true_tr(qlc_table: pd.DataFrame) -
     assert (d.inferred_tr_us > d.true_tr_us).all()
     assert list(d.inferred_tr_us) == pytest.approx(list(d.mean_lat_us - 9.9))
     assert f"{d.true_tr_us[0]:6.1f} us" in text
-
-
-def test_profile_tr_reads_the_native_mode() -> None:
-    assert profile_tr_us(ssdtwin.profile_toml("wd-black-256")) == {"slc": 30.0, "tlc": 75.0}
 
 
 def test_slc_write_falls_from_the_write_path_to_tlc_program_bandwidth() -> None:

@@ -8,6 +8,7 @@ use pyo3::types::PyDict;
 use ssdtwin_core::block::BlockDevice;
 use ssdtwin_core::config::{LoadedProfile, ProfileError, apply_overrides, build, load_profile};
 use ssdtwin_core::engine::{SimDuration, SimTime};
+use ssdtwin_core::nand::CellMode;
 use ssdtwin_core::nvme::HmbGrant;
 use ssdtwin_core::os::{HmbSetting, Host, configure_apst, load_host, negotiate_hmb};
 use ssdtwin_core::ssd::{FillError, FillPattern, Shutdown, Ssd as CoreDevice};
@@ -554,7 +555,8 @@ impl Device {
         self.inner.config().profile_toml.clone()
     }
 
-    /// A summary of the configuration: capacity, LBA size, geometry, link.
+    /// A summary of the configuration: capacity, LBA size, geometry (with tR of SLC mode and
+    /// of the native mode), link.
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let c = self.inner.config();
         let g = &c.geometry;
@@ -567,6 +569,11 @@ impl Device {
         d.set_item("dies", g.dies())?;
         d.set_item("channels", g.channels)?;
         d.set_item("cell", g.native.name())?;
+        let t_read_ns = PyDict::new(py);
+        for mode in [CellMode::Slc, g.native] {
+            t_read_ns.set_item(mode.name(), c.nand.cell[mode.index()].t_read.as_ns())?;
+        }
+        d.set_item("t_read_ns", t_read_ns)?;
         d.set_item("link_bytes_per_sec", c.link.bytes_per_sec)?;
         d.set_item("is_quiet", self.inner.is_quiet())?;
         Ok(d)

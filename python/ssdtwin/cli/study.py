@@ -20,10 +20,11 @@ import click
 import pandas as pd
 
 from ..device import RawToml
+from ..plots import FIGURES
 from ..studies import REGISTRY, Study, run_study, study_parts
 from ..studies.base import choice_list
-from ..studies.zfs_special import plot_zfs_special, size_list, zfs_special_sweep
 from ..studies.zfs_special import report as zfs_special_report
+from ..studies.zfs_special import size_list, zfs_special_sweep
 from ..sweep import open_executor
 from ..zfs import DEFAULT_POOL, OPERATIONS
 from . import progress
@@ -49,6 +50,41 @@ def write_outputs(table: pd.DataFrame, figures: list[Any], paths: list[Path]) ->
     paths[1].write_text(table.to_json(orient="records", indent=1) + "\n")
     for figure, path in zip(figures, paths[2:], strict=True):
         figure.savefig(path, dpi=120, bbox_inches="tight")
+
+
+def _refuse_existing(paths: list[Path], force: bool) -> None:
+    """Refuses, before anything is simulated, to replace a study's outputs without --force."""
+    for path in paths:
+        if path.exists() and not force:
+            raise click.UsageError(f"{path} exists; add --force to replace the study's outputs")
+
+
+def _finish(table: pd.DataFrame, figures: list[Any], paths: list[Path], as_json: bool, report: str) -> None:
+    """Writes the table and figures to ``paths`` (closing the figures), then prints the
+    table as JSON records, or else the report (if any) and the files written."""
+    try:
+        write_outputs(table, figures, paths)
+    finally:
+        import matplotlib.pyplot as plt
+
+        for figure in figures:
+            plt.close(figure)
+    if as_json:
+        click.echo(json.dumps(json.loads(table.to_json(orient="records")), indent=1))
+    else:
+        if report:
+            click.echo(report)
+        click.echo("wrote " + ", ".join(str(p) for p in paths))
+
+
+def _output_params(executor_help: str) -> list[click.Parameter]:
+    """``--out``, ``--json``, ``--force`` and ``--executor``, which every study takes."""
+    return [
+        click.Option(["--out"], type=click.Path(file_okay=False, path_type=Path), help="Output directory."),
+        click.Option(["--json", "as_json"], is_flag=True, help="Print the table as JSON records."),
+        click.Option(["--force"], is_flag=True, help="Replace existing outputs."),
+        click.Option(["--executor"], default=None, help=executor_help),
+    ]
 
 
 def _check_output_dir(out: Path) -> None:
@@ -87,10 +123,7 @@ def _make_command(study: Study) -> click.Command:
         if study.figures_by is not None:
             keys = list(dict.fromkeys(v.strip() for v in str(kwargs[study.figures_by]).split(",") if v.strip()))
         paths = output_paths(study.name, out_dir, profiles, keys)
-        # Refuse before simulating if the outputs exist.
-        for path in paths:
-            if path.exists() and not force:
-                raise click.UsageError(f"{path} exists; add --force to replace the study's outputs")
+        _refuse_existing(paths, force)
         executor: str | None = kwargs.pop("executor")
         options = kwargs
         # Every part of every drive is a point of the sweep engine: counted in steps here,
@@ -113,32 +146,19 @@ def _make_command(study: Study) -> click.Command:
             tables.append(table)
             reports.append(f"== {p} ==\n{report.rstrip()}" if len(profiles) > 1 and report else report)
         table = pd.concat(tables, ignore_index=True)
+        figure = FIGURES[study.name]
         if keys is not None:
             column = study.figures_by
-            figures = [study.plot(table[table[column] == k]) for k in keys]
+            figures = [figure(table[table[column] == k]) for k in keys]
         else:
-            figures = [study.plot(t) for t in tables]
-        try:
-            write_outputs(table, figures, paths)
-        finally:
-            import matplotlib.pyplot as plt
+            figures = [figure(t) for t in tables]
+        _finish(table, figures, paths, as_json, "\n\n".join(r.rstrip() for r in reports if r))
 
-            for figure in figures:
-                plt.close(figure)
-        if as_json:
-            click.echo(json.dumps(json.loads(table.to_json(orient="records")), indent=1))
-        else:
-            text = "\n\n".join(r.rstrip() for r in reports if r)
-            if text:
-                click.echo(text)
-            click.echo("wrote " + ", ".join(str(p) for p in paths))
-
-    default_profile = next(o.default for o in study.options if o.name == "profile")
     params: list[click.Parameter] = [
         click.Option(
             ["--profile"],
             multiple=True,
-            default=[default_profile],
+            default=[study.profile],
             show_default=True,
             help="Profile name or TOML file; repeat it (or separate with commas) to run the study on several drives.",
         ),
@@ -148,7 +168,7 @@ def _make_command(study: Study) -> click.Command:
             metavar="SECTION.FIELD=VALUE",
             help="Change a profile field of every drive (repeatable).",
         ),
-        *(o for o in study.options if o.name != "profile"),
+        *study.options,
         *(
             [
                 click.Option(
@@ -161,13 +181,8 @@ def _make_command(study: Study) -> click.Command:
             if study.takes_host
             else []
         ),
-        click.Option(["--out"], type=click.Path(file_okay=False, path_type=Path), help="Output directory."),
-        click.Option(["--json", "as_json"], is_flag=True, help="Print the table as JSON records."),
-        click.Option(["--force"], is_flag=True, help="Replace existing outputs."),
-        click.Option(
-            ["--executor"],
-            default=None,
-            help="Run the study's independent parts on local[:N] processes, dask-local[:N] or dask://HOST:PORT.",
+        *_output_params(
+            "Run the study's independent parts on local[:N] processes, dask-local[:N] or dask://HOST:PORT."
         ),
     ]
     params += study.arguments
@@ -213,14 +228,6 @@ for _study in REGISTRY:
 )
 @click.option("--host", default="linux-6.1", show_default=True, help="Host profile.")
 @click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
-@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")
-@click.option("--force", is_flag=True, help="Replace existing outputs.")
-@click.option(
-    "--executor",
-    default=None,
-    help="Run the configurations and the fill run on local[:N] processes, dask-local[:N] or dask://HOST:PORT.",
-)
 def zfs_special(
     pool: str,
     overrides: tuple[str, ...],
@@ -246,9 +253,7 @@ def zfs_special(
     out_dir = out or Path("out") / "zfs-special"
     _check_output_dir(out_dir)
     paths = output_paths("zfs-special", out_dir, [pool])
-    for path in paths:
-        if path.exists() and not force:
-            raise click.UsageError(f"{path} exists; add --force to replace the study's outputs")
+    _refuse_existing(paths, force)
     operations = choice_list(workloads, OPERATIONS, "--workloads")
     options: dict[str, Any] = {
         "files": files,
@@ -273,15 +278,9 @@ def zfs_special(
             open_executor(executor) as ex,
         ):
             table = zfs_special_sweep(pool, advance=advance, executor=ex, **options)
-    figure = plot_zfs_special(table)
-    try:
-        write_outputs(table, [figure], paths)
-    finally:
-        import matplotlib.pyplot as plt
+    _finish(table, [FIGURES["zfs-special"](table)], paths, as_json, zfs_special_report(table))
 
-        plt.close(figure)
-    if as_json:
-        click.echo(json.dumps(json.loads(table.to_json(orient="records")), indent=1))
-    else:
-        click.echo(zfs_special_report(table))
-        click.echo("wrote " + ", ".join(str(p) for p in paths))
+
+zfs_special.params += _output_params(
+    "Run the configurations and the fill run on local[:N] processes, dask-local[:N] or dask://HOST:PORT."
+)

@@ -1,0 +1,40 @@
+"""Figures: each module draws the finished table of one study (or of a probe) and returns a
+matplotlib figure; none simulates. matplotlib is imported inside the functions, on the Agg
+backend, so that ``import ssdtwin`` stays light and figures draw without a display.
+
+:data:`FIGURES` gives the CLI each study's figure by the study's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from .cdm import plot_cdm
+from .endurance import plot_endurance
+from .hmb import plot_hmb
+from .lbaf import plot_lbaf
+from .memory import plot_memory
+from .qd_sweep import plot_qd_sweep
+from .qlc_tr import plot_qlc_tr
+from .read_after_write import plot_read_after_write
+from .slc_write import plot_slc_write
+from .thermal import plot_thermal
+from .zfs_special import plot_zfs_special
+
+#: Each study's figure, by the study's name.
+FIGURES: dict[str, Callable[[pd.DataFrame], Any]] = {
+    "cdm": plot_cdm,
+    "endurance": plot_endurance,
+    "hmb": plot_hmb,
+    "lbaf": plot_lbaf,
+    "memory": plot_memory,
+    "qd-sweep": plot_qd_sweep,
+    "qlc-tr": plot_qlc_tr,
+    "read-after-write": plot_read_after_write,
+    "slc-write": plot_slc_write,
+    "thermal": plot_thermal,
+    "zfs-special": plot_zfs_special,
+}

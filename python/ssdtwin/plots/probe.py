@@ -7,14 +7,11 @@ from typing import Any
 
 import pandas as pd
 
+from .base import pyplot
+
 
 def _axes(title: str, xlabel: str, ylabel: str, size: tuple[float, float] = (7.0, 4.2)) -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=size)
+    fig, ax = pyplot().subplots(figsize=size)
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     ax.grid(alpha=0.3)
     return fig, ax

@@ -1,4 +1,5 @@
-"""What a study is, for the CLI: a name, options, a sweep and a figure."""
+"""What a study is, for the CLI: a name, options, a sweep and a report (its figure is
+:data:`ssdtwin.plots.FIGURES`)."""
 
 from __future__ import annotations
 
@@ -31,14 +32,14 @@ class Study:
 
     name: str
     help: str
+    #: The drive the study runs on unless ``--profile`` names others (the measurement's).
+    profile: str
     #: click options mapped to keyword arguments of ``sweep``, ``count``, ``parts`` and ``report``.
     options: list[click.Option]
     #: Runs one part (or the whole study, given all the options) and returns its table.
     sweep: Callable[..., pd.DataFrame]
     #: Number of steps (progress ticks) ``sweep`` takes for these arguments.
     count: Callable[..., int]
-    #: Draws the figure from a finished table.
-    figure: Callable[[pd.DataFrame], Any]
     #: The text report of one drive's whole table (may be empty).
     report: Callable[..., str]
     #: The independent parts of one drive's study, as option values that replace the
@@ -63,8 +64,10 @@ class Study:
         """Progress steps of the whole study on one drive, over all its parts."""
         return sum(self.count(**(kwargs | part)) for part in self.parts(**kwargs))
 
-    def plot(self, table: pd.DataFrame) -> Any:
-        return self.figure(table)
+
+def seed_option() -> click.Option:
+    """``--seed``, the random seed of every stream of a run, as every study takes it."""
+    return click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed.")
 
 
 def int_list(text: str, param_hint: str | None = None) -> list[int]:
@@ -93,15 +96,3 @@ def choice_list(text: str, allowed: tuple[str, ...], param_hint: str | None = No
     if bad or not values:
         raise click.BadParameter(f"'{text}': allowed {', '.join(allowed)} (comma-separated)", param_hint=param_hint)
     return values
-
-
-def second_edges(t_s: pd.Series) -> list[float]:
-    """Edges of the one-second intervals that end at ``t_s`` (rows measured per second are
-    labelled by their end): ``[t_s[0] - 1, t_s[0], …, t_s[-1]]``, for ``Axes.stairs``, so each
-    value is drawn over the second it measured.
-
-    >>> second_edges(pd.Series([1, 2, 3]))
-    [0.0, 1.0, 2.0, 3.0]
-    """
-    ends = [float(t) for t in t_s]
-    return [ends[0] - 1.0, *ends] if ends else []

@@ -203,28 +203,6 @@ def text_export(
     return "\n".join(lines) + "\n"
 
 
-def plot_cdm(table: pd.DataFrame) -> Any:
-    """CrystalDiskMark's window as bars: MB/s per test, reads beside writes."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    tests = list(dict.fromkeys(table.test))
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    for i, op in enumerate(("read", "write")):
-        g = table[table.op == op].set_index("test").reindex(tests)
-        bars = ax.barh([t + 0.4 * i for t in range(len(tests))], g.mb_per_s, 0.4, label=op)
-        ax.bar_label(bars, fmt="%.0f", fontsize="small", padding=2)
-    ax.set_yticks([t + 0.2 for t in range(len(tests))], tests)
-    ax.invert_yaxis()
-    ax.set(xlabel="MB/s (10^6 B/s)", title="CrystalDiskMark 8 tests")
-    ax.legend(loc="lower right")
-    ax.grid(alpha=0.3, axis="x")
-    fig.tight_layout()
-    return fig
-
-
 def _sweep(
     advance: Advance,
     profile: str,
@@ -270,9 +248,9 @@ def _report(
 
 STUDY = Study(
     name="cdm",
+    profile="micron-9200max",
     help="CrystalDiskMark 8's tests and text export on a simulated drive.",
     options=[
-        click.Option(["--profile"], default="micron-9200max", show_default=True, help="Profile name or TOML file."),
         click.Option(
             ["--preset"], type=click.Choice(sorted(PRESETS)), default="default", show_default=True, help="Test rows."
         ),
@@ -289,7 +267,6 @@ STUDY = Study(
     ],
     sweep=_sweep,
     count=lambda preset, **_: 2 * len(PRESETS[preset]),
-    figure=plot_cdm,
     report=_report,
     host=HOST,
 )

@@ -391,52 +391,14 @@ def count(jobs: tuple[str, ...], variant: tuple[str, ...], **_: object) -> int:
     return max(1, len(jobs) or len(DEFAULT_JOBS)) * max(1, len(variant))
 
 
-def plot_endurance(table: pd.DataFrame) -> Any:
-    """Percentage Used over the years for each row, with the date its rated TBW is reached
-    marked; beside it each row's write amplification."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (life, wa) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [2, 1]})
-    ends = [y for y in [*table.years_to_100pct_used, *table.years_to_rated_tbw] if y == y and y < float("inf")]
-    horizon = 1.15 * max(ends, default=5.0)
-    labels = []
-    for i, r in enumerate(table.itertuples()):
-        label = f"{r.job}" if r.variant == "as-shipped" else f"{r.variant} / {r.job}"
-        labels.append(label)
-        color = f"C{i % 10}"
-        life.plot([0, horizon], [0, r.percentage_used_per_year * horizon], color=color, label=label)
-        if r.years_to_rated_tbw == r.years_to_rated_tbw:
-            used = r.percentage_used_per_year * r.years_to_rated_tbw
-            life.plot([r.years_to_rated_tbw], [used], "o", color=color)
-    life.axhline(100, color="grey", ls="--", lw=1)
-    life.set(
-        xlabel="years in service",
-        ylabel="Percentage Used (%)",
-        xlim=(0, horizon),
-        ylim=(0, max(110.0, 1.05 * float((table.percentage_used_per_year * horizon).max()))),
-        title=f"{table.profile.iloc[0]}: wear at the workload's duty cycle (dots: rated TBW reached)",
-    )
-    life.grid(alpha=0.3)
-    life.legend(fontsize="small")
-    wa.barh(labels, table.write_amplification, color=[f"C{i % 10}" for i in range(len(table))])
-    wa.set(xlabel="write amplification (NAND / host bytes)", title="steady state")
-    wa.invert_yaxis()
-    wa.grid(alpha=0.3, axis="x")
-    fig.tight_layout()
-    return fig
-
-
 STUDY = Study(
     name="endurance",
+    profile="micron-9200max",
     help=(
         "How long the drive lasts under each JOB (a fio job file, or random-4k, sequential-128k (these two "
         "by default) or jesd219): precondition, run to steady state, project Percentage Used and the rated TBW's date."
     ),
     options=[
-        click.Option(["--profile"], default="micron-9200max", show_default=True, help="Profile name or TOML file."),
         click.Option(
             ["--duty-cycle"],
             type=float,
@@ -482,7 +444,6 @@ STUDY = Study(
     arguments=[click.Argument(["jobs"], nargs=-1)],
     sweep=sweep,
     count=count,
-    figure=plot_endurance,
     report=lambda table, **_: report(table),
     parts=parts,
     host="none",

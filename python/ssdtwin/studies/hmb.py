@@ -24,7 +24,7 @@ import pandas as pd
 from .._ssdtwin import __version__
 from ..device import Device, profile_toml
 from ..errors import StateError
-from .base import Advance, Study, choice_list, int_list
+from .base import Advance, Study, choice_list, int_list, seed_option
 
 RW_CHOICES = ("randread", "randwrite", "randrw")
 DEFAULT_RANGES = [1, 2, 4, 8, 16, *range(32, 225, 16), 238]
@@ -152,28 +152,6 @@ def hmb_sweep(
     return pd.DataFrame(rows)
 
 
-def plot_hmb(table: pd.DataFrame) -> Any:
-    """IOPS against range, one line per HMB setting, one panel per rw."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rws = list(dict.fromkeys(table.rw))
-    fig, axes = plt.subplots(1, len(rws), figsize=(6 * len(rws), 4.2), squeeze=False)
-    for ax, rw in zip(axes[0], rws, strict=True):
-        rows = table[table.rw == rw]
-        for mib, g in rows.groupby("hmb_mib"):
-            ax.plot(g.range_gib, g.iops / 1e3, marker="o", ms=3, label="HMB off" if mib == 0 else f"HMB {mib} MiB")
-        mix = f" {rows.rwmixread.iloc[0]}% reads" if rw == "randrw" else ""
-        ax.set(xlabel="LBA range (GiB)", ylabel="K IOPS", title=f"{rw}{mix}, 4 KiB, QD 16 x 8 jobs")
-        ax.set_ylim(bottom=0)
-        ax.grid(alpha=0.3)
-        ax.legend()
-    fig.tight_layout()
-    return fig
-
-
 def _sweep(
     advance: Advance,
     profile: str,
@@ -225,9 +203,9 @@ def _count(hmb: str, ranges: str, rw: str, **_: Any) -> int:
 
 STUDY = Study(
     name="hmb",
+    profile="p32a80",
     help="Random I/O against LBA range for several HMB sizes (references R1 and R7).",
     options=[
-        click.Option(["--profile"], default="p32a80", show_default=True, help="Profile name or TOML file."),
         click.Option(["--hmb"], default="off,128,240", show_default=True, help="HMB caps in MiB, or off."),
         click.Option(
             ["--ranges"], default=",".join(map(str, DEFAULT_RANGES)), show_default=True, help="LBA ranges in GiB."
@@ -241,12 +219,11 @@ STUDY = Study(
             help="Percent reads of randrw (R7: 50).",
         ),
         click.Option(["--seconds"], type=float, default=10.0, show_default=True, help="Runtime per point (simulated)."),
-        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+        seed_option(),
     ],
     sweep=_sweep,
     host=HOST,
     count=_count,
-    figure=plot_hmb,
     report=_report,
     parts=_parts,
 )

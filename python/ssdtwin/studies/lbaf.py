@@ -23,7 +23,7 @@ import click
 import pandas as pd
 
 from ..device import DEFAULT_HOST, Device
-from .base import Advance, Study, int_list
+from .base import Advance, Study, int_list, seed_option
 
 RP_NAMES = ("Best", "Better", "Good", "Degraded")
 #: Lowest score for RP 0, 1 and 2; anything lower deserves 3.
@@ -169,32 +169,6 @@ def report(table: pd.DataFrame, profile: str) -> str:
     return "\n".join(lines)
 
 
-def plot_lbaf(table: pd.DataFrame) -> Any:
-    """MB/s per test, one bar per LBA format, reads and writes side by side (log scale)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), squeeze=False)
-    formats = list(dict.fromkeys(table.lbaf))
-    width = 0.8 / len(formats)
-    for ax, op in zip(axes[0], ("read", "write"), strict=True):
-        part = table[table.op == op]
-        tests = list(dict.fromkeys(part.test))
-        for i, lbaf in enumerate(formats):
-            g = part[part.lbaf == lbaf].set_index("test").reindex(tests)
-            label = f"LBAF {lbaf}: {g.data_bytes.iloc[0]}+{g.metadata_bytes.iloc[0]} B, RP {g.advertised_rp.iloc[0]}"
-            ax.bar([t + i * width for t in range(len(tests))], g.mb_per_s, width, label=label)
-        ax.set_xticks([t + 0.4 - width / 2 for t in range(len(tests))], tests, rotation=20)
-        ax.set(ylabel="MB/s", yscale="log", title=f"{op}s by LBA format")
-        ax.grid(alpha=0.3, axis="y")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(formats), fontsize="small")
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
-    return fig
-
-
 def _formats(text: str) -> list[int]:
     return int_list(text, "--formats") if text != "all" else []
 
@@ -224,23 +198,22 @@ def _parts(profile: str, formats: str, overrides: Mapping[str, object] | None = 
 
 STUDY = Study(
     name="lbaf",
+    profile="micron-9200max",
     help="Every LBA format measured, and the Relative Performance each deserves beside the advertised one (R4).",
     options=[
-        click.Option(["--profile"], default="micron-9200max", show_default=True, help="Profile name or TOML file."),
         click.Option(
             ["--span-gib"], type=click.FloatRange(min=0.001), default=8.0, show_default=True, help="LBA span tested."
         ),
         click.Option(
             ["--seconds"], type=click.FloatRange(min=0.001), default=1.0, show_default=True, help="Runtime per test."
         ),
-        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+        seed_option(),
         click.Option(
             ["--formats"], default="all", show_default=True, help="LBA format indexes to measure (comma-separated)."
         ),
     ],
     sweep=_sweep,
     count=_count,
-    figure=plot_lbaf,
     report=lambda table, profile, **_: report(table, profile),
     parts=_parts,
     finish=score_formats,

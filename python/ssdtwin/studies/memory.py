@@ -25,7 +25,7 @@ import pandas as pd
 
 from .. import _ssdtwin
 from ..device import RunResult, override_strings
-from .base import Advance, Study, choice_list, int_list
+from .base import Advance, Study, choice_list, int_list, seed_option
 
 #: ``--kernel`` names of R6's two kernels; any other value is a host profile.
 KERNELS = {"vanilla": "linux-3.6", "fastswap": "linux-3.6-fastswap"}
@@ -315,45 +315,6 @@ def _fio_point(
     return row | _counters(counters)
 
 
-def plot_memory(table: pd.DataFrame) -> Any:
-    """One figure for one bench, as R6 drew them: bandwidth bars per configuration, a panel
-    per drive; groups of bars per (alloc, madvise, pattern), one bar per (kernel, threads)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    bench = str(table.bench.iloc[0])
-    metric, label = ("mflops", "MFLOPS") if bench == "himeno" else ("mb_per_s", "MB/s")
-    profiles = list(dict.fromkeys(table.profile))
-    fig, axes = plt.subplots(len(profiles), 1, figsize=(13, 3.6 * len(profiles)), squeeze=False)
-    group_cols = ["alloc", "madvise", "pattern"] + (["rw", "msync"] if bench == "fio" else [])
-    bar_cols = ["kernel", "threads"]
-    for ax, prof in zip(axes[:, 0], profiles, strict=True):
-        t = table[table.profile == prof]
-        groups = list(dict.fromkeys(map(tuple, t[group_cols].values.tolist())))
-        bars = list(dict.fromkeys(map(tuple, t[bar_cols].values.tolist())))
-        width = 0.8 / max(len(bars), 1)
-        for b, bar in enumerate(bars):
-            sel = t[(t[bar_cols[0]] == bar[0]) & (t[bar_cols[1]] == bar[1])]
-            values = []
-            for g in groups:
-                m = sel
-                for col, v in zip(group_cols, g, strict=True):
-                    m = m[m[col] == v]
-                values.append(float(m[metric].iloc[0]) if len(m) else math.nan)
-            xs = [i + (b - (len(bars) - 1) / 2) * width for i in range(len(groups))]
-            ax.bar(xs, values, width=width, label=f"{bar[0]}, {bar[1]} thread{'s' if bar[1] != 1 else ''}")
-        names = ["\n".join(str(v) if not isinstance(v, bool) else ("msync" if v else "") for v in g) for g in groups]
-        ax.set_xticks(range(len(groups)), names, fontsize=7)
-        ax.set_yscale("log")
-        ax.set(ylabel=label, title=f"{prof}: {bench}")
-        ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=7, ncols=2)
-    fig.tight_layout()
-    return fig
-
-
 def _sweep(advance: Advance, profile: str, overrides: Mapping[str, object], **opts: Any) -> pd.DataFrame:
     return memory_sweep(profile, overrides=overrides, advance=advance, **_options(**opts))
 
@@ -448,11 +409,9 @@ def _positive_int(_ctx: click.Context, param: click.Parameter, value: int) -> in
 
 STUDY = Study(
     name="memory",
+    profile="iodrive2-1200,intel-910-400",
     help="Flash as extended memory: swap vs mmap on a 3.6 kernel, vanilla vs fastswap (reference R6).",
     options=[
-        click.Option(
-            ["--profile"], default="iodrive2-1200,intel-910-400", show_default=True, help="Profile name or TOML file."
-        ),
         click.Option(["--bench"], default="memcpy", show_default=True, help="memcpy, stream, himeno, fio (a list)."),
         click.Option(
             ["--kernel"],
@@ -508,12 +467,11 @@ STUDY = Study(
         click.Option(["--fio-rw"], default="read,write", show_default=True, help="fio bench directions."),
         click.Option(["--fio-msync"], default="no,yes", show_default=True, help="fio: sync after every write."),
         click.Option(["--fio-runtime"], type=float, default=5.0, show_default=True, help="fio runtime per point, s."),
-        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+        seed_option(),
     ],
     sweep=_sweep,
     host="linux-3.6",
     count=_count,
-    figure=plot_memory,
     report=_report,
     parts=_parts,
     takes_host=False,

@@ -10,7 +10,7 @@ import click
 import pandas as pd
 
 from ..device import DEFAULT_HOST, DEFAULT_PROFILE, Device
-from .base import Advance, Study, choice_list, int_list
+from .base import Advance, Study, choice_list, int_list, seed_option
 
 RW_CHOICES = ("randread", "randwrite", "randrw", "read", "write")
 
@@ -77,26 +77,6 @@ def qd_sweep(
     return pd.DataFrame(rows)
 
 
-def plot_qd_sweep(table: pd.DataFrame) -> Any:
-    """IOPS against queue depth, and mean latency against IOPS, one line per direction."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
-    for (rw, direction), g in table.groupby(["rw", "direction"], sort=False):
-        label = f"{rw} ({direction})" if rw == "randrw" else rw
-        a.plot(g.iodepth, g.iops / 1e3, marker="o", label=label)
-        b.plot(g.iops / 1e3, g.mean_lat_us, marker="o", label=label)
-    a.set(xscale="log", xlabel="queue depth", ylabel="K IOPS", title="IOPS vs queue depth")
-    b.set(xlabel="K IOPS", ylabel="mean latency (µs)", title="latency vs IOPS")
-    a.legend()
-    b.legend()
-    fig.tight_layout()
-    return fig
-
-
 def _sweep(
     advance: Advance,
     profile: str,
@@ -138,19 +118,18 @@ def _count(profile: str, rw: str, depths: str, **_: Any) -> int:
 
 STUDY = Study(
     name="qd-sweep",
+    profile=DEFAULT_PROFILE,
     help="IOPS and latency against queue depth on a sequentially filled drive.",
     options=[
-        click.Option(["--profile"], default=DEFAULT_PROFILE, show_default=True, help="Profile name or TOML file."),
         click.Option(["--rw"], default="randread,randwrite", show_default=True, help="Access patterns."),
         click.Option(["--depths"], default="1,2,4,8,16,32,64,128", show_default=True, help="Queue depths."),
         click.Option(["--bs"], default="4k", show_default=True, help="Block size (fio syntax)."),
         click.Option(["--seconds"], type=float, default=1.0, show_default=True, help="Simulated seconds per point."),
         click.Option(["--span-gib"], type=float, default=16.0, show_default=True, help="LBA span in GiB."),
-        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+        seed_option(),
     ],
     sweep=_sweep,
     count=_count,
-    figure=plot_qd_sweep,
     report=_report,
     parts=_parts,
 )

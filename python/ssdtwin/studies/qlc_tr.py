@@ -12,7 +12,6 @@ compares the result with the tR the profile actually has.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,7 +19,7 @@ import click
 import pandas as pd
 
 from ..device import Device
-from .base import Advance, Study
+from .base import Advance, Study, seed_option
 
 GIB = 1 << 30
 #: R2's published allowance for everything besides tR, µs: host transfer + channel and ECC.
@@ -105,16 +104,14 @@ def qlc_tr_sweep(
     return pd.DataFrame(rows)
 
 
-def profile_tr_us(profile_toml: str) -> dict[str, float]:
-    """tR of SLC mode and of the native cell mode, µs, from a resolved profile.
+def profile_tr_us(profile: str, overrides: Mapping[str, object] | None = None) -> dict[str, float]:
+    """tR of SLC mode and of the native cell mode, µs, as the drive built from ``profile``
+    (after ``overrides``) times its reads.
 
-    >>> from ssdtwin import profile_toml
-    >>> profile_tr_us(profile_toml("crucial-p1"))
+    >>> profile_tr_us("crucial-p1")
     {'slc': 46.0, 'qlc': 105.0}
     """
-    nand = tomllib.loads(profile_toml)["nand"]
-    cell = nand["cell"]
-    return {"slc": float(nand["slc"]["t_read_us"]), cell: float(nand[cell]["t_read_us"])}
+    return {mode: ns / 1000 for mode, ns in Device(profile, overrides=overrides).info()["t_read_ns"].items()}
 
 
 def decomposition(table: pd.DataFrame, true_tr_us: dict[str, float]) -> pd.DataFrame:
@@ -176,35 +173,6 @@ def report(table: pd.DataFrame, true_tr_us: dict[str, float]) -> str:
     return "\n".join(lines)
 
 
-def plot_qlc_tr(table: pd.DataFrame) -> Any:
-    """Latency against data written, with the first GiB's SLC share on a second axis."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    ax.plot(table.written_gib, table.mean_lat_us, marker="o", ms=3, label="mean")
-    ax.plot(table.written_gib, table.p99_lat_us, marker=".", ms=3, ls="--", label="p99")
-    ax.set(
-        xlabel="data written (GiB)",
-        ylabel="QD1 4 KiB read latency (µs)",
-        title=f"{table.profile.iloc[0]} on {table.host.iloc[0]}: QD1 4 KiB reads of the first GiB",
-    )
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    share = ax.twinx()
-    in_slc = "share of the first GiB in SLC"
-    shaded = share.fill_between(
-        table.written_gib, table.slc_resident_fraction, alpha=0.12, color="C2", step="mid", label=in_slc
-    )
-    share.set(ylabel=in_slc, ylim=(0, 1.05))
-    handles, labels = ax.get_legend_handles_labels()
-    ax.legend([*handles, shaded], [*labels, in_slc], loc="upper left")
-    fig.tight_layout()
-    return fig
-
-
 def _sweep(
     advance: Advance,
     profile: str,
@@ -226,7 +194,7 @@ def _sweep(
 
 
 def _report(table: pd.DataFrame, profile: str, overrides: Mapping[str, object], **_: Any) -> str:
-    return report(table, profile_tr_us(Device(profile, overrides=overrides).profile_toml))
+    return report(table, profile_tr_us(profile, overrides))
 
 
 def _count(max_written_gib: int, **_: Any) -> int:
@@ -235,9 +203,9 @@ def _count(max_written_gib: int, **_: Any) -> int:
 
 STUDY = Study(
     name="qlc-tr",
+    profile="crucial-p1",
     help="QD1 read latency of the first GiB as data is appended; tR inferred as R2 did (reference R2).",
     options=[
-        click.Option(["--profile"], default="crucial-p1", show_default=True, help="Profile name or TOML file."),
         click.Option(
             ["--max-written-gib"], type=click.IntRange(min=1), default=40, show_default=True, help="GiB to append."
         ),
@@ -247,11 +215,10 @@ STUDY = Study(
             default=None,
             help="4 KiB reads per point [default: a whole GiB, as R2].",
         ),
-        click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed."),
+        seed_option(),
     ],
     sweep=_sweep,
     count=_count,
-    figure=plot_qlc_tr,
     report=_report,
     host=HOST,
 )

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..device import Device
 from ..perftest import perftest
-from .base import Advance, Study, int_list, second_edges
+from .base import Advance, Study, int_list
 from .slc_write import HOST, parse_size
 
 
@@ -75,33 +75,6 @@ def report(table: pd.DataFrame) -> str:
     return "Reads after W seconds of writing (MB/s = 2^20 bytes/s):\n" + "\n".join(lines)
 
 
-def plot_read_after_write(table: pd.DataFrame) -> Any:
-    """Read rate per second, one line per write time."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    # Curves that coincide (W = 5, 7, 9 s all overflow the cache) stay visible: each later
-    # one is drawn thinner and dashed over the earlier, wider ones.
-    styles = ["-", "--", "-.", ":"]
-    groups = list(table.groupby("write_s"))
-    for k, (w, g) in enumerate(groups):
-        label = "formatted (W = 0)" if w == 0 else f"after W = {w} s of writes ({g.written_gb.iloc[0]:.1f} GB)"
-        width = 1.0 + 2.5 * (len(groups) - 1 - k) / max(len(groups) - 1, 1)
-        style = styles[k % len(styles)]
-        ax.stairs(g.read_mib_per_s, second_edges(g.t_s), baseline=None, label=label, lw=width, ls=style)
-    title = f"{table.profile.iloc[0]} on {table.host.iloc[0]}: sequential reads after writing"
-    ax.set(xlabel="read time (s)", ylabel="MiB/s (2^20 B/s)", title=title)
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    return fig
-
-
 def _sweep(
     advance: Advance,
     profile: str,
@@ -133,9 +106,9 @@ def _count(write_seconds: str, **_: Any) -> int:
 
 STUDY = Study(
     name="read-after-write",
+    profile="wd-black-256",
     help="Format, write W seconds, then read: reads slowed by folding (reference R3).",
     options=[
-        click.Option(["--profile"], default="wd-black-256", show_default=True, help="Profile name or TOML file."),
         click.Option(
             ["--write-seconds"], default="0,1,3,5,7,9", show_default=True, help="Write times W, comma-separated."
         ),
@@ -144,7 +117,6 @@ STUDY = Study(
     ],
     sweep=_sweep,
     count=_count,
-    figure=plot_read_after_write,
     report=lambda table, **_: report(table),
     parts=_parts,
     host=HOST,

@@ -10,14 +10,13 @@ Rates are in the tool's "MB/s" (2^20 bytes/s); data written in GB (10^9 bytes).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import click
 import pandas as pd
 
 from ..device import Device
 from ..perftest import perftest
-from .base import Advance, Study, second_edges
+from .base import Advance, Study
 
 
 def parse_size(text: str) -> int:
@@ -115,31 +114,6 @@ def report(table: pd.DataFrame) -> str:
     )
 
 
-def plot_slc_write(table: pd.DataFrame) -> Any:
-    """Write rate per second, with the data written on a second axis."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    ax.stairs(table.write_mib_per_s, second_edges(table.t_s), baseline=None, label="write MiB/s", lw=1.5)
-    title = f"{table.profile.iloc[0]} on {table.host.iloc[0]}: sequential writes after a format"
-    ax.set(xlabel="time (s)", ylabel="MiB/s (2^20 B/s)", title=title)
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    written = ax.twinx()
-    written.plot(table.t_s, table.written_gb, color="C1", ls="--", label="written (GB)")
-    written.set(ylabel="written (GB)", ylim=(0, None))
-    k = knee(table)
-    if k is not None:
-        ax.axvline(k["t_s"], color="grey", ls=":", label=f"cliff at {k['written_gb']:.2f} GB")
-    ax.legend(loc="lower left")
-    fig.tight_layout()
-    return fig
-
-
 def _sweep(
     advance: Advance,
     profile: str,
@@ -156,9 +130,9 @@ def _sweep(
 
 STUDY = Study(
     name="slc-write",
+    profile="wd-black-256",
     help="Sequential writes after format, per second: the SLC cache's size and the rates around the cliff (R3).",
     options=[
-        click.Option(["--profile"], default="wd-black-256", show_default=True, help="Profile name or TOML file."),
         click.Option(["--bs"], default="128k", show_default=True, help="Bytes per write."),
         click.Option(
             ["--threads"], type=click.IntRange(1, 128), default=1, show_default=True, help="Threads, QD1 each."
@@ -167,7 +141,6 @@ STUDY = Study(
     ],
     sweep=_sweep,
     count=lambda **_: 1,
-    figure=plot_slc_write,
     report=lambda table, **_: report(table),
     host=HOST,
 )

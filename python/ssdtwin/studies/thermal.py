@@ -17,7 +17,7 @@ import click
 import pandas as pd
 
 from ..device import Device
-from .base import Advance, Study, second_edges
+from .base import Advance, Study
 
 
 def thermal_sweep(
@@ -90,29 +90,6 @@ def report(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def plot_thermal(table: pd.DataFrame) -> Any:
-    """Temperature (top) and write rate (bottom) over time, one line per airflow."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (temp, rate) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
-    for i, (airflow, t) in enumerate(table.groupby("airflow_m_per_s", sort=True)):
-        color = f"C{i % 10}"
-        temp.plot(t.t_s, t.temperature_c, color=color, label=f"{airflow:g} m/s airflow")
-        step = float(t.t_s.iloc[1] - t.t_s.iloc[0]) if len(t) > 1 else 1.0
-        edges = [x * step for x in second_edges(t.t_s / step)]
-        rate.stairs(t.write_mb_per_s, edges, baseline=None, color=color, label=f"{airflow:g} m/s")
-    temp.set(ylabel="composite temperature (°C)", title=f"{table.profile.iloc[0]}: a long sequential write")
-    temp.grid(alpha=0.3)
-    temp.legend(fontsize="small")
-    rate.set(xlabel="time (s)", ylabel="write MB/s (10^6 B/s)", ylim=(0, None))
-    rate.grid(alpha=0.3)
-    fig.tight_layout()
-    return fig
-
-
 def _sweep(
     advance: Advance,
     profile: str,
@@ -140,9 +117,9 @@ def _parts(airflow: str, **_: Any) -> list[dict[str, Any]]:
 
 STUDY = Study(
     name="thermal",
+    profile="crucial-p1",
     help="Temperature and write bandwidth over a long sequential write, with and without airflow (throttling).",
     options=[
-        click.Option(["--profile"], default="crucial-p1", show_default=True, help="Profile name or TOML file."),
         click.Option(
             ["--airflow"], default="0,2", show_default=True, help="Airflows over the drive, m/s (comma-separated)."
         ),
@@ -153,7 +130,6 @@ STUDY = Study(
     ],
     sweep=_sweep,
     count=lambda airflow, **_: max(1, len([v for v in str(airflow).split(",") if v.strip()])),
-    figure=plot_thermal,
     report=lambda table, **_: report(table),
     parts=_parts,
 )

@@ -302,7 +302,8 @@ def test_a_progress_callback_cannot_use_its_busy_device(dev: Device) -> None:
         dev.counters()
         return True
 
-    job = {"name": "j", "rw": "randread", "size": "64m", "iodepth": 32, "ioengine": "libaio", "runtime": "1s"}
+    # Long enough for the runner to report progress (every 65,536 of its steps).
+    job = {"name": "j", "rw": "randread", "size": "256m", "iodepth": 32, "ioengine": "libaio", "runtime": "1s"}
     with pytest.raises(DeviceError, match="the device is busy with the run or fill that called this progress callback"):
         dev.run(job, progress=peek)
     with pytest.raises(DeviceError, match="the callback cannot use it"):
@@ -324,7 +325,7 @@ def test_an_interrupted_run_leaves_no_partial_logs(dev: Device, tmp_path: Path) 
     job = {
         "name": "j",
         "rw": "randread",
-        "size": "64m",
+        "size": "256m",
         "iodepth": 32,
         "ioengine": "libaio",
         "runtime": "1s",

@@ -17,17 +17,19 @@ This module needs hypothesis (installed with ``ssdtwin[test]``).
 
 from __future__ import annotations
 
+import tomllib
 from typing import Any
 
 from hypothesis import strategies as st
 
 from . import _ssdtwin
-from .device import DEFAULT_PROFILE
+from .device import DEFAULT_PROFILE, profile_toml
 
 __all__ = [
     "FLAG_OPTIONS",
     "SUPPORTED_OPTIONS",
     "fio_jobs",
+    "ideal_overrides",
     "small_device_overrides",
     "small_overrides",
 ]
@@ -59,7 +61,8 @@ def small_overrides(
     The defaults give 2 channels x 2 dies x 2 planes, 12 pages of 16 KiB per block
     (superblocks of 1.5 MiB), 64 superblocks (96 MiB raw) and a namespace ``op_pct`` percent
     smaller (capped so GC keeps its reserve), a 1 MiB write buffer, GC thresholds of 4 and 2
-    free superblocks and no transfer-size limit. ``pages_per_block`` must be a multiple of 3
+    free superblocks and no transfer-size limit, with no latency variability
+    (:func:`ideal_overrides`). ``pages_per_block`` must be a multiple of 3
     (TLC) and ``blocks_per_plane`` at least 8.
 
     >>> small_overrides(blocks_per_plane=32)["identity.capacity_bytes"]
@@ -84,7 +87,26 @@ def small_overrides(
     capacity = min(int(raw_bytes * (1.0 - op_pct / 100.0)), most_bytes) // _UNIT_BYTES * _UNIT_BYTES
     if capacity <= 0:
         raise ValueError(f"{blocks_per_plane} blocks per plane leave no room for a namespace")
-    return {**geometry, "identity.capacity_bytes": capacity}
+    return {**geometry, **ideal_overrides(DEFAULT_PROFILE), "identity.capacity_bytes": capacity}
+
+
+def ideal_overrides(profile: str = DEFAULT_PROFILE) -> dict[str, object]:
+    """Overrides that switch off every source of latency variability `profile` sets (page
+    types, die variation, read retries, firmware time), for tests that check a mechanism's
+    exact arithmetic: the ideal drive, where every read of a kind takes the same time.
+
+    >>> sorted(ideal_overrides("crucial-p1"))[-2:]
+    ['nand.qlc.t_read_spread_us', 'nand.slc.t_read_spread_us']
+    """
+    nand = tomllib.loads(profile_toml(profile))["nand"]
+    spreads = {f"nand.{m}.t_read_spread_us": 0.0 for m in ("slc", "mlc", "tlc", "qlc") if m in nand}
+    sources = {
+        "nand.die_cv": 0.0,
+        "controller.cmd_cv": 0.0,
+        "endurance.read_retry_fresh": 0.0,
+        "endurance.read_retry_rated": 0.0,
+    }
+    return sources | spreads
 
 
 @st.composite

@@ -15,14 +15,16 @@ import ssdtwin
 from click.testing import CliRunner
 from ssdtwin import JobError
 from ssdtwin.cli import cli, main
+from ssdtwin.testing import ideal_overrides
 
 from ..helpers import Outcome, assert_one_line_error
 
 RunMain = Callable[..., Outcome]
 
-#: Short QD1 random reads over the first GiB on the drive alone (no host costs): 5 ms of
-#: simulated time.
+#: Short QD1 random reads over the first GiB on the ideal drive alone (no host costs, no
+#: latency variability): 5 ms of simulated time.
 QD1_READ = [
+    *(f"--set={k}={v}" for k, v in ideal_overrides().items()),
     "--host",
     "none",
     "--name=r",

@@ -78,7 +78,12 @@ def test_show_prints_toml_that_round_trips(tmp_path: Path) -> None:
     parsed = tomllib.loads(text)
     assert parsed["identity"]["capacity_bytes"] == 1_000_204_886_016
     assert parsed["nand"]["channels"] == 8
-    assert parsed["nand"]["tlc"] == {"t_read_us": 50.0, "t_prog_us": 600.0, "t_erase_us": 3500.0}
+    assert parsed["nand"]["tlc"] == {
+        "t_read_us": 50.0,
+        "t_read_spread_us": 10.0,
+        "t_prog_us": 600.0,
+        "t_erase_us": 3500.0,
+    }
     toml_text, derived = text.split("\n# derived", 1)
     assert toml_text == ssdtwin.profile_toml("generic-tlc-1tb")
     assert all(line.startswith("# ") for line in derived.splitlines()[1:])

@@ -17,9 +17,10 @@ from ssdtwin.studies.qlc_tr import decomposition, profile_tr_us, qlc_tr_sweep, r
 from ssdtwin.studies.read_after_write import read_after_write_sweep
 from ssdtwin.studies.read_after_write import report as raw_report
 from ssdtwin.studies.slc_write import knee, slc_write_sweep
+from ssdtwin.testing import ideal_overrides
 
 # Folding starts once 4 GiB are cached: during the 4th append, and the reads after it.
-SMALL_FOLD = {"slc_cache.fold_high_gib": 4.0, "slc_cache.fold_low_gib": 3.0}
+SMALL_FOLD = {"slc_cache.fold_high_gib": 4.0, "slc_cache.fold_low_gib": 3.0} | ideal_overrides("crucial-p1")
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +58,9 @@ def test_qlc_tr_report_names_the_step_and_the_true_tr(qlc_table: pd.DataFrame) -
 
 
 def test_slc_write_falls_from_the_write_path_to_tlc_program_bandwidth() -> None:
-    t = slc_write_sweep("wd-black-256", seconds=4, overrides={"slc_cache.static_gib": 1.0})
+    t = slc_write_sweep(
+        "wd-black-256", seconds=4, overrides={"slc_cache.static_gib": 1.0} | ideal_overrides("wd-black-256")
+    )
     assert list(t.columns) == ["t_s", "write_mib_per_s", "written_gb", "slc_cached_gb", "folded_gb", "profile", "host"]
     k = knee(t)
     assert k is not None

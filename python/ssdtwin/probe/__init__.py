@@ -20,8 +20,9 @@ a profile (each field saying whether it was measured, derived or left at its def
 >>> runner = TwinRunner("wd-black-256", {"nand.blocks_per_plane": 100, "slc_cache.static_gib": 0.5,
 ...                                      "identity.capacity_bytes": 8 << 30})
 >>> result = probe(runner, twin_facts(runner.device), Settings.for_twin().only(("floor", "geometry")))
->>> round(result.estimates["first_tr_ns"].value / 1e3)   # freshly written data: the SLC tR
-30
+>>> # Freshly written data: the SLC tR (30 us), as this drive's dies vary around it.
+>>> abs(result.estimates["first_tr_ns"].value / 1e3 - 30) < 1.5
+True
 """
 
 from .compare import compare, summary

@@ -15,6 +15,7 @@ __all__ = [
     "fio_showcmd",
     "hdd_names",
     "hdd_toml",
+    "host_dram_bytes",
     "host_names",
     "host_toml",
     "max_namespace_bytes",
@@ -35,6 +36,9 @@ def host_names() -> list[str]:
 
 def host_toml(host: str, overrides: list[str] = ...) -> str:
     """Resolved, validated TOML of a host profile after overrides; raises ProfileError."""
+
+def host_dram_bytes(host: str, overrides: list[str] = ...) -> int:
+    """DRAM of a host profile after overrides, bytes, as the model holds it; raises ProfileError."""
 
 def profile_names() -> list[str]:
     """Names of the shipped profiles."""

@@ -55,6 +55,14 @@ fn host_toml(py: Python<'_>, host: &str, overrides: Vec<String>) -> PyResult<Str
     Ok(config.profile_toml)
 }
 
+/// DRAM of a host profile after overrides, in bytes, as the model holds it (`cpu.dram_gib`).
+#[pyfunction]
+#[pyo3(signature = (host, overrides = Vec::new()))]
+fn host_dram_bytes(py: Python<'_>, host: &str, overrides: Vec<String>) -> PyResult<u64> {
+    let config = ssdtwin_core::os::load_host(host, &overrides).map_err(|e| errors::profile(py, &e))?;
+    Ok(config.dram_bytes)
+}
+
 /// The values a profile implies (capacities, superblocks, map size, bandwidths), after
 /// `overrides`, as a dict of unit-named fields (`ssdtwin_core::config::Derived`).
 #[pyfunction]
@@ -99,6 +107,7 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(derived, m)?)?;
     m.add_function(wrap_pyfunction!(host_names, m)?)?;
     m.add_function(wrap_pyfunction!(host_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(host_dram_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(memory::run_memory, m)?)?;
     m.add_function(wrap_pyfunction!(memory::run_fio_on_drive, m)?)?;
     m.add("DEFAULT_HOST", ssdtwin_core::os::DEFAULT_HOST)?;

@@ -14,7 +14,6 @@ both, or on one). Each point runs on fresh drives; the memory the kernel leaves 
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -295,10 +294,9 @@ def _fio_point(
         "--group_reporting",
         *(["--fsync=1"] if p["msync"] else []),
     ]
-    dram = float(tomllib.loads(_ssdtwin.host_toml(host, host_sets))["cpu"]["dram_gib"])
     memory_gib = memory_bytes / GIB
     sets = [*host_sets, f"page_cache.memory_gib={memory_gib}"]
-    if memory_gib > dram:
+    if memory_bytes > _ssdtwin.host_dram_bytes(host, host_sets):
         sets.append(f"cpu.dram_gib={memory_gib}")
     with TemporaryDirectory() as logs:
         out = _ssdtwin.run_fio_on_drive(

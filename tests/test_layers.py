@@ -1,7 +1,8 @@
 """Calls only go down: no module of ssdtwin-core names a module on a floor above its own.
 
 The floors are the layers of ``crates/ssdtwin-core/src/lib.rs``, top to bottom, checked
-against the code: ``config`` builds the drive's parts' configurations (``nvme``'s link,
+against the code: ``setup`` composes hosts, targets and drives above everything;
+``config`` builds the drive's parts' configurations (``nvme``'s link,
 ``controller``'s, ``ftl``'s, ``nand``'s timings) and ``ssd`` is built from the result, so
 ``config`` sits between them; ``block`` is the seam every target implements, so it sits
 under all of them. Every ``crate::MODULE`` path outside a comment counts, in ``use`` lines
@@ -19,6 +20,7 @@ SRC = REPO / "crates" / "ssdtwin-core" / "src"
 
 #: Top to bottom; modules on one floor may use each other.
 FLOORS: list[set[str]] = [
+    {"setup"},
     {"workload"},
     {"os"},
     {"zfs"},
@@ -41,9 +43,6 @@ KNOWN_UPWARD: set[tuple[str, str]] = {
     ("block", "ssd"),
     # The map cache sizes its HMB share from the drive's HMB request (nvme::HmbRequest).
     ("controller", "nvme"),
-    # A pool's fio runs take the host's configuration and run the workload runner.
-    ("zfs", "os"),
-    ("zfs", "workload"),
 }
 
 _PATH = re.compile(r"\bcrate::([a-z_][a-z0-9_]*)")

@@ -88,7 +88,9 @@ def check(points: list[Point], simulated: Callable[[Point], float]) -> tuple[pd.
             good = sim < p.value if p.relation == "<" else sim > p.value
             ref = f"{p.relation} {number(p.value)}"
             shown = "within bound" if good else "OUT OF BOUND"
-        ok &= good
+        if not good and p.known:
+            shown += f" (known: {p.known})"
+        ok &= good or bool(p.known)
         rows.append(
             {"series": p.series, "x": p.x, "reference": ref, "simulated": number(sim), "error": shown, "ok": good}
         )

@@ -99,8 +99,8 @@ def ideal_overrides(profile: str = DEFAULT_PROFILE) -> dict[str, object]:
     ['nand.qlc.t_read_spread_us', 'nand.slc.t_read_spread_us']
     """
     nand = tomllib.loads(profile_toml(profile))["nand"]
-    spreads = {f"nand.{m}.t_read_spread_us": 0.0 for m in ("slc", "mlc", "tlc", "qlc") if m in nand}
-    sources = {
+    spreads: dict[str, object] = {f"nand.{m}.t_read_spread_us": 0.0 for m in ("slc", "mlc", "tlc", "qlc") if m in nand}
+    sources: dict[str, object] = {
         "nand.die_cv": 0.0,
         "controller.cmd_cv": 0.0,
         "endurance.read_retry_fresh": 0.0,

@@ -10,10 +10,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from ssdtwin.testing import ideal_overrides
 
 from ..helpers import Outcome, assert_one_line_error
 
+#: wd-black-256 cut to a few GiB, ideal (no latency variability), so the probe's estimates
+#: can be checked against the exact parameters.
 CUT = [
+    *(f"--set={k}={v}" for k, v in ideal_overrides("wd-black-256").items()),
     "--set",
     "nand.blocks_per_plane=100",
     "--set",

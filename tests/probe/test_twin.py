@@ -20,6 +20,7 @@ from ssdtwin.probe.plan import ProbeResult
 from ssdtwin.probe.profile import check_profile
 from ssdtwin.probe.runner import Job
 from ssdtwin.probe.suspend import derived_program_time_ns, measure_suspend
+from ssdtwin.testing import ideal_overrides
 
 GIB = 1 << 30
 #: wd-black-256 cut to 8 GiB with a 0.5 GiB static SLC cache: R3's drive, small.
@@ -32,7 +33,9 @@ QUICK = Settings.for_twin().only(("floor", "geometry", "slc", "recovery", "fold-
 
 
 def run(profile: str, overrides: dict[str, object], settings: Settings = QUICK, **runner: Any) -> ProbeResult:
-    r = TwinRunner(profile, overrides, **runner)
+    """Probes `profile` made ideal (no latency variability): each estimate is then checked
+    against the exact parameter the probe should recover."""
+    r = TwinRunner(profile, ideal_overrides(profile) | overrides, **runner)
     try:
         return probe(r, twin_facts(r.device), settings)
     finally:
@@ -40,7 +43,7 @@ def run(profile: str, overrides: dict[str, object], settings: Settings = QUICK, 
 
 
 def profile_of(profile: str, overrides: dict[str, object]) -> dict[str, Any]:
-    return tomllib.loads(ssdtwin.profile_toml(profile, overrides))
+    return tomllib.loads(ssdtwin.profile_toml(profile, ideal_overrides(profile) | overrides))
 
 
 @pytest.fixture(scope="module")

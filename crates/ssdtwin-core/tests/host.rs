@@ -13,7 +13,7 @@ use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{JobSet, JobSpec, RunOptions, RunResult, RwPattern, SizeSpec, run};
 
 fn filled_generic() -> Ssd {
-    let mut dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
+    let mut dev = Ssd::new(crate::common::generic_ideal());
     dev.fill(FillPattern::Sequential { percent: 1.0, command_bytes: 1 << 17 }).unwrap();
     dev
 }
@@ -21,7 +21,8 @@ fn filled_generic() -> Ssd {
 /// [`filled_generic`] with profile overrides.
 fn filled_generic_with(overrides: &[&str]) -> Ssd {
     let mut p = load_profile("generic-tlc-1tb").unwrap();
-    apply_overrides(&mut p, &overrides.iter().map(ToString::to_string).collect::<Vec<_>>()).unwrap();
+    let overrides = crate::common::IDEAL.iter().chain(overrides).map(ToString::to_string).collect::<Vec<_>>();
+    apply_overrides(&mut p, &overrides).unwrap();
     let mut dev = Ssd::new(build(&p).unwrap());
     dev.fill(FillPattern::Sequential { percent: 1.0, command_bytes: 1 << 17 }).unwrap();
     dev

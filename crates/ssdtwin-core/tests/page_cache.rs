@@ -10,7 +10,7 @@ use ssdtwin_core::workload::fio::parse_command_line;
 use ssdtwin_core::workload::{JobSet, RunOptions, RunResult, run};
 
 fn filled_generic() -> Ssd {
-    let mut dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
+    let mut dev = Ssd::new(crate::common::generic_ideal());
     dev.fill(FillPattern::Sequential { percent: 1.0, command_bytes: 1 << 17 }).unwrap();
     dev
 }

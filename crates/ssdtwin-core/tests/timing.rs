@@ -12,7 +12,7 @@ use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::RwPattern;
 
 fn generic() -> DeviceConfig {
-    build(&load_profile("generic-tlc-1tb").unwrap()).unwrap()
+    crate::common::generic_ideal()
 }
 
 fn filled_generic() -> Ssd {

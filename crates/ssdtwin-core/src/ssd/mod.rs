@@ -52,7 +52,7 @@ use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimRng, S
 /// The seed of a device's variability streams until a run reseeds them ([`Ssd::reseed`]).
 const DEFAULT_NOISE_SEED: u64 = 0x5EED;
 /// Stream labels of the run's variability sources.
-const RETRY_STREAM: u64 = 0x5245_5452_59;
+const RETRY_STREAM: u64 = 0x0052_4554_5259;
 const FIRMWARE_STREAM: u64 = 0x4657_5449_4d45;
 use crate::ftl::{Ftl, MediaErrors, RelocationJob, Stream};
 use crate::nand::{CellMode, DieId, DieOp, DieOpKind, DieWake, NandArray, PuId, UNIT_BYTES};

@@ -158,8 +158,8 @@ mod tests {
         assert!((law.chance(1.0) - 0.1).abs() < 1e-12);
         // Halfway through the life: the geometric mean.
         assert!((law.chance(0.5) - 1e-2).abs() < 1e-12);
-        assert_eq!(law.chance(10.0), MAX_RETRY_CHANCE);
-        assert_eq!(ReadRetryLaw::default().chance(1.0), 0.0);
+        assert_eq!(law.chance(10.0).to_bits(), MAX_RETRY_CHANCE.to_bits());
+        assert_eq!(ReadRetryLaw::default().chance(1.0).to_bits(), 0f64.to_bits());
     }
 
     #[test]

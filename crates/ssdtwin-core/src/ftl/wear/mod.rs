@@ -370,6 +370,7 @@ impl BlockWear {
             }
             // Retired, it serves no reads (as a restored array computes it).
             self.uber[(sb * self.dies + die) as usize] = 0.0;
+            self.retry_chance[(sb * self.dies + die) as usize] = 0.0;
         }
         true
     }

@@ -3,7 +3,6 @@
 //! kernel's rules (`mm/readahead.c`, `mm/page-writeback.c`), not from a run.
 
 use ssdtwin_core::block::CounterRow;
-use ssdtwin_core::config::{build, load_profile};
 use ssdtwin_core::os::{Host, HostConfig, load_host};
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::fio::parse_command_line;

@@ -6,7 +6,7 @@
 //! nothing, so submission latency is 0 and clat is the drive's own latency.
 
 use crate::common::{job, run_one, small_config};
-use ssdtwin_core::config::{DeviceConfig, build, load_profile};
+use ssdtwin_core::config::DeviceConfig;
 use ssdtwin_core::nand::UNIT_BYTES;
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::RwPattern;

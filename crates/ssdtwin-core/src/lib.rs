@@ -15,7 +15,9 @@
 //!   TRIM) and [`nand`] (dies, channels, cell-mode timings);
 //! * [`engine`] (time, event queue, resources, random streams) and [`stats`] (histograms,
 //!   fio output) sit underneath all of them;
-//! * [`config`] turns a profile (TOML) into a validated [`config::DeviceConfig`].
+//! * [`profile_file`] reads the TOML every kind of profile is written in (shipped tables,
+//!   `--set` overrides, the field checker, the shared errors), under all of them too;
+//! * [`config`] turns a drive profile into a validated [`config::DeviceConfig`].
 //!
 //! Contract: once a profile has been built and a job validated, a run cannot fail on input;
 //! simulated time is integer nanoseconds and never read from a clock; the same profile, job
@@ -49,6 +51,7 @@ pub mod input;
 pub mod nand;
 pub mod nvme;
 pub mod os;
+pub mod profile_file;
 pub mod ssd;
 pub mod stats;
 pub mod workload;

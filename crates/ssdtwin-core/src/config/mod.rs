@@ -13,12 +13,11 @@
 //! ```
 
 mod derived;
-mod error;
 mod profile;
 mod shipped;
 
+pub use crate::profile_file::{LoadedProfile, ProfileError, apply_overrides};
 pub use derived::{Derived, model_memory_bytes};
-pub use error::ProfileError;
 pub use profile::*;
 pub use shipped::{SHIPPED, shipped_names, shipped_text};
 
@@ -31,113 +30,12 @@ use crate::ftl::{
 };
 use crate::nand::{CellMode, CellTiming, DieScheduler, Geometry, NandTiming, SuspendPolicy, SuspendTiming, UNIT_BYTES};
 use crate::nvme::{HmbRequest, LbaFormat, LinkConfig, Namespace, PowerState, PowerStates};
-
-/// A profile as loaded: its parsed TOML table and where it came from.
-#[derive(Clone, Debug)]
-pub struct LoadedProfile {
-    /// File path, or `shipped:NAME`.
-    pub source: String,
-    /// Shipped name or file stem.
-    pub name: String,
-    /// The TOML table (overrides edit this before [`build`]).
-    pub table: toml::Table,
-    /// The text as read, while no override has changed the table (errors then carry the
-    /// line and column).
-    text: Option<String>,
-}
-
-impl LoadedProfile {
-    /// Parses profile text; `source` labels errors.
-    pub fn from_str(text: &str, source: &str, name: &str) -> Result<Self, ProfileError> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| parse_error(source, &e.to_string()))?;
-        Ok(LoadedProfile { source: source.to_string(), name: name.to_string(), table, text: Some(text.to_string()) })
-    }
-
-    /// The resolved profile as TOML text (after overrides), as `profiles show` prints it.
-    pub fn to_toml(&self) -> String {
-        toml::to_string(&self.table).expect("a toml::Table always serialises")
-    }
-}
+use crate::profile_file::{self, Checker, parse_error};
 
 /// Resolves a shipped profile name or a path to a TOML file.
 pub fn load_profile(name_or_path: &str) -> Result<LoadedProfile, ProfileError> {
-    if let Some(text) = shipped_text(name_or_path) {
-        return LoadedProfile::from_str(text, &format!("shipped:{name_or_path}"), name_or_path);
-    }
     let not_found = || ProfileError::NotFound { name: name_or_path.to_string(), available: shipped_names().join(", ") };
-    let (text, stem) = read_profile_file(name_or_path, not_found)?;
-    LoadedProfile::from_str(&text, name_or_path, &stem)
-}
-
-/// The text of the profile file `path` and its file stem (the profile's name). A path that
-/// exists but cannot be read as a profile is [`ProfileError::Unreadable`]; one that does not
-/// exist is `not_found()` (which lists the shipped names of its kind).
-pub(crate) fn read_profile_file(
-    path: &str,
-    not_found: impl FnOnce() -> ProfileError,
-) -> Result<(String, String), ProfileError> {
-    let file = std::path::Path::new(path);
-    let text = crate::input::read_text(file, crate::input::PROFILE_LIMIT_BYTES).map_err(|e| {
-        if file.exists() {
-            ProfileError::Unreadable { path: path.to_string(), reason: e.to_string() }
-        } else {
-            not_found()
-        }
-    })?;
-    let stem = file.file_stem().map_or_else(|| path.to_string(), |s| s.to_string_lossy().into_owned());
-    Ok((text, stem))
-}
-
-/// Applies `key=value` overrides, where `key` is a dotted field name and `value` is a TOML
-/// value (a bare word is taken as a string).
-pub fn apply_overrides(profile: &mut LoadedProfile, overrides: &[String]) -> Result<(), ProfileError> {
-    for text in overrides {
-        let bad = |problem: &str| ProfileError::BadOverride { text: text.clone(), problem: problem.to_string() };
-        let (key, raw) = text.split_once('=').ok_or_else(|| bad("expected section.field=value"))?;
-        let path: Vec<&str> = key.trim().split('.').collect();
-        if path.len() < 2 || path.iter().any(|p| p.is_empty()) {
-            return Err(bad("expected section.field=value"));
-        }
-        let raw = raw.trim();
-        let value: toml::Value = format!("v = {raw}")
-            .parse::<toml::Table>()
-            .ok()
-            .and_then(|mut t| t.remove("v"))
-            .unwrap_or_else(|| toml::Value::String(raw.to_string()));
-        profile.text = None;
-        let mut table = &mut profile.table;
-        for part in &path[..path.len() - 1] {
-            let entry = table.entry((*part).to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
-            table = entry.as_table_mut().ok_or_else(|| bad(&format!("'{part}' is not a section")))?;
-        }
-        table.insert(path[path.len() - 1].to_string(), value);
-    }
-    Ok(())
-}
-
-pub(crate) fn parse_error(source: &str, message: &str) -> ProfileError {
-    // toml's messages span several lines: "TOML parse error at line L, column C", a source
-    // excerpt, then the cause; or, without spans, the cause then "in `section`".
-    let lines: Vec<&str> = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let position = lines.iter().find_map(|l| l.strip_prefix("TOML parse error at "));
-    let section = lines.iter().find_map(|l| l.strip_prefix("in `").and_then(|r| r.strip_suffix('`')));
-    let cause = lines
-        .iter()
-        .rev()
-        .find(|l| {
-            !l.starts_with("in `")
-                && !l.starts_with('|')
-                && !l.starts_with('^')
-                && !l.chars().next().is_some_and(|c| c.is_ascii_digit())
-        })
-        .copied()
-        .unwrap_or("invalid TOML");
-    let message = match (position, section) {
-        (Some(p), _) => format!("{p}: {cause}"),
-        (None, Some(s)) => format!("[{s}]: {cause}"),
-        (None, None) => cause.to_string(),
-    };
-    ProfileError::Parse { file: source.to_string(), message }
+    profile_file::load_from(name_or_path, SHIPPED, "", not_found)
 }
 
 /// Identity strings and NVMe identify values.
@@ -236,53 +134,6 @@ pub struct RatedEndurance {
     pub warranty_years: Option<f64>,
 }
 
-/// Checks field values of one file and words errors the same way for every profile kind.
-pub(crate) struct Checker<'a> {
-    pub(crate) file: &'a str,
-}
-
-impl Checker<'_> {
-    pub(crate) fn range<T: PartialOrd + std::fmt::Display + Copy>(
-        &self,
-        field: &str,
-        v: T,
-        lo: T,
-        hi: T,
-    ) -> Result<T, ProfileError> {
-        if v < lo || v > hi {
-            return Err(self.bad(field, &v, &format!("allowed {lo} to {hi}")));
-        }
-        Ok(v)
-    }
-    pub(crate) fn bad(&self, field: &str, value: &dyn std::fmt::Display, allowed: &str) -> ProfileError {
-        ProfileError::OutOfRange {
-            file: self.file.to_string(),
-            field: field.to_string(),
-            value: value.to_string(),
-            allowed: allowed.to_string(),
-        }
-    }
-    pub(crate) fn us(&self, field: &str, v: f64) -> Result<SimDuration, ProfileError> {
-        if !v.is_finite() || !(0.0..=1e9).contains(&v) {
-            return Err(self.bad(field, &v, "allowed 0 to 1e9 microseconds"));
-        }
-        Ok(SimDuration((v * 1000.0).round() as u64))
-    }
-    pub(crate) fn positive_us(&self, field: &str, v: f64) -> Result<SimDuration, ProfileError> {
-        let d = self.us(field, v)?;
-        if d.as_ns() == 0 {
-            return Err(self.bad(field, &v, "must be greater than 0"));
-        }
-        Ok(d)
-    }
-    pub(crate) fn choice<T: Copy>(&self, field: &str, v: &str, options: &[(&str, T)]) -> Result<T, ProfileError> {
-        options.iter().find(|(n, _)| *n == v).map(|(_, t)| *t).ok_or_else(|| {
-            let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-            self.bad(field, &format!("\"{v}\""), &format!("allowed {}", names.join(", ")))
-        })
-    }
-}
-
 /// Checks a loaded profile and derives the device configuration.
 pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
     let file = loaded.source.as_str();
@@ -295,7 +146,7 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
                 .into(),
         });
     }
-    let p: Profile = match &loaded.text {
+    let p: Profile = match loaded.text() {
         Some(text) => toml::from_str(text),
         None => toml::Value::Table(loaded.table.clone()).try_into(),
     }

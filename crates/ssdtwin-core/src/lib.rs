@@ -30,8 +30,10 @@
 //!   TRIM) and [`nand`] (dies, channels, cell-mode timings);
 //! * [`engine`] (time, event queue, resources, random streams) and [`stats`] (histograms,
 //!   fio output) sit underneath all of them;
-//! * beside the floors, [`config`] turns a profile (TOML) into a validated
-//!   [`config::DeviceConfig`], and [`input`] reads the files users name within sane limits.
+//! * beside the floors, [`config`] turns a drive profile (TOML) into a validated
+//!   [`config::DeviceConfig`], and [`input`] reads the files users name within sane limits;
+//! * [`profile_file`] reads the TOML every kind of profile is written in (shipped tables,
+//!   `--set` overrides, the field checker, the shared errors), under all of them.
 //!
 //! Contract: once a profile has been built and a job validated, a run cannot fail on input;
 //! simulated time is integer nanoseconds and never read from a clock; the same profile, job
@@ -65,6 +67,7 @@ pub mod input;
 pub mod nand;
 pub mod nvme;
 pub mod os;
+pub mod profile_file;
 pub mod setup;
 pub mod ssd;
 pub mod stats;

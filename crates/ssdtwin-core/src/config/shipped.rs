@@ -13,10 +13,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
 
 /// Names of the shipped profiles.
 pub fn shipped_names() -> Vec<&'static str> {
-    SHIPPED.iter().map(|(n, _)| *n).collect()
+    crate::profile_file::shipped::names(SHIPPED)
 }
 
 /// Text of a shipped profile.
 pub fn shipped_text(name: &str) -> Option<&'static str> {
-    SHIPPED.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    crate::profile_file::shipped::text(SHIPPED, name)
 }

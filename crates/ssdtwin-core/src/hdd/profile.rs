@@ -7,8 +7,8 @@
 
 use super::layout::Layout;
 use super::seek::SeekCurve;
-use crate::config::{Checker, LoadedProfile, ProfileError, parse_error, read_profile_file};
 use crate::engine::SimDuration;
+use crate::profile_file::{self, Checker, LoadedProfile, ProfileError, parse_error};
 use serde::Deserialize;
 
 /// Disk profiles shipped with ssdtwin, embedded at build time from `profiles/hdd/`.
@@ -19,7 +19,7 @@ pub const SHIPPED_HDDS: &[(&str, &str)] = &[
 
 /// Names of the shipped disk profiles.
 pub fn shipped_hdd_names() -> Vec<&'static str> {
-    SHIPPED_HDDS.iter().map(|(n, _)| *n).collect()
+    profile_file::shipped::names(SHIPPED_HDDS)
 }
 
 /// Whether a parsed profile describes a disk (it has `[mechanics]`) rather than an SSD.
@@ -29,13 +29,9 @@ pub fn is_hdd_profile(table: &toml::Table) -> bool {
 
 /// Resolves a shipped disk name or a path to a disk profile file.
 pub fn load_hdd(name_or_path: &str) -> Result<LoadedProfile, ProfileError> {
-    if let Some((_, text)) = SHIPPED_HDDS.iter().find(|(n, _)| *n == name_or_path) {
-        return LoadedProfile::from_str(text, &format!("shipped:{name_or_path}"), name_or_path);
-    }
     let not_found =
         || ProfileError::NotFound { name: name_or_path.to_string(), available: shipped_hdd_names().join(", ") };
-    let (text, stem) = read_profile_file(name_or_path, not_found)?;
-    LoadedProfile::from_str(&text, name_or_path, &stem)
+    profile_file::load_from(name_or_path, SHIPPED_HDDS, "", not_found)
 }
 
 /// A whole disk profile.
@@ -264,7 +260,7 @@ fn finite_range(c: &Checker, field: &str, v: f64, lo: f64, hi: f64) -> Result<f6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::apply_overrides;
+    use crate::profile_file::apply_overrides;
 
     fn with(overrides: &[&str]) -> Result<HddConfig, ProfileError> {
         let mut p = load_hdd("exos-x18-16tb").unwrap();

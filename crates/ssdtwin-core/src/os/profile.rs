@@ -9,9 +9,9 @@
 //! `--set cpu.speed_factor=…` moves every cost together. Every value carries its source in
 //! the shipped files' comments. The `none` profile has no costs at all: the bare twin.
 
-use crate::config::{Checker, ProfileError, parse_error};
 use crate::engine::SimDuration;
 use crate::nvme::ApstPolicy;
+use crate::profile_file::{self, Checker, LoadedProfile, ProfileError, apply_overrides, parse_error};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -605,29 +605,21 @@ pub const SHIPPED_HOSTS: &[(&str, &str)] = &[
 
 /// Names of the shipped host profiles.
 pub fn shipped_host_names() -> Vec<&'static str> {
-    SHIPPED_HOSTS.iter().map(|(n, _)| *n).collect()
+    profile_file::shipped::names(SHIPPED_HOSTS)
 }
 
 /// Loads and checks a shipped host profile by name, or a TOML file by path, after
 /// `section.field=value` overrides.
 pub fn load_host(name_or_path: &str, overrides: &[String]) -> Result<HostConfig, ProfileError> {
-    let (text, source, name) = if let Some((n, t)) = SHIPPED_HOSTS.iter().find(|(n, _)| *n == name_or_path) {
-        ((*t).to_string(), format!("shipped:hosts/{n}"), (*n).to_string())
-    } else {
-        let not_found = || ProfileError::HostNotFound {
-            name: name_or_path.to_string(),
-            available: shipped_host_names().join(", "),
-        };
-        let (text, stem) = crate::config::read_profile_file(name_or_path, not_found)?;
-        (text, name_or_path.to_string(), stem)
-    };
-    let mut loaded = crate::config::LoadedProfile::from_str(&text, &source, &name)?;
-    crate::config::apply_overrides(&mut loaded, overrides)?;
+    let not_found =
+        || ProfileError::HostNotFound { name: name_or_path.to_string(), available: shipped_host_names().join(", ") };
+    let mut loaded = profile_file::load_from(name_or_path, SHIPPED_HOSTS, "hosts/", not_found)?;
+    apply_overrides(&mut loaded, overrides)?;
     build_host(&loaded)
 }
 
 /// Checks a loaded host profile.
-pub fn build_host(loaded: &crate::config::LoadedProfile) -> Result<HostConfig, ProfileError> {
+pub fn build_host(loaded: &LoadedProfile) -> Result<HostConfig, ProfileError> {
     let file = loaded.source.as_str();
     let p: HostProfile = toml::Value::Table(loaded.table.clone())
         .try_into()

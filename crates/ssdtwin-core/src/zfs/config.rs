@@ -29,9 +29,11 @@
 //! lz4 makes of metadata, `[zpl]` the CPU cost of file-system calls. Every error names the
 //! file and the field (`vdevs[1].drives[0]`), on one line.
 
-use crate::config::{DeviceConfig, LoadedProfile, ProfileError, apply_overrides, build, load_profile, parse_error};
+// The drive's own configuration, for the SSDs a vdev names; the rest is common to every profile file.
+use crate::config::{DeviceConfig, build, load_profile};
 use crate::engine::SimDuration;
 use crate::hdd::{HddConfig, build_hdd, is_hdd_profile, load_hdd};
+use crate::profile_file::{self, FileProblem, LoadedProfile, ProfileError, apply_overrides, parse_error};
 use serde::Deserialize;
 use thiserror::Error;
 
@@ -116,7 +118,7 @@ pub const SHIPPED_POOLS: &[(&str, &str)] = &[
 
 /// Names of the shipped pools.
 pub fn shipped_pool_names() -> Vec<&'static str> {
-    SHIPPED_POOLS.iter().map(|(n, _)| *n).collect()
+    profile_file::shipped::names(SHIPPED_POOLS)
 }
 
 /// Where a block goes (`zpoolconcepts(7)`, "Allocation classes").
@@ -695,14 +697,12 @@ fn to_pool(e: &ProfileError) -> PoolError {
 
 /// Resolves a shipped pool name or a path to a pool file.
 pub fn load_pool(name_or_path: &str) -> Result<LoadedPool, PoolError> {
-    if let Some((n, text)) = SHIPPED_POOLS.iter().find(|(n, _)| *n == name_or_path) {
-        return LoadedPool::from_str(text, &format!("shipped:pools/{n}"));
+    if let Some(text) = profile_file::shipped::text(SHIPPED_POOLS, name_or_path) {
+        return LoadedPool::from_str(text, &format!("shipped:pools/{name_or_path}"));
     }
-    let path = std::path::Path::new(name_or_path);
-    let text = crate::input::read_text(path, crate::input::PROFILE_LIMIT_BYTES).map_err(|e| {
-        if path.exists() {
-            PoolError::Unreadable { path: name_or_path.to_string(), reason: e.to_string() }
-        } else {
+    let (text, _) = profile_file::read_profile_file(name_or_path).map_err(|problem| match problem {
+        FileProblem::Unreadable(reason) => PoolError::Unreadable { path: name_or_path.to_string(), reason },
+        FileProblem::Missing => {
             PoolError::NotFound { name: name_or_path.to_string(), available: shipped_pool_names().join(", ") }
         }
     })?;
@@ -714,28 +714,26 @@ pub fn load_pool(name_or_path: &str) -> Result<LoadedPool, PoolError> {
 pub fn apply_pool_overrides(pool: &mut LoadedPool, overrides: &[String]) -> Result<(), PoolError> {
     for text in overrides {
         let bad = |problem: &str| PoolError::BadOverride { text: text.clone(), problem: problem.to_string() };
-        let (key, raw) = text.split_once('=').ok_or_else(|| bad("expected section.field=value"))?;
-        let path: Vec<&str> = key.trim().split('.').collect();
-        if path.len() < 2 || path.iter().any(|p| p.is_empty()) {
-            return Err(bad("expected section.field=value"));
-        }
-        let raw = raw.trim();
-        let value: toml::Value = format!("v = {raw}")
-            .parse::<toml::Table>()
-            .ok()
-            .and_then(|mut t| t.remove("v"))
-            .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+        let profile_file::Override { path, value } =
+            profile_file::split_override(text).ok_or_else(|| bad("expected section.field=value"))?;
         let pool_name = pool.table.get("pool").and_then(|p| p.get("name")).and_then(|n| n.as_str()).map(String::from);
         let mut node = toml::Value::Table(std::mem::take(&mut pool.table));
-        let result = set_path(&mut node, &path, value, pool_name.as_deref());
+        let result = set_path(&mut node, &path, value, pool_name.as_deref(), &bad);
         let toml::Value::Table(t) = node else { unreachable!("the root stays a table") };
         pool.table = t;
-        result.map_err(|p| bad(&p))?;
+        result?;
     }
     Ok(())
 }
 
-fn set_path(node: &mut toml::Value, path: &[&str], value: toml::Value, pool: Option<&str>) -> Result<(), String> {
+/// Sets `path` under `node` to `value`; `bad` words what is wrong with the override.
+fn set_path(
+    node: &mut toml::Value,
+    path: &[&str],
+    value: toml::Value,
+    pool: Option<&str>,
+    bad: &dyn Fn(&str) -> PoolError,
+) -> Result<(), PoolError> {
     let (head, rest) = (path[0], &path[1..]);
     match node {
         toml::Value::Table(t) => {
@@ -747,13 +745,13 @@ fn set_path(node: &mut toml::Value, path: &[&str], value: toml::Value, pool: Opt
                 t.insert("datasets".into(), toml::Value::Array(Vec::new()));
             }
             let entry = t.entry(head.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
-            set_path(entry, rest, value, pool)
+            set_path(entry, rest, value, pool, bad)
         }
         toml::Value::Array(items) => {
             let index = if let Ok(i) = head.parse::<usize>() {
                 (i < items.len())
                     .then_some(i)
-                    .ok_or_else(|| format!("there is no element {i} (there are {})", items.len()))?
+                    .ok_or_else(|| bad(&format!("there is no element {i} (there are {})", items.len())))?
             } else {
                 // A dataset by name; the root dataset is created if the file has none.
                 let name = if Some(head) == pool { "" } else { head };
@@ -765,11 +763,11 @@ fn set_path(node: &mut toml::Value, path: &[&str], value: toml::Value, pool: Opt
                 })
             };
             if rest.is_empty() {
-                return Err("name a field of the element".into());
+                return Err(bad("name a field of the element"));
             }
-            set_path(&mut items[index], rest, value, pool)
+            set_path(&mut items[index], rest, value, pool, bad)
         }
-        _ => Err(format!("'{head}' is below a value that is not a section")),
+        _ => Err(bad(&format!("'{head}' is below a value that is not a section"))),
     }
 }
 

@@ -1,8 +1,9 @@
-//! Errors in device profiles.
+//! Errors in profile files: the variants every kind of profile (drive, host, disk) shares,
+//! worded once so every file reports a bad field the same way.
 
 use thiserror::Error;
 
-/// A profile could not be turned into a device. Every variant names the file (or the
+/// A profile could not be turned into a configuration. Every variant names the file (or the
 /// override source) and the field; the simulation never starts with a bad profile.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]

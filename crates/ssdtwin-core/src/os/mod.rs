@@ -34,8 +34,8 @@ pub use cpu::{Booking, CoreId, CoreTime, Cpu};
 pub use hmb::{HmbSetting, negotiate_hmb};
 pub use md::{Md, MdLayout};
 pub use profile::{
-    DriverCosts, EngineCosts, EngineKind, FsCosts, HostApst, HostConfig, HostProfile, MemoryConfig, SHIPPED_HOSTS,
-    build_host, load_host, shipped_host_names,
+    DriverCosts, EngineCosts, EngineKind, FsCosts, HostApst, HostConfig, HostProfile, MemoryConfig, OsFamily,
+    SHIPPED_HOSTS, build_host, load_host, shipped_host_names,
 };
 
 use crate::block::{BlockDevice, Command, CounterRow, Opcode};

@@ -17,6 +17,7 @@
 //!   fio output) sit underneath all of them;
 //! * [`profile_file`] reads the TOML every kind of profile is written in (shipped tables,
 //!   `--set` overrides, the field checker, the shared errors), under all of them too;
+//! * [`defaults`] holds every default a user meets without naming a value;
 //! * [`config`] turns a drive profile into a validated [`config::DeviceConfig`].
 //!
 //! Contract: once a profile has been built and a job validated, a run cannot fail on input;
@@ -44,6 +45,7 @@
 pub mod block;
 pub mod config;
 pub mod controller;
+pub mod defaults;
 pub mod engine;
 pub mod ftl;
 pub mod hdd;

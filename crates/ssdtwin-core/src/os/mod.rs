@@ -576,8 +576,7 @@ impl<D: BlockDevice> Host<D> {
     }
 }
 
-/// The host jobs run on when none is named: a current Linux machine, as fio users have.
-pub const DEFAULT_HOST: &str = "linux-6.1";
+pub use crate::defaults::DEFAULT_HOST;
 
 /// A host that adds nothing: the bare twin.
 pub fn bare_host() -> HostConfig {

@@ -32,7 +32,7 @@ FLOORS: list[set[str]] = [
     {"ftl"},
     {"nand"},
     {"block"},
-    {"engine", "stats", "input"},
+    {"engine", "stats", "input", "profile_file", "defaults"},
 ]
 
 #: Today's known imports from a floor above, as (importer, imported). They are being

@@ -5,6 +5,12 @@ from typing import Any, final
 
 __all__ = [
     "DEFAULT_HOST",
+    "DEFAULT_MEMORY_LIMIT_BYTES",
+    "DEFAULT_POOL",
+    "DEFAULT_PROFILE",
+    "DEFAULT_RUN_SEED",
+    "DEFAULT_SERIES_WINDOW_NS",
+    "DEFAULT_SETUP_SEED",
     "Device",
     "Pool",
     "RunOutput",
@@ -29,7 +35,14 @@ __all__ = [
 ]
 
 __version__: str
+# The core's defaults (``ssdtwin_core::defaults``); arguments left out (None) take them.
 DEFAULT_HOST: str
+DEFAULT_MEMORY_LIMIT_BYTES: int
+DEFAULT_POOL: str
+DEFAULT_PROFILE: str
+DEFAULT_RUN_SEED: int
+DEFAULT_SERIES_WINDOW_NS: int
+DEFAULT_SETUP_SEED: int
 
 def host_names() -> list[str]:
     """Names of the shipped host profiles."""
@@ -132,7 +145,7 @@ class Pool:
     """A simulated ZFS pool on a host."""
 
     def __new__(
-        cls, pool: str, overrides: list[str] = ..., host: str = ..., host_overrides: list[str] = ...
+        cls, pool: str, overrides: list[str] = ..., host: str | None = None, host_overrides: list[str] = ...
     ) -> Pool: ...
     def copy(self) -> Pool:
         """An independent pool in the same state."""
@@ -146,7 +159,7 @@ class Pool:
         dirs_per_dir: int = 10,
         name_bytes: int = 20,
         classes: list[str] | None = None,
-        seed: int = 1,
+        seed: int | None = None,
     ) -> None:
         """Generates a file tree for a dataset."""
 
@@ -162,7 +175,7 @@ class Pool:
         total_bytes: int = 1073741824,
         count: int = 1000,
         io_bytes: int = 4096,
-        seed: int = 1,
+        seed: int | None = None,
         progress: Callable[[int, int], bool] | None = None,
     ) -> dict[str, Any]:
         """Runs a tree operation; returns what it did."""
@@ -175,11 +188,11 @@ class Pool:
         job_text: str | None = None,
         source: str = "job",
         base_dir: str = ".",
-        seed: int = ...,
+        seed: int | None = None,
         log_dir: str = ".",
         wall_unix_ms: int = 0,
         wall_ctime: str = "",
-        series_window_ms: float = 100.0,
+        series_window_ms: float | None = None,
         progress: Callable[..., bool] | None = None,
     ) -> RunOutput:
         """Runs fio jobs on a dataset named by its mount point."""
@@ -282,7 +295,7 @@ class Device:
         percent: float = 100.0,
         command_bytes: int = 131072,
         overwrite_passes: float = 2.0,
-        seed: int = 1,
+        seed: int | None = None,
         progress: Callable[[int, int], bool] | None = None,
         exact: bool = False,
     ) -> None:
@@ -300,12 +313,12 @@ class Device:
         job_text: str | None = None,
         source: str = "job",
         base_dir: str = ".",
-        seed: int = ...,
+        seed: int | None = None,
         log_dir: str = ".",
         device_name: str = "nvme0n1",
         wall_unix_ms: int = 0,
         wall_ctime: str = "",
-        series_window_ms: float = 100.0,
+        series_window_ms: float | None = None,
         progress: Callable[[int, int | None, int, int | None], bool | None] | None = None,
     ) -> RunOutput:
         """Runs fio-style arguments or job-file text."""
@@ -318,7 +331,7 @@ class Device:
         export_name: str = "",
         time_scale: float = 1.0,
         data: str | None = None,
-        memory_limit_bytes: int = ...,
+        memory_limit_bytes: int | None = None,
         record: str | None = None,
         force: bool = False,
         ready: Callable[[str], object] | None = None,

@@ -20,11 +20,19 @@ if TYPE_CHECKING:
     # Imported where a table is built: ``import ssdtwin`` stays quick without it.
     import pandas as pd
 
+# Every default is the core's (``ssdtwin_core::defaults``); none is written here.
 #: The profile used when none is named.
-DEFAULT_PROFILE = "generic-tlc-1tb"
-
-#: The host jobs run on when none is named (the core's default).
+DEFAULT_PROFILE: str = _ssdtwin.DEFAULT_PROFILE
+#: The host jobs run on when none is named.
 DEFAULT_HOST: str = _ssdtwin.DEFAULT_HOST
+#: Seed of every random stream of a run when none is given.
+DEFAULT_RUN_SEED: int = _ssdtwin.DEFAULT_RUN_SEED
+#: Seed of the draws that prepare a target (a random fill, a ZFS file tree) when none is given.
+DEFAULT_SETUP_SEED: int = _ssdtwin.DEFAULT_SETUP_SEED
+#: Width of a run's series rows, ms.
+DEFAULT_SERIES_WINDOW_MS: float = _ssdtwin.DEFAULT_SERIES_WINDOW_NS / 1e6
+#: Client data a served drive keeps in memory without a backing file, GiB.
+DEFAULT_MEMORY_LIMIT_GIB: float = _ssdtwin.DEFAULT_MEMORY_LIMIT_BYTES / 2**30
 
 ProgressCallback = Callable[[int, int | None, int, int | None], bool | None]
 
@@ -344,7 +352,7 @@ class Device:
         *,
         command_bytes: int = 128 * 1024,
         overwrite_passes: float = 2.0,
-        seed: int = 1,
+        seed: int = DEFAULT_SETUP_SEED,
         progress: Callable[[int, int], bool | None] | None = None,
         exact: bool = False,
     ) -> None:
@@ -387,9 +395,9 @@ class Device:
         self,
         job: str | Path | Mapping[str, object] | Sequence[str],
         *,
-        seed: int = 0x5EED,
+        seed: int = DEFAULT_RUN_SEED,
         log_dir: str | Path = ".",
-        series_window_ms: float = 100.0,
+        series_window_ms: float = DEFAULT_SERIES_WINDOW_MS,
         progress: ProgressCallback | None = None,
         host: str | Path | None = None,
         host_overrides: Mapping[str, object] | None = None,
@@ -430,7 +438,7 @@ class Device:
         export_name: str = "",
         time_scale: float = 1.0,
         data: str | Path | None = None,
-        memory_limit_gib: float = 1.0,
+        memory_limit_gib: float = DEFAULT_MEMORY_LIMIT_GIB,
         record: str | Path | None = None,
         force: bool = False,
         ready: Callable[[str], object] | None = None,

@@ -21,7 +21,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _ssdtwin
-from .device import DEFAULT_HOST, RunResult, _Observer, override_strings, report_stamp
+from .device import (
+    DEFAULT_HOST,
+    DEFAULT_RUN_SEED,
+    DEFAULT_SERIES_WINDOW_MS,
+    DEFAULT_SETUP_SEED,
+    RunResult,
+    _Observer,
+    override_strings,
+    report_stamp,
+)
 from .errors import PoolError
 from .jobs import job_input
 
@@ -29,7 +38,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: The pool used when none is named: a two-way disk mirror with a two-way SSD special mirror.
-DEFAULT_POOL = "hdd-mirror-special"
+DEFAULT_POOL: str = _ssdtwin.DEFAULT_POOL
 
 #: What a saved pool state file starts with.
 STATE_FORMAT = "ssdtwin-pool-state"
@@ -163,7 +172,7 @@ class Pool:
         dirs_per_dir: int = 10,
         name_bytes: int = 20,
         classes: Sequence[str] | None = None,
-        seed: int = 1,
+        seed: int = DEFAULT_SETUP_SEED,
     ) -> None:
         """Gives ``dataset`` a generated tree: ``files`` files of sizes drawn from
         ``size_dist`` (``fixed:SIZE``, ``lognormal:MEDIAN:SIGMA``, ``hist:UPPER=WEIGHT,…``),
@@ -206,7 +215,7 @@ class Pool:
         total_bytes: int = 1 << 30,
         count: int = 1000,
         io_bytes: int = 4096,
-        seed: int = 1,
+        seed: int = DEFAULT_SETUP_SEED,
         progress: TreeProgress | None = None,
     ) -> dict[str, Any]:
         """Runs tree operation ``op`` on ``dataset``: ``create`` (copy the tree in),
@@ -235,9 +244,9 @@ class Pool:
         self,
         job: str | Path | Mapping[str, object] | Sequence[str],
         *,
-        seed: int = 0x5EED,
+        seed: int = DEFAULT_RUN_SEED,
         log_dir: str | Path = ".",
-        series_window_ms: float = 100.0,
+        series_window_ms: float = DEFAULT_SERIES_WINDOW_MS,
         progress: Callable[..., bool | None] | None = None,
         host: str | Path | None = None,
         host_overrides: Mapping[str, object] | None = None,

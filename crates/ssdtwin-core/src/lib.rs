@@ -33,7 +33,8 @@
 //! * beside the floors, [`config`] turns a drive profile (TOML) into a validated
 //!   [`config::DeviceConfig`], and [`input`] reads the files users name within sane limits;
 //! * [`profile_file`] reads the TOML every kind of profile is written in (shipped tables,
-//!   `--set` overrides, the field checker, the shared errors), under all of them.
+//!   `--set` overrides, the field checker, the shared errors), under all of them;
+//! * [`defaults`] holds every default a user meets without naming a value.
 //!
 //! Contract: once a profile has been built and a job validated, a run cannot fail on input;
 //! simulated time is integer nanoseconds and never read from a clock; the same profile, job
@@ -60,6 +61,7 @@
 pub mod block;
 pub mod config;
 pub mod controller;
+pub mod defaults;
 pub mod engine;
 pub mod ftl;
 pub mod hdd;

@@ -7,6 +7,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use ssdtwin_core::block::BlockDevice;
 use ssdtwin_core::config::{LoadedProfile, ProfileError, apply_overrides, build, load_profile};
+use ssdtwin_core::defaults::{
+    DEFAULT_MEMORY_LIMIT_BYTES, DEFAULT_RUN_SEED, DEFAULT_SERIES_WINDOW_NS, DEFAULT_SETUP_SEED,
+};
 use ssdtwin_core::engine::{SimDuration, SimTime};
 use ssdtwin_core::nand::CellMode;
 use ssdtwin_core::nvme::HmbGrant;
@@ -152,7 +155,7 @@ impl Device {
     /// passes before the random ones) or "overwrite" (the random ones alone, over what the
     /// drive holds); random overwrites are sampled unless `exact`;
     /// `progress(done, total)` (4 KiB units) is called every GiB, and Ctrl-C stops the fill.
-    #[pyo3(signature = (pattern, percent = 100.0, command_bytes = 131_072, overwrite_passes = 2.0, seed = 1, progress = None, exact = false))]
+    #[pyo3(signature = (pattern, percent = 100.0, command_bytes = 131_072, overwrite_passes = 2.0, seed = None, progress = None, exact = false))]
     #[allow(clippy::too_many_arguments)]
     fn fill(
         &mut self,
@@ -161,10 +164,11 @@ impl Device {
         percent: f64,
         command_bytes: u64,
         overwrite_passes: f64,
-        seed: u64,
+        seed: Option<u64>,
         progress: Option<Py<PyAny>>,
         exact: bool,
     ) -> PyResult<()> {
+        let seed = seed.unwrap_or(DEFAULT_SETUP_SEED);
         let random =
             |sequential_passes| FillPattern::Random { percent, sequential_passes, overwrite_passes, seed, exact };
         let pattern = match pattern {
@@ -234,7 +238,7 @@ impl Device {
     /// Runs fio-style arguments (`--name=...` options and job file paths) or, with
     /// `job_text`, the text of a job file (`source` labels errors, `base_dir` resolves
     /// `include`).
-    #[pyo3(signature = (host, host_overrides, args, job_text = None, source = "job", base_dir = ".", seed = 0x5eed, log_dir = ".", device_name = "nvme0n1", wall_unix_ms = 0, wall_ctime = "", series_window_ms = 100.0, progress = None))]
+    #[pyo3(signature = (host, host_overrides, args, job_text = None, source = "job", base_dir = ".", seed = None, log_dir = ".", device_name = "nvme0n1", wall_unix_ms = 0, wall_ctime = "", series_window_ms = None, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn run(
         &mut self,
@@ -245,12 +249,12 @@ impl Device {
         job_text: Option<String>,
         source: &str,
         base_dir: &str,
-        seed: u64,
+        seed: Option<u64>,
         log_dir: &str,
         device_name: &str,
         wall_unix_ms: u64,
         wall_ctime: &str,
-        series_window_ms: f64,
+        series_window_ms: Option<f64>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<RunOutput> {
         let set: JobSet = match job_text {
@@ -259,12 +263,9 @@ impl Device {
         }
         .map_err(|e| errors::job(py, &e))?;
         let host_config = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
-        if !series_window_ms.is_finite() || series_window_ms <= 0.0 {
-            return Err(errors::device(py, format!("series window {series_window_ms} ms: must be positive")));
-        }
         let opts = RunOptions {
-            seed,
-            series_window_ns: (series_window_ms * 1e6) as u64,
+            seed: seed.unwrap_or(DEFAULT_RUN_SEED),
+            series_window_ns: series_window_ns(py, series_window_ms)?,
             log_dir: PathBuf::from(log_dir),
             device_name: device_name.to_string(),
             ..RunOptions::default()
@@ -285,7 +286,7 @@ impl Device {
     /// Serves the device over NBD on a Unix socket (`socket`) or a TCP address (`listen`)
     /// until SIGINT or SIGTERM; `ready` is called with the URI once the socket is bound.
     /// Returns the server's statistics as JSON text.
-    #[pyo3(signature = (host, host_overrides, socket = None, listen = None, export_name = "", time_scale = 1.0, data = None, memory_limit_bytes = 1 << 30, record = None, force = false, ready = None))]
+    #[pyo3(signature = (host, host_overrides, socket = None, listen = None, export_name = "", time_scale = 1.0, data = None, memory_limit_bytes = None, record = None, force = false, ready = None))]
     #[allow(clippy::too_many_arguments)]
     fn serve(
         &mut self,
@@ -297,7 +298,7 @@ impl Device {
         export_name: &str,
         time_scale: f64,
         data: Option<PathBuf>,
-        memory_limit_bytes: u64,
+        memory_limit_bytes: Option<u64>,
         record: Option<PathBuf>,
         force: bool,
         ready: Option<Py<PyAny>>,
@@ -320,7 +321,7 @@ impl Device {
             export_name: export_name.to_string(),
             time_scale,
             data,
-            memory_limit_bytes,
+            memory_limit_bytes: memory_limit_bytes.unwrap_or(DEFAULT_MEMORY_LIMIT_BYTES),
             record,
             force,
         };
@@ -606,4 +607,13 @@ fn hmb_dict<'py>(py: Python<'py>, g: &HmbGrant) -> PyResult<Bound<'py, PyDict>> 
     d.set_item("chunk_bytes", g.chunk_bytes)?;
     d.set_item("message", &g.message)?;
     Ok(d)
+}
+
+/// The width of a run's series rows, nanoseconds: `ms` if given (positive), else the default.
+pub(crate) fn series_window_ns(py: Python<'_>, ms: Option<f64>) -> PyResult<u64> {
+    match ms {
+        None => Ok(DEFAULT_SERIES_WINDOW_NS),
+        Some(ms) if ms.is_finite() && ms > 0.0 => Ok((ms * 1e6) as u64),
+        Some(ms) => Err(errors::device(py, format!("series window {ms} ms: must be positive"))),
+    }
 }

@@ -1,7 +1,8 @@
 //! PyO3 glue: the compiled module `ssdtwin._ssdtwin`. It converts arguments, releases the
 //! GIL around every simulation (through [`simulate`]), and maps errors to the exception
 //! classes declared once in `python/ssdtwin/errors.py`. No model logic or defaults live
-//! here; the Python package is the public face.
+//! here: arguments a caller may leave out are `Option`s, and the defaults are the core's
+//! (`ssdtwin_core::defaults`, exported as `DEFAULT_*`). The Python package is the public face.
 
 // PyO3 hands arguments over as owned values.
 #![allow(clippy::needless_pass_by_value)]
@@ -98,6 +99,16 @@ fn check_fio_args(py: Python<'_>, args: Vec<String>) -> PyResult<usize> {
 #[pymodule]
 fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    {
+        use ssdtwin_core::defaults as d;
+        m.add("DEFAULT_RUN_SEED", d::DEFAULT_RUN_SEED)?;
+        m.add("DEFAULT_SETUP_SEED", d::DEFAULT_SETUP_SEED)?;
+        m.add("DEFAULT_PROFILE", d::DEFAULT_PROFILE)?;
+        m.add("DEFAULT_HOST", d::DEFAULT_HOST)?;
+        m.add("DEFAULT_POOL", d::DEFAULT_POOL)?;
+        m.add("DEFAULT_SERIES_WINDOW_NS", d::DEFAULT_SERIES_WINDOW_NS)?;
+        m.add("DEFAULT_MEMORY_LIMIT_BYTES", d::DEFAULT_MEMORY_LIMIT_BYTES)?;
+    }
     m.add_function(wrap_pyfunction!(profile_names, m)?)?;
     m.add_function(wrap_pyfunction!(profile_toml, m)?)?;
     m.add_function(wrap_pyfunction!(check_fio_args, m)?)?;
@@ -110,7 +121,6 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(host_dram_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(memory::run_memory, m)?)?;
     m.add_function(wrap_pyfunction!(memory::run_fio_on_drive, m)?)?;
-    m.add("DEFAULT_HOST", ssdtwin_core::os::DEFAULT_HOST)?;
     m.add_function(wrap_pyfunction!(pool::pool_names, m)?)?;
     m.add_function(wrap_pyfunction!(pool::pool_toml, m)?)?;
     m.add_function(wrap_pyfunction!(pool::hdd_names, m)?)?;

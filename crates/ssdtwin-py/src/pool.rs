@@ -7,6 +7,7 @@ use crate::output::RunOutput;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use ssdtwin_core::defaults::{DEFAULT_HOST, DEFAULT_RUN_SEED, DEFAULT_SETUP_SEED};
 use ssdtwin_core::os::{Host, load_host};
 use ssdtwin_core::setup::{aim_fio_at_pool, fio_on_pool, pool_on_host};
 use ssdtwin_core::workload::fio::{WallClock, parse_command_line, parse_job_text};
@@ -155,16 +156,16 @@ impl Pool {
     /// A new pool from a shipped pool name or a TOML path, with `section.field=value`
     /// overrides (`vdevs.N.field`, `datasets.NAME.field`), on host `host`.
     #[new]
-    #[pyo3(signature = (pool, overrides = Vec::new(), host = "linux-6.1", host_overrides = Vec::new()))]
+    #[pyo3(signature = (pool, overrides = Vec::new(), host = None, host_overrides = Vec::new()))]
     fn new(
         py: Python<'_>,
         pool: &str,
         overrides: Vec<String>,
-        host: &str,
+        host: Option<&str>,
         host_overrides: Vec<String>,
     ) -> PyResult<Self> {
         let config = load(pool, &overrides).map_err(|e| errors::pool(py, &e))?;
-        let host = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
+        let host = load_host(host.unwrap_or(DEFAULT_HOST), &host_overrides).map_err(|e| errors::profile(py, &e))?;
         let inner = py.detach(|| pool_on_host(config, &host)).map_err(|e| errors::op(py, &e))?;
         Ok(Pool { inner })
     }
@@ -175,7 +176,7 @@ impl Pool {
     }
 
     /// Generates a file tree for `dataset` (created by the `create` operation).
-    #[pyo3(signature = (dataset, files, size_dist, files_per_dir = 1000, dirs_per_dir = 10, name_bytes = 20, classes = None, seed = 1))]
+    #[pyo3(signature = (dataset, files, size_dist, files_per_dir = 1000, dirs_per_dir = 10, name_bytes = 20, classes = None, seed = None))]
     #[allow(clippy::too_many_arguments)]
     fn add_tree(
         &mut self,
@@ -187,8 +188,9 @@ impl Pool {
         dirs_per_dir: u32,
         name_bytes: u32,
         classes: Option<Vec<String>>,
-        seed: u64,
+        seed: Option<u64>,
     ) -> PyResult<()> {
+        let seed = seed.unwrap_or(DEFAULT_SETUP_SEED);
         let sizes = SizeDist::parse(size_dist).map_err(|e| errors::op(py, &e))?;
         let classes = parse_classes(py, classes)?;
         let spec = TreeSpec { files, sizes, files_per_dir, dirs_per_dir, name_bytes, classes, seed };
@@ -214,7 +216,7 @@ impl Pool {
 
     /// Runs operation `op` (create, find, stat, read-small, read-seq, read-random, scrub)
     /// on `dataset`'s tree; returns what it did.
-    #[pyo3(signature = (dataset, op, max_bytes = 65536, min_bytes = 1_048_576, total_bytes = 1_073_741_824, count = 1000, io_bytes = 4096, seed = 1, progress = None))]
+    #[pyo3(signature = (dataset, op, max_bytes = 65536, min_bytes = 1_048_576, total_bytes = 1_073_741_824, count = 1000, io_bytes = 4096, seed = None, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn run_op<'py>(
         &mut self,
@@ -226,9 +228,10 @@ impl Pool {
         total_bytes: u64,
         count: u64,
         io_bytes: u64,
-        seed: u64,
+        seed: Option<u64>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let seed = seed.unwrap_or(DEFAULT_SETUP_SEED);
         let op = match op {
             "create" => TreeOp::Create,
             "find" => TreeOp::Find,
@@ -271,7 +274,7 @@ impl Pool {
 
     /// Runs fio-style arguments or job text on the pool; jobs name their dataset by its
     /// mount point (`directory=/tank/data`).
-    #[pyo3(signature = (host, host_overrides, args, job_text = None, source = "job", base_dir = ".", seed = 0x5eed, log_dir = ".", wall_unix_ms = 0, wall_ctime = "", series_window_ms = 100.0, progress = None))]
+    #[pyo3(signature = (host, host_overrides, args, job_text = None, source = "job", base_dir = ".", seed = None, log_dir = ".", wall_unix_ms = 0, wall_ctime = "", series_window_ms = None, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn run_fio(
         &mut self,
@@ -282,11 +285,11 @@ impl Pool {
         job_text: Option<String>,
         source: &str,
         base_dir: &str,
-        seed: u64,
+        seed: Option<u64>,
         log_dir: &str,
         wall_unix_ms: u64,
         wall_ctime: &str,
-        series_window_ms: f64,
+        series_window_ms: Option<f64>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<RunOutput> {
         self.inner.check_usable().map_err(|e| errors::op(py, &e))?;
@@ -297,12 +300,9 @@ impl Pool {
         .map_err(|e| errors::job(py, &e))?;
         aim_fio_at_pool(&mut self.inner, &set).map_err(|e| errors::op(py, &e))?;
         let host_config = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
-        if !series_window_ms.is_finite() || series_window_ms <= 0.0 {
-            return Err(errors::device(py, format!("series window {series_window_ms} ms: must be positive")));
-        }
         let mut opts = RunOptions {
-            seed,
-            series_window_ns: (series_window_ms * 1e6) as u64,
+            seed: seed.unwrap_or(DEFAULT_RUN_SEED),
+            series_window_ns: crate::device::series_window_ns(py, series_window_ms)?,
             log_dir: PathBuf::from(log_dir),
             device_name: self.inner.config().name.clone(),
             ..RunOptions::default()

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from .. import _ssdtwin
-from ..device import Device, RunResult
+from ..device import DEFAULT_RUN_SEED, Device, RunResult
 from ..terse import VERSIONS, terse_lines
 from ..zfs import Pool, is_pool_state
 from . import progress
@@ -51,7 +51,7 @@ def _formats(value: str) -> list[str]:
 )
 @click.option("--save-state", type=OutputFile(), help="Save the device state after the run.")
 @click.option("--force", is_flag=True, help="Let --save-state replace an existing file.")
-@click.option("--seed", type=int, default=0x5EED, show_default=True, help="Seed of every random stream.")
+@click.option("--seed", type=int, default=DEFAULT_RUN_SEED, show_default=True, help="Seed of every random stream.")
 @click.option("--parse-only", is_flag=True, help="As fio's: check the jobs and their options, run nothing.")
 @click.option("--showcmd", is_flag=True, help="As fio's: print each job file as the command line that runs it.")
 @click.option(

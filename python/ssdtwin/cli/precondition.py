@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..device import DEFAULT_SETUP_SEED
 from . import progress
 from .common import OutputFile, load_device, profile_options
 
@@ -41,7 +42,7 @@ def parse_fill(value: str) -> tuple[str, float]:
 @click.option("--exact", is_flag=True, help="Place every random overwrite instead of sampling GC (slow).")
 @click.option("--save", "save", required=True, type=OutputFile(), help="State file to write.")
 @click.option("--force", is_flag=True, help="Replace the state file if it exists.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the random fill.")
+@click.option("--seed", type=int, default=DEFAULT_SETUP_SEED, show_default=True, help="Seed of the random fill.")
 def command(
     profile: str | None,
     state: Path | None,

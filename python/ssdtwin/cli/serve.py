@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..device import DEFAULT_MEMORY_LIMIT_GIB
 from .common import OutputFile, host_options, load_device, profile_options, write_atomically
 
 
@@ -47,7 +48,7 @@ def listen_address(value: str | None) -> str | None:
     "--memory-limit",
     "memory_limit_gib",
     type=click.FloatRange(min=0.001),
-    default=1.0,
+    default=DEFAULT_MEMORY_LIMIT_GIB,
     show_default=True,
     help="GiB of client data kept in memory without --data; writes beyond it fail with ENOSPC.",
 )

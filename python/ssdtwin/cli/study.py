@@ -19,7 +19,7 @@ from typing import Any
 import click
 import pandas as pd
 
-from ..device import RawToml
+from ..device import DEFAULT_HOST, DEFAULT_SETUP_SEED, RawToml
 from ..plots import FIGURES
 from ..studies import REGISTRY, Study, run_study, study_parts
 from ..studies.base import choice_list
@@ -226,8 +226,8 @@ for _study in REGISTRY:
 @click.option(
     "--fill-special-size", default="1G", show_default=True, help="Special partition of the fill-to-spill run."
 )
-@click.option("--host", default="linux-6.1", show_default=True, help="Host profile.")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Host profile.")
+@click.option("--seed", type=int, default=DEFAULT_SETUP_SEED, show_default=True)
 def zfs_special(
     pool: str,
     overrides: tuple[str, ...],

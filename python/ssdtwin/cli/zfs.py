@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 import pandas as pd
 
-from ..device import DEFAULT_HOST, RawToml
+from ..device import DEFAULT_HOST, DEFAULT_SETUP_SEED, RawToml
 from ..studies.zfs_special import size_list
 from ..zfs import DEFAULT_POOL, OPERATIONS, PLAN_THRESHOLDS, Pool, is_pool_state, nicenum, plan_table, zdb_plan
 from . import progress
@@ -109,7 +109,9 @@ def tree_options(f: F) -> F:
                 help="A directory scan to use instead: find DIR -type f -printf '%s %p\\n' > FILE.",
             ),
             click.option("--dataset", help="Dataset (default: the pool's first below its root)."),
-            click.option("--seed", type=int, default=1, show_default=True, help="Seed of the sizes drawn."),
+            click.option(
+                "--seed", type=int, default=DEFAULT_SETUP_SEED, show_default=True, help="Seed of the sizes drawn."
+            ),
         ]
     ):
         f = option(f)

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..device import DEFAULT_HOST, DEFAULT_PROFILE
+from ..device import DEFAULT_HOST, DEFAULT_PROFILE, DEFAULT_RUN_SEED
 from ..errors import SsdtwinError
 
 #: Keys of ``[sweep]`` and of each ``[[point]]``.
 KEYS = ("profile", "host", "fill", "seed", "set", "host_set", "job")
 TABLES = ("set", "host_set", "job")
-DEFAULT_SEED = 0x5EED
+DEFAULT_SEED = DEFAULT_RUN_SEED
 
 
 class GridError(SsdtwinError, ValueError):

@@ -46,8 +46,8 @@ pub use cpu::{Booking, CoreId, CoreTime, Cpu};
 pub use hmb::{HmbSetting, negotiate_hmb};
 pub use md::{Md, MdLayout};
 pub use profile::{
-    DriverCosts, EngineCosts, EngineKind, FsCosts, HostApst, HostConfig, HostProfile, MemoryConfig, SHIPPED_HOSTS,
-    build_host, load_host, shipped_host_names,
+    DriverCosts, EngineCosts, EngineKind, FsCosts, HostApst, HostConfig, HostProfile, MemoryConfig, OsFamily,
+    SHIPPED_HOSTS, build_host, load_host, shipped_host_names,
 };
 
 use crate::block::{BlockDevice, BlockGeometry, Command, CounterRow, Opcode};
@@ -614,8 +614,7 @@ impl<D: BlockDevice> Host<D> {
     }
 }
 
-/// The host jobs run on when none is named: a current Linux machine, as fio users have.
-pub const DEFAULT_HOST: &str = "linux-6.1";
+pub use crate::defaults::DEFAULT_HOST;
 
 /// A host that adds nothing: the bare twin.
 pub fn bare_host() -> HostConfig {

@@ -47,10 +47,9 @@ use crate::config::DeviceConfig;
 use crate::controller::map_cache::MapCacheCounters;
 use crate::controller::thermal::Thermal;
 use crate::controller::{MapCache, WriteBuffer};
+use crate::defaults::DEFAULT_RUN_SEED;
 use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimRng, SimTime};
 
-/// The seed of a device's variability streams until a run reseeds them ([`Ssd::reseed`]).
-const DEFAULT_NOISE_SEED: u64 = 0x5EED;
 /// Stream labels of the run's variability sources.
 const RETRY_STREAM: u64 = 0x0052_4554_5259;
 const FIRMWARE_STREAM: u64 = 0x4657_5449_4d45;
@@ -231,8 +230,8 @@ impl Ssd {
             miss_scratch: Vec::new(),
             journal_die: DieId(0),
             counters: HostCounters { power_cycles: 1, ..HostCounters::default() },
-            retry_rng: SimRng::stream(DEFAULT_NOISE_SEED, RETRY_STREAM),
-            firmware_rng: SimRng::stream(DEFAULT_NOISE_SEED, FIRMWARE_STREAM),
+            retry_rng: SimRng::stream(DEFAULT_RUN_SEED, RETRY_STREAM),
+            firmware_rng: SimRng::stream(DEFAULT_RUN_SEED, FIRMWARE_STREAM),
             verifier: verify.then(|| Verifier::new(config.logical_units)),
             power: config.power.clone(),
             thermal: Thermal::new(&config.thermal, SimTime::ZERO, [0; 3], 0),

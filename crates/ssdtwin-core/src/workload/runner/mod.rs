@@ -104,8 +104,8 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            seed: 0x5eed,
-            series_window_ns: 100_000_000,
+            seed: crate::defaults::DEFAULT_RUN_SEED,
+            series_window_ns: crate::defaults::DEFAULT_SERIES_WINDOW_NS,
             sample_window_ns: 500_000_000,
             log_dir: PathBuf::from("."),
             device_name: "nvme0n1".to_string(),

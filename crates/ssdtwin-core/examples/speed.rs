@@ -28,7 +28,14 @@ const CAPACITY_BYTES: u64 = 256 << 30;
 fn device() -> Ssd {
     let mut p = load_profile("generic-tlc-1tb").unwrap();
     // The generic drive cut to 240 blocks per plane: 270 GiB raw for a 256 GiB namespace.
-    let o = ["nand.blocks_per_plane=240".to_string(), format!("identity.capacity_bytes={CAPACITY_BYTES}")];
+    let mut o = vec!["nand.blocks_per_plane=240".to_string(), format!("identity.capacity_bytes={CAPACITY_BYTES}")];
+    // SPEED_VARIABILITY=off: the ideal drive, to measure what latency variability costs.
+    if std::env::var("SPEED_VARIABILITY").is_ok_and(|v| v == "off") {
+        let ideal =
+            ["nand.slc.t_read_spread_us=0", "nand.tlc.t_read_spread_us=0", "nand.die_cv=0", "controller.cmd_cv=0"];
+        o.extend(ideal.iter().map(ToString::to_string));
+        o.extend(["endurance.read_retry_fresh=0".to_string(), "endurance.read_retry_rated=0".to_string()]);
+    }
     apply_overrides(&mut p, &o).unwrap();
     Ssd::new(build(&p).unwrap())
 }

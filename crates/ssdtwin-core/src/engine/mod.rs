@@ -20,6 +20,6 @@ pub use big_array::BigArray;
 pub use prefetch::{prefetch, prefetch_ref};
 pub use queue::EventQueue;
 pub use resource::{BusyResource, ServerPool};
-pub use rng::SimRng;
+pub use rng::{SimRng, UnitLognormal};
 pub use slab::Slab;
 pub use time::{SimDuration, SimTime};

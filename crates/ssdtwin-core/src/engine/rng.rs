@@ -54,12 +54,38 @@ impl SimRng {
     /// A log-normal factor with mean 1 and coefficient of variation `cv` (1 when `cv` is
     /// 0, still drawing, so switching a source off leaves later draws where they were).
     pub fn unit_mean_lognormal(&mut self, cv: f64) -> f64 {
-        let z = self.normal();
+        UnitLognormal::with_cv(cv).sample(self)
+    }
+}
+
+/// A log-normal distribution of mean 1 and a given coefficient of variation, its
+/// parameters worked out once (a per-command draw then costs one normal and one `exp`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UnitLognormal {
+    /// σ of the underlying normal; 0 when the distribution is the constant 1.
+    sigma: f64,
+    /// μ of the underlying normal, −σ²/2 so that the mean is 1.
+    mu: f64,
+}
+
+impl UnitLognormal {
+    /// Mean 1, coefficient of variation `cv` (0 or less: always 1).
+    pub fn with_cv(cv: f64) -> Self {
         if cv <= 0.0 {
-            return 1.0;
+            return UnitLognormal { sigma: 0.0, mu: 0.0 };
         }
         let sigma2 = (1.0 + cv * cv).ln();
-        (z * sigma2.sqrt() - sigma2 / 2.0).exp()
+        UnitLognormal { sigma: sigma2.sqrt(), mu: -sigma2 / 2.0 }
+    }
+
+    /// One factor (draws a normal even when σ is 0, so later draws stay where they were).
+    #[inline]
+    pub fn sample(&self, rng: &mut SimRng) -> f64 {
+        let z = rng.normal();
+        if self.sigma == 0.0 {
+            return 1.0;
+        }
+        (z * self.sigma + self.mu).exp()
     }
 }
 

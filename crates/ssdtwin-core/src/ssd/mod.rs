@@ -48,7 +48,7 @@ use crate::controller::map_cache::MapCacheCounters;
 use crate::controller::thermal::Thermal;
 use crate::controller::{MapCache, WriteBuffer};
 use crate::defaults::DEFAULT_RUN_SEED;
-use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimRng, SimTime};
+use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimRng, SimTime, UnitLognormal};
 
 /// Stream labels of the run's variability sources.
 const RETRY_STREAM: u64 = 0x0052_4554_5259;
@@ -162,6 +162,8 @@ pub struct Ssd {
     retry_rng: SimRng,
     /// The run's draws of firmware time per command.
     firmware_rng: SimRng,
+    /// The firmware time's factor (`controller.cmd_cv`), worked out once.
+    firmware_jitter: UnitLognormal,
     verifier: Option<Verifier>,
     /// Power states and the APST table the host programmed.
     power: PowerStates,
@@ -232,6 +234,7 @@ impl Ssd {
             counters: HostCounters { power_cycles: 1, ..HostCounters::default() },
             retry_rng: SimRng::stream(DEFAULT_RUN_SEED, RETRY_STREAM),
             firmware_rng: SimRng::stream(DEFAULT_RUN_SEED, FIRMWARE_STREAM),
+            firmware_jitter: UnitLognormal::with_cv(config.controller.cmd_cv),
             verifier: verify.then(|| Verifier::new(config.logical_units)),
             power: config.power.clone(),
             thermal: Thermal::new(&config.thermal, SimTime::ZERO, [0; 3], 0),
@@ -599,7 +602,7 @@ impl Ssd {
         if cv == 0.0 {
             return nominal;
         }
-        let factor = self.firmware_rng.unit_mean_lognormal(cv);
+        let factor = self.firmware_jitter.sample(&mut self.firmware_rng);
         SimDuration((nominal.as_ns() as f64 * factor).round() as u64)
     }
 

@@ -24,6 +24,7 @@ __all__ = [
     "host_dram_bytes",
     "host_names",
     "host_toml",
+    "ideal_overrides",
     "max_namespace_bytes",
     "pool_names",
     "pool_toml",
@@ -114,6 +115,10 @@ def run_fio_on_drive(
 ) -> RunOutput:
     """fio-style arguments on a fresh drive or card (its LUNs joined as fs_layout says)
     behind a host, with the memory for pages set if given."""
+
+def ideal_overrides(profile: str) -> list[str]:
+    """Overrides (``section.field=value``) that switch off every source of latency
+    variability the drive profile can set: the ideal drive."""
 
 def max_namespace_bytes(profile: str, overrides: list[str] = ...) -> int:
     """The largest namespace the profile's geometry, GC reserve and SLC cache allow."""

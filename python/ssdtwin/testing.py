@@ -17,13 +17,12 @@ This module needs hypothesis (installed with ``ssdtwin[test]``).
 
 from __future__ import annotations
 
-import tomllib
 from typing import Any
 
 from hypothesis import strategies as st
 
 from . import _ssdtwin
-from .device import DEFAULT_PROFILE, profile_toml
+from .device import DEFAULT_PROFILE
 
 __all__ = [
     "FLAG_OPTIONS",
@@ -98,15 +97,8 @@ def ideal_overrides(profile: str = DEFAULT_PROFILE) -> dict[str, object]:
     >>> sorted(ideal_overrides("crucial-p1"))[-2:]
     ['nand.qlc.t_read_spread_us', 'nand.slc.t_read_spread_us']
     """
-    nand = tomllib.loads(profile_toml(profile))["nand"]
-    spreads: dict[str, object] = {f"nand.{m}.t_read_spread_us": 0.0 for m in ("slc", "mlc", "tlc", "qlc") if m in nand}
-    sources: dict[str, object] = {
-        "nand.die_cv": 0.0,
-        "controller.cmd_cv": 0.0,
-        "endurance.read_retry_fresh": 0.0,
-        "endurance.read_retry_rated": 0.0,
-    }
-    return sources | spreads
+    # Every field it names is a number; the core says which fields to zero.
+    return {key: float(value) for key, value in (item.split("=", 1) for item in _ssdtwin.ideal_overrides(profile))}
 
 
 @st.composite

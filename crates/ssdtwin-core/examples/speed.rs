@@ -17,7 +17,7 @@
 //! jobs of 8 bare and through the host), `write` the write phase; `host` and `spread` run
 //! one of the 16-job phases only, for profiling.
 
-use ssdtwin_core::config::{apply_overrides, build, load_profile};
+use ssdtwin_core::config::{apply_overrides, build, ideal_overrides, load_profile};
 use ssdtwin_core::os::{Host, HostConfig, bare_host, load_host};
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{BlockSize, JobSet, JobSpec, RunOptions, RwPattern, SizeSpec, run};
@@ -31,10 +31,7 @@ fn device() -> Ssd {
     let mut o = vec!["nand.blocks_per_plane=240".to_string(), format!("identity.capacity_bytes={CAPACITY_BYTES}")];
     // SPEED_VARIABILITY=off: the ideal drive, to measure what latency variability costs.
     if std::env::var("SPEED_VARIABILITY").is_ok_and(|v| v == "off") {
-        let ideal =
-            ["nand.slc.t_read_spread_us=0", "nand.tlc.t_read_spread_us=0", "nand.die_cv=0", "controller.cmd_cv=0"];
-        o.extend(ideal.iter().map(ToString::to_string));
-        o.extend(["endurance.read_retry_fresh=0".to_string(), "endurance.read_retry_rated=0".to_string()]);
+        o.extend(ideal_overrides(&p));
     }
     apply_overrides(&mut p, &o).unwrap();
     Ssd::new(build(&p).unwrap())

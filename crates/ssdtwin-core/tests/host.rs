@@ -4,7 +4,7 @@
 
 use crate::common::job;
 use ssdtwin_core::block::{BlockDevice, Opcode};
-use ssdtwin_core::config::{LoadedProfile, apply_overrides, build, load_profile};
+use ssdtwin_core::config::{LoadedProfile, apply_overrides, build, ideal_overrides, load_profile};
 use ssdtwin_core::engine::SimDuration;
 use ssdtwin_core::os::{
     CompletionPath, CoreId, DiskStats, Host, HostConfig, IoDone, IoRequest, bare_host, build_host, load_host,
@@ -21,8 +21,9 @@ fn filled_generic() -> Ssd {
 /// [`filled_generic`] with profile overrides.
 fn filled_generic_with(overrides: &[&str]) -> Ssd {
     let mut p = load_profile("generic-tlc-1tb").unwrap();
-    let overrides = crate::common::IDEAL.iter().chain(overrides).map(ToString::to_string).collect::<Vec<_>>();
-    apply_overrides(&mut p, &overrides).unwrap();
+    let mut all = ideal_overrides(&p);
+    all.extend(overrides.iter().map(ToString::to_string));
+    apply_overrides(&mut p, &all).unwrap();
     let mut dev = Ssd::new(build(&p).unwrap());
     dev.fill(FillPattern::Sequential { percent: 1.0, command_bytes: 1 << 17 }).unwrap();
     dev

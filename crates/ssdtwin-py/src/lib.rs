@@ -42,6 +42,14 @@ fn max_namespace_bytes(py: Python<'_>, profile: &str, overrides: Vec<String>) ->
     ssdtwin_core::config::max_namespace_bytes(&loaded).map_err(|e| errors::profile(py, &e))
 }
 
+/// Overrides (`section.field=value`) that switch off every source of latency variability
+/// the drive profile can set: the ideal drive.
+#[pyfunction]
+fn ideal_overrides(py: Python<'_>, profile: &str) -> PyResult<Vec<String>> {
+    let loaded = device::load(profile, &[]).map_err(|e| errors::profile(py, &e))?;
+    Ok(ssdtwin_core::config::ideal_overrides(&loaded))
+}
+
 /// Names of the shipped host profiles.
 #[pyfunction]
 fn host_names() -> Vec<&'static str> {
@@ -115,6 +123,7 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fio_showcmd, m)?)?;
     m.add_function(wrap_pyfunction!(fio_option_names, m)?)?;
     m.add_function(wrap_pyfunction!(max_namespace_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(ideal_overrides, m)?)?;
     m.add_function(wrap_pyfunction!(derived, m)?)?;
     m.add_function(wrap_pyfunction!(host_names, m)?)?;
     m.add_function(wrap_pyfunction!(host_toml, m)?)?;

@@ -42,7 +42,7 @@ pub use namespace::max_namespace_bytes;
 pub use profile::*;
 pub use shipped::{SHIPPED, shipped_names, shipped_text};
 
-use crate::nand::UNIT_BYTES;
+use crate::nand::{CellMode, UNIT_BYTES};
 use crate::profile_file::{self, Checker, parse_error};
 use controller::{build_controller, build_map_cache};
 use endurance::build_endurance;
@@ -57,6 +57,24 @@ use thermal::{build_power_model, build_power_states, build_thermal};
 pub fn load_profile(name_or_path: &str) -> Result<LoadedProfile, ProfileError> {
     let not_found = || ProfileError::NotFound { name: name_or_path.to_string(), available: shipped_names().join(", ") };
     profile_file::load_from(name_or_path, SHIPPED, "", not_found)
+}
+
+/// `--set` overrides that switch off every source of latency variability `profile` can set
+/// (page types of each cell mode it times, die variation, read retries, firmware time): the
+/// ideal drive, where every read of one kind takes the same time (docs/model.md, "Latency
+/// variability"). As overrides, not a changed configuration, so a saved state says so too.
+pub fn ideal_overrides(profile: &LoadedProfile) -> Vec<String> {
+    let mut o: Vec<String> =
+        ["nand.die_cv=0", "controller.cmd_cv=0", "endurance.read_retry_fresh=0", "endurance.read_retry_rated=0"]
+            .map(String::from)
+            .into();
+    let nand = profile.table.get("nand").and_then(toml::Value::as_table);
+    for mode in CellMode::ALL {
+        if nand.is_some_and(|n| n.contains_key(mode.name())) {
+            o.push(format!("nand.{}.t_read_spread_us=0", mode.name()));
+        }
+    }
+    o
 }
 
 /// Checks a loaded profile and derives the device configuration.

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use ssdtwin_core::block::{BlockDevice, CounterRow};
-use ssdtwin_core::config::{DeviceConfig, apply_overrides, build, load_profile};
+use ssdtwin_core::config::{DeviceConfig, apply_overrides, build, ideal_overrides, load_profile};
 use ssdtwin_core::os::{Host, bare_host};
 use ssdtwin_core::ssd::Ssd;
 use ssdtwin_core::workload::{BlockSize, JobSet, JobSpec, RunOptions, RunResult, RwPattern, SizeSpec, run};
@@ -11,7 +11,8 @@ use ssdtwin_core::workload::{BlockSize, JobSet, JobSpec, RunOptions, RunResult, 
 /// The generic profile shrunk so GC runs after a few thousand writes: 2 channels x 2 dies x
 /// 2 planes, 16 KiB pages, 12 pages per TLC block (superblocks of 1.5 MiB), `blocks`
 /// superblocks, `op_pct` over-provisioning (unless `extra` sets `identity.capacity_bytes`),
-/// 1 MiB write buffer, no latency variability ([`IDEAL`]), plus `extra` overrides.
+/// 1 MiB write buffer, no latency variability (`config::ideal_overrides`), plus `extra`
+/// overrides.
 pub fn small_config(blocks: u32, op_pct: f64, extra: &[&str]) -> DeviceConfig {
     let mut p = load_profile("generic-tlc-1tb").unwrap();
     p.table["identity"].as_table_mut().unwrap().remove("capacity_bytes");
@@ -31,28 +32,17 @@ pub fn small_config(blocks: u32, op_pct: f64, extra: &[&str]) -> DeviceConfig {
     if !capacity_given {
         o.push(format!("ftl.overprovisioning_pct={op_pct}"));
     }
-    o.extend(IDEAL.iter().chain(extra).map(ToString::to_string));
+    o.extend(ideal_overrides(&p));
+    o.extend(extra.iter().map(ToString::to_string));
     apply_overrides(&mut p, &o).unwrap();
     build(&p).unwrap()
 }
 
-/// Overrides that switch off every source of latency variability of the generic profile
-/// (page types, die variation, read retries, firmware time): the ideal drive, whose
-/// mechanisms the timing tests add up exactly. Overrides, not a changed config, so a saved
-/// state's profile says so too.
-pub const IDEAL: &[&str] = &[
-    "nand.slc.t_read_spread_us=0",
-    "nand.tlc.t_read_spread_us=0",
-    "nand.die_cv=0",
-    "controller.cmd_cv=0",
-    "endurance.read_retry_fresh=0",
-    "endurance.read_retry_rated=0",
-];
-
 /// The shipped generic drive, ideal.
 pub fn generic_ideal() -> DeviceConfig {
     let mut p = load_profile("generic-tlc-1tb").unwrap();
-    apply_overrides(&mut p, &IDEAL.iter().map(ToString::to_string).collect::<Vec<_>>()).unwrap();
+    let ideal = ideal_overrides(&p);
+    apply_overrides(&mut p, &ideal).unwrap();
     build(&p).unwrap()
 }
 

@@ -29,7 +29,7 @@ pub use die::{Die, DieOp, DieOpKind, DieScheduler, SuspendPolicy, SuspendTiming}
 pub use geometry::{Geometry, Ppa, UNIT_BYTES};
 pub use ids::{DieId, PuId};
 
-use crate::engine::{BusyResource, SimDuration, SimRng, SimTime};
+use crate::engine::{BusyResource, SimDuration, SimRng, SimTime, UnitLognormal};
 use die::Started;
 
 /// Everything the back end needs to time operations.
@@ -118,7 +118,8 @@ impl NandArray {
     pub fn new(geometry: Geometry, timing: NandTiming, process_seed: u64) -> Self {
         let dies = vec![Die::default(); geometry.dies() as usize];
         let mut rng = SimRng::stream(process_seed, 0x4449_4553);
-        let die_factor = dies.iter().map(|_| rng.unit_mean_lognormal(timing.die_cv)).collect();
+        let variation = UnitLognormal::with_cv(timing.die_cv);
+        let die_factor = dies.iter().map(|_| variation.sample(&mut rng)).collect();
         let channels = vec![BusyResource::default(); geometry.channels as usize];
         let is_waiting = vec![false; dies.len()];
         NandArray {

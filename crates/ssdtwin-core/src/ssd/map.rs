@@ -79,7 +79,7 @@ impl Ssd {
 
     fn issue_map_read(&mut self, s: u32, ready: SimTime) {
         self.map_loads_in_flight += 1;
-        let die = DieId(s % self.config.geometry.dies());
+        let die = self.map_page_die(s);
         let mode = self.map_cache.config().map_mode;
         self.submit_die_op(
             die,
@@ -98,7 +98,7 @@ impl Ssd {
         let fill = self.pay_hmb_fills(inserted);
         let inserted = if fill > SimDuration::ZERO { self.cores.book(inserted, fill).1 } else { inserted };
         if let Some((victim, updates)) = writeback {
-            let die = DieId(victim % self.config.geometry.dies());
+            let die = self.map_page_die(victim);
             self.write_map_page(die, updates, inserted);
         }
         self.map_loads_in_flight -= 1;
@@ -164,11 +164,16 @@ impl Ssd {
                 self.request_map(s, None, ready);
             }
             if let Some((victim, updates)) = update.writeback {
-                let die = DieId(victim % self.config.geometry.dies());
+                let die = self.map_page_die(victim);
                 self.write_map_page(die, updates, ready);
             }
             lpn = seg_end;
         }
+    }
+
+    /// The die that holds segment `s`'s translation page.
+    fn map_page_die(&self, s: u32) -> DieId {
+        DieId(s % self.config.geometry.dies())
     }
 
     fn next_journal_die(&mut self) -> DieId {

@@ -3,12 +3,12 @@
 use super::{Slot, Ssd};
 use crate::block::Opcode;
 use crate::engine::{SimDuration, SimTime};
+use crate::ftl::Location;
+use crate::nand::{CellMode, DieId, DieOp, DieOpKind, PuId, UNIT_BYTES};
 
 /// The most read-retry steps one read takes: past it firmware gives up on retries and
 /// decodes softly (as long again, folded into the last step).
 const MAX_RETRY_STEPS: u32 = 16;
-use crate::ftl::Location;
-use crate::nand::{CellMode, DieId, DieOp, DieOpKind, PuId, UNIT_BYTES};
 
 /// Consecutive units of one command that live in the same program unit: one die read.
 struct Group {

@@ -68,11 +68,11 @@ impl Clock {
         self.len
     }
 
-    /// Empties every slot, in slot order into `out`.
-    pub(crate) fn drain(&mut self, out: &mut Vec<u32>) {
+    /// Empties every slot, handing each segment to `out` in slot order.
+    pub(crate) fn drain(&mut self, mut out: impl FnMut(u32)) {
         for (slot, referenced) in self.slots.iter_mut().zip(self.referenced.iter_mut()) {
             if *slot != NONE {
-                out.push(*slot);
+                out(*slot);
                 self.slot_of[*slot as usize] = NONE;
                 *slot = NONE;
             }

@@ -87,11 +87,11 @@ impl Lru {
         self.len
     }
 
-    /// Empties the list, most recent first into `out`.
-    pub(crate) fn drain(&mut self, out: &mut Vec<u32>) {
+    /// Empties the list, handing each segment to `out`, most recent first.
+    pub(crate) fn drain(&mut self, mut out: impl FnMut(u32)) {
         let mut s = self.head;
         while s != NONE {
-            out.push(s);
+            out(s);
             let next = self.next[s as usize];
             self.prev[s as usize] = NONE;
             self.next[s as usize] = NONE;

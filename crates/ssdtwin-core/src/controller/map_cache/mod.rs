@@ -223,8 +223,8 @@ impl Tier {
             Tier::Clock(t) => t.len(),
         }
     }
-    /// Empties the tier, handing its segments to `out`.
-    fn drain(&mut self, out: &mut Vec<u32>) {
+    /// Empties the tier, handing each of its segments to `out`.
+    fn drain(&mut self, out: impl FnMut(u32)) {
         match self {
             Tier::Lru(t) => t.drain(out),
             Tier::Clock(t) => t.drain(out),
@@ -544,12 +544,11 @@ impl MapCache {
             self.track();
             return;
         }
-        let mut dropped = Vec::new();
-        self.hmb.drain(&mut dropped);
-        for &s in &dropped {
-            self.location[s as usize] = ON_FLASH;
-        }
-        self.counters.hmb_invalidations += dropped.len() as u64;
+        let (location, dropped) = (&mut self.location, &mut self.counters.hmb_invalidations);
+        self.hmb.drain(|s| {
+            location[s as usize] = ON_FLASH;
+            *dropped += 1;
+        });
         self.refresh_residency();
     }
 

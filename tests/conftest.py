@@ -18,7 +18,7 @@ import ssdtwin
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 from ssdtwin.cli import main
-from ssdtwin.testing import ideal_overrides, small_overrides
+from ssdtwin.testing import ideal_host_overrides, ideal_overrides, small_overrides
 
 from .helpers import REFERENCE_DIR, REPO, Outcome
 
@@ -60,8 +60,9 @@ def small_device(small: dict[str, object]) -> ssdtwin.Device:
 @pytest.fixture
 def generic_filled() -> ssdtwin.Device:
     """The shipped 1 TB drive, ideal (no latency variability: its mechanisms' arithmetic is
-    exact), with its first 2 % written sequentially (about 0.1 s)."""
-    dev = ssdtwin.Device(overrides=ideal_overrides())
+    exact) on the ideal default host (every wakeup at its mean), with its first 2 % written
+    sequentially (about 0.1 s)."""
+    dev = ssdtwin.Device(overrides=ideal_overrides(), host_overrides=ideal_host_overrides())
     dev.fill("seq", percent=2)
     return dev
 

@@ -24,6 +24,7 @@ __all__ = [
     "host_dram_bytes",
     "host_names",
     "host_toml",
+    "ideal_host_overrides",
     "ideal_overrides",
     "max_namespace_bytes",
     "pool_names",
@@ -119,6 +120,9 @@ def run_fio_on_drive(
 def ideal_overrides(profile: str) -> list[str]:
     """Overrides (``section.field=value``) that switch off every source of latency
     variability the drive profile can set: the ideal drive."""
+
+def ideal_host_overrides() -> list[str]:
+    """Host overrides that make every wakeup cost the same: the ideal host."""
 
 def max_namespace_bytes(profile: str, overrides: list[str] = ...) -> int:
     """The largest namespace the profile's geometry, GC reserve and SLC cache allow."""
@@ -272,6 +276,8 @@ class RunOutput:
         """Names of the series counters that are levels, not running totals."""
     def window_columns(self) -> dict[str, list[Any]]:
         """Per series row and direction, the I/Os, bytes and latencies of its window."""
+    def lat_histogram_columns(self) -> dict[str, list[Any]]:
+        """Total latency of all jobs per direction in fio's buckets: direction, lat_ns, count."""
     def groups(self) -> list[dict[str, Any]]:
         """Device counter changes per reporting group."""
     @property

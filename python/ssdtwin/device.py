@@ -185,7 +185,7 @@ class RunResult:
     @property
     def errors(self) -> list[str]:
         """fio's stderr lines for jobs that ended with an error (a missed ``rate_min``):
-        its message, then ``fio: pid=0, err=5/..., func=check_min_rate, ...``; empty when
+        its message, then ``fio: pid=N, err=5/..., func=check_min_rate, ...``; empty when
         every job ran to its end."""
         return list(self._output.job_errors())
 
@@ -201,6 +201,18 @@ class RunResult:
         import pandas as pd
 
         return pd.DataFrame(self._output.summary_columns())
+
+    @cached_property
+    def latency_histogram(self) -> pd.DataFrame:
+        """The distribution of total latency (fio's ``lat``) of all jobs together, per
+        direction, in fio's log-linear buckets: ``direction``, ``lat_us`` (the bucket's value),
+        ``count``, one row per non-empty bucket in order. ``count.cumsum() / count.sum()`` is
+        the CDF from which fio reads its percentiles."""
+        import pandas as pd
+
+        df = pd.DataFrame(self._output.lat_histogram_columns())
+        df["lat_us"] = df.pop("lat_ns") / 1e3
+        return df[["direction", "lat_us", "count"]]
 
     @cached_property
     def series(self) -> pd.DataFrame:

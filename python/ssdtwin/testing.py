@@ -28,6 +28,7 @@ __all__ = [
     "FLAG_OPTIONS",
     "SUPPORTED_OPTIONS",
     "fio_jobs",
+    "ideal_host_overrides",
     "ideal_overrides",
     "small_device_overrides",
     "small_overrides",
@@ -99,6 +100,17 @@ def ideal_overrides(profile: str = DEFAULT_PROFILE) -> dict[str, object]:
     """
     # Every field it names is a number; the core says which fields to zero.
     return {key: float(value) for key, value in (item.split("=", 1) for item in _ssdtwin.ideal_overrides(profile))}
+
+
+def ideal_host_overrides() -> dict[str, object]:
+    """Host overrides (``--host-set``, ``Device(host_overrides=...)``) that make every wakeup
+    cost the same (no wakeup variation, no preemption): the ideal host, for tests that check
+    the host path's exact arithmetic.
+
+    >>> sorted(ideal_host_overrides())
+    ['kernel.preempt_chance', 'kernel.wakeup_cv']
+    """
+    return {key: float(value) for key, value in (item.split("=", 1) for item in _ssdtwin.ideal_host_overrides())}
 
 
 @st.composite

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -139,6 +140,58 @@ def test_every_format_ends_with_exactly_one_newline() -> None:
         assert out.endswith("\n") and not out.endswith("\n\n"), fmt
     both = invoke("fio", "--output-format=json,normal", *QD1_READ).stdout
     assert "\n}\n\nr: (groupid=0, jobs=1)" in both
+
+
+def test_lat_percentiles_prints_total_latency_percentiles_after_clat() -> None:
+    normal = invoke("fio", *QD1_READ, "--lat_percentiles=1", "--slat_percentiles=1").stdout
+    blocks = [line.strip() for line in normal.splitlines() if " percentiles (" in line]
+    assert [b.split()[0] for b in blocks] == ["slat", "clat", "lat"], normal
+    read = fio_json(*QD1_READ, "--lat_percentiles=1", "--clat_percentiles=0")["jobs"][0]["read"]
+    assert "percentile" not in read["clat_ns"]
+    # The ideal drive reads every LBA in the same time: total latency's median is its mean,
+    # to fio's bucket (1/64 wide), and above completion latency's by the submission's.
+    lat = read["lat_ns"]
+    assert lat["percentile"]["50.000000"] == pytest.approx(lat["mean"], rel=1 / 64)
+    assert lat["mean"] == pytest.approx(read["clat_ns"]["mean"] + read["slat_ns"]["mean"])
+
+
+def test_each_job_has_its_own_process_id_drawn_from_the_seed() -> None:
+    def pids(seed: int) -> list[int]:
+        normal = invoke("fio", f"--seed={seed}", *QD1_READ, "--numjobs=3").stdout
+        return [int(m) for m in re.findall(r": pid=(\d+): ", normal)]
+
+    first = pids(1)
+    # fio forks its clones one after another: consecutive ids above its parent's.
+    assert len(first) == 3 and first == list(range(first[0], first[0] + 3)) and first[0] > 1000
+    assert pids(1) == first and pids(2) != first
+
+
+def test_plot_and_series_write_the_latency_figure_and_the_windows(tmp_path: Path) -> None:
+    plot, series = tmp_path / "lat.png", tmp_path / "lat.csv"
+    invoke("fio", *QD1_READ, "--plot", plot, "--series", series, "--series-window", "1")
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    import pandas as pd
+
+    table = pd.read_csv(series)
+    # The start, five 1 ms windows, and the end (the last read completes just after 5 ms).
+    assert len(table) == 7 and table.time_s.iloc[5] == pytest.approx(0.005)
+    done = table.dropna(subset=["read_p50_lat_us"])
+    assert len(done) >= 5 and (done.read_p50_lat_us <= done.read_p99_lat_us).all()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--plot", "x.txt"], "x.txt: the name must end in .png, .svg, .pdf"),
+        (["--series", "x.png"], "x.png: the name must end in .csv, .json"),
+        (["--bandwidth-log", "--series-window", "10"], "--bandwidth-log logs 500 ms windows"),
+    ],
+)
+def test_bad_figure_and_series_options_are_one_line(
+    run_main: RunMain, tmp_path: Path, args: list[str], message: str
+) -> None:
+    outcome = run_main("fio", *args, *QD1_READ)
+    assert_one_line_error(outcome, message)
 
 
 # ---- the drive: --fill, --state, --save-state, --set ------------------------------------------------

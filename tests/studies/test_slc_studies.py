@@ -38,8 +38,9 @@ def test_qlc_tr_latency_steps_when_the_first_gib_is_folded(qlc_table: pd.DataFra
     tr = profile_tr_us("crucial-p1")
     quiet_qlc = in_qlc.mean_lat_us.min()
     assert quiet_qlc - in_slc.mean_lat_us.mean() == pytest.approx(tr["qlc"] - tr["slc"], abs=0.5)
-    # Reads in SLC never wait: every one takes the same time.
-    assert in_slc.p99_lat_us.max() <= in_slc.mean_lat_us.max() * 1.01
+    # Reads in SLC never wait on the drive: their spread is the host's wakeup (linux-4.15:
+    # 1.1 us, cv 0.3, so p99 within 3 sigma) and fio's bucket (1/64).
+    assert in_slc.p99_lat_us.max() <= in_slc.mean_lat_us.max() * (1 + 1 / 64) + 3 * 0.3 * 1.1
     # Folding moved at least the first GiB, and nothing before the cache reached 4 GiB.
     assert t.folded_gib.iloc[-1] >= 1.0 and t.folded_gib.iloc[2] == 0.0
 

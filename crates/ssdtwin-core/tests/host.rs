@@ -7,7 +7,8 @@ use ssdtwin_core::block::{BlockDevice, Opcode};
 use ssdtwin_core::config::{LoadedProfile, apply_overrides, build, ideal_overrides, load_profile};
 use ssdtwin_core::engine::SimDuration;
 use ssdtwin_core::os::{
-    CompletionPath, CoreId, DiskStats, Host, HostConfig, IoDone, IoRequest, bare_host, build_host, load_host,
+    CompletionPath, CoreId, DiskStats, Host, HostConfig, IoDone, IoRequest, bare_host, build_host,
+    ideal_host_overrides, load_host,
 };
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{JobSet, JobSpec, RunOptions, RunResult, RwPattern, SizeSpec, run};
@@ -29,8 +30,9 @@ fn filled_generic_with(overrides: &[&str]) -> Ssd {
     dev
 }
 
+/// A shipped host with every wakeup at its mean cost, so that paths add up exactly.
 fn host(name: &str) -> HostConfig {
-    load_host(name, &[]).unwrap()
+    load_host(name, &ideal_host_overrides()).unwrap()
 }
 
 fn timed(mut j: JobSpec, engine: &str, ms: u64) -> JobSpec {
@@ -77,6 +79,44 @@ fn psync_ignores_iodepth() {
     let rb = run_jobs(&mut b, host("linux-6.1"), vec![shallow]);
     assert_eq!(ra.jobs[0].dirs, rb.jobs[0].dirs);
     assert!(rb.jobs[0].iodepth_level[1..].iter().all(|&n| n == 0), "{:?}", rb.jobs[0].iodepth_level);
+}
+
+/// Clat percentiles `ps` of QD1 psync reads for a second on the ideal drive, on linux-6.1
+/// with `host_set` on top of its shipped profile.
+fn qd1_read_percentiles(host_set: &[&str], ps: &[f64]) -> (Vec<f64>, f64) {
+    let h = load_host("linux-6.1", &host_set.iter().map(ToString::to_string).collect::<Vec<_>>()).unwrap();
+    let r = run_jobs(&mut filled_generic(), h, vec![timed(job("r", RwPattern::RandRead, 4096, 1), "psync", 1000)]);
+    let d = &r.jobs[0].dirs[0];
+    (d.latency.clat_hist.percentiles(ps).iter().map(|&v| v as f64).collect(), d.latency.clat.mean())
+}
+
+#[test]
+fn a_busy_core_delays_a_share_of_wakeups_by_an_exponential_wait() {
+    // On the ideal drive every read takes the same time: the spread is the host's. With 10 %
+    // of wakeups waiting 20 us on average, P(wait > x) = 0.1 e^(-x / 20 us): the p99 is
+    // 20 us × ln 10 = 46 us above the p50, and the mean 2 us above the ideal host's.
+    let busy = ["kernel.wakeup_cv=0", "kernel.preempt_chance=0.1", "kernel.preempt_us=20"];
+    let (p, mean) = qd1_read_percentiles(&busy, &[50.0, 99.0]);
+    let (ideal, ideal_mean) = qd1_read_percentiles(&["kernel.wakeup_cv=0", "kernel.preempt_chance=0"], &[50.0]);
+    let bucket = 1.0 / 64.0;
+    assert!((p[0] / ideal[0] - 1.0).abs() <= bucket, "p50 {} vs {}", p[0], ideal[0]);
+    let tail_us = (p[1] - p[0]) / 1e3;
+    assert!((tail_us / (20.0 * 10f64.ln()) - 1.0).abs() < 0.15, "p99 - p50 = {tail_us} us");
+    assert!(((mean - ideal_mean) / 1e3 - 2.0).abs() < 0.4, "mean moved {} us", (mean - ideal_mean) / 1e3);
+}
+
+#[test]
+fn the_shipped_host_keeps_the_mean_and_spreads_the_wakeups() {
+    // linux-6.1's wakeup (0.9 us, cv 0.3) and rare preemption (0.1 % × 8 us): the mean moves
+    // by 8 ns, the body spreads by about the wakeup's ±0.27 us, and one read in a thousand
+    // waits.
+    let ps = [1.0, 50.0, 99.0];
+    let (shipped, mean) = qd1_read_percentiles(&[], &ps);
+    let (ideal, ideal_mean) =
+        qd1_read_percentiles(&ideal_host_overrides().iter().map(String::as_str).collect::<Vec<_>>(), &ps);
+    assert!((mean - ideal_mean).abs() < 30.0, "mean {mean} vs {ideal_mean}");
+    assert_eq!(ideal[0], ideal[2], "the ideal host has no spread");
+    assert!(shipped[0] < shipped[2], "the shipped host has one: {shipped:?}");
 }
 
 #[test]

@@ -50,6 +50,12 @@ fn ideal_overrides(py: Python<'_>, profile: &str) -> PyResult<Vec<String>> {
     Ok(ssdtwin_core::config::ideal_overrides(&loaded))
 }
 
+/// `--host-set` overrides that make every wakeup of a host cost the same: the ideal host.
+#[pyfunction]
+fn ideal_host_overrides() -> Vec<String> {
+    ssdtwin_core::os::ideal_host_overrides()
+}
+
 /// Names of the shipped host profiles.
 #[pyfunction]
 fn host_names() -> Vec<&'static str> {
@@ -124,6 +130,7 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fio_option_names, m)?)?;
     m.add_function(wrap_pyfunction!(max_namespace_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(ideal_overrides, m)?)?;
+    m.add_function(wrap_pyfunction!(ideal_host_overrides, m)?)?;
     m.add_function(wrap_pyfunction!(derived, m)?)?;
     m.add_function(wrap_pyfunction!(host_names, m)?)?;
     m.add_function(wrap_pyfunction!(host_toml, m)?)?;

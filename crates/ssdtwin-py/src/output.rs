@@ -100,6 +100,7 @@ impl RunOutput {
             "p50_lat_us",
             "p99_lat_us",
             "p999_lat_us",
+            "p9999_lat_us",
             "max_lat_us",
             "mean_slat_us",
         ]
@@ -112,10 +113,11 @@ impl RunOutput {
                 if d.total_ios == 0 {
                     continue;
                 }
-                let p = d.latency.clat_hist.percentiles(&[50.0, 99.0, 99.9]);
+                // Latency as the host sees it: submission plus completion (fio's lat), its
+                // percentiles from its own histogram (fio's `lat_percentiles`).
+                let p = d.latency.lat_hist.percentiles(&[50.0, 99.0, 99.9, 99.99]);
                 let secs = d.runtime_ns as f64 / 1e9;
                 let us = |ns: f64| ns / 1e3;
-                // Latency as the host sees it: submission plus completion (fio's lat).
                 let row: Vec<serde_json::Value> = vec![
                     j.job.into(),
                     j.clone.into(),
@@ -129,9 +131,10 @@ impl RunOutput {
                     (if secs > 0.0 { d.total_ios as f64 / secs } else { 0.0 }).into(),
                     (if secs > 0.0 { d.io_bytes as f64 / secs / 1e6 } else { 0.0 }).into(),
                     us(d.latency.lat.mean()).into(),
-                    us(p[0] as f64 + d.latency.slat.mean()).into(),
-                    us(p[1] as f64 + d.latency.slat.mean()).into(),
-                    us(p[2] as f64 + d.latency.slat.mean()).into(),
+                    us(p[0] as f64).into(),
+                    us(p[1] as f64).into(),
+                    us(p[2] as f64).into(),
+                    us(p[3] as f64).into(),
                     us(d.latency.lat.max as f64).into(),
                     us(d.latency.slat.mean()).into(),
                 ];
@@ -164,12 +167,12 @@ impl RunOutput {
     }
 
     /// The errors that ended clones, as fio logs them on stderr: its message, then
-    /// `fio: pid=0, err=5/file:..., func=..., error=...`.
+    /// `fio: pid=N, err=5/file:..., func=..., error=...`.
     fn job_errors(&self) -> Vec<String> {
         let mut lines = Vec::new();
-        for f in self.result.jobs.iter().filter_map(|j| j.error.as_ref()) {
+        for (j, f) in self.result.jobs.iter().filter_map(|j| Some((j, j.error.as_ref()?))) {
             lines.push(f.message.clone());
-            lines.push(format!("fio: pid=0, err={}/{}", f.errno, f.verror()));
+            lines.push(format!("fio: pid={}, err={}/{}", j.pid, f.errno, f.verror()));
         }
         lines
     }
@@ -197,6 +200,29 @@ impl RunOutput {
             d.set_item(format!("{name}_p999_lat_ns"), rows.iter().map(|r| r.dirs[i].p999_lat_ns).collect::<Vec<_>>())?;
             d.set_item(format!("{name}_max_lat_ns"), rows.iter().map(|r| r.dirs[i].max_lat_ns).collect::<Vec<_>>())?;
         }
+        Ok(d)
+    }
+
+    /// The total-latency histogram of every job together, per direction, in fio's buckets:
+    /// `direction`, `lat_ns` (the bucket's value, as fio's json+ `bins` name it) and
+    /// `count`, one row per non-empty bucket, in order.
+    fn lat_histogram_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (mut dirs, mut values, mut counts) = (Vec::new(), Vec::new(), Vec::new());
+        for dir in Direction::ALL {
+            let mut hist = ssdtwin_core::stats::PlatHistogram::default();
+            for j in &self.result.jobs {
+                hist.merge(&j.dirs[dir.index()].latency.lat_hist);
+            }
+            for (value, count) in hist.bins() {
+                dirs.push(dir.name());
+                values.push(value);
+                counts.push(count);
+            }
+        }
+        let d = PyDict::new(py);
+        d.set_item("direction", dirs)?;
+        d.set_item("lat_ns", values)?;
+        d.set_item("count", counts)?;
         Ok(d)
     }
 

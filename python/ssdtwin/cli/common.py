@@ -114,6 +114,20 @@ class OutputFile(click.Path):
         return path
 
 
+def save_figure(figure: Any, path: Path) -> None:
+    """Saves a matplotlib figure to ``path`` (its suffix names the format) through a
+    temporary file renamed over it, then closes the figure."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp{path.suffix}")
+    try:
+        figure.savefig(tmp, dpi=120, bbox_inches="tight")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+        import matplotlib.pyplot as plt
+
+        plt.close(figure)
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Writes ``text`` to ``path`` through a temporary file beside it, renamed over it once
     written and synced: a failed write (a full disk) leaves no truncated file that looks whole."""

@@ -8,15 +8,21 @@ from pathlib import Path
 import click
 
 from .. import _ssdtwin
-from ..device import DEFAULT_RUN_SEED, Device, RunResult
+from ..device import DEFAULT_PROFILE, DEFAULT_RUN_SEED, Device, RunResult
+from ..plots.latency import plot_latency
 from ..terse import VERSIONS, terse_lines
 from ..zfs import Pool, is_pool_state
 from . import progress
-from .common import OutputFile, host_options, load_device, profile_options, write_atomically
+from .common import OutputFile, host_options, load_device, profile_options, save_figure, write_atomically
 from .precondition import parse_fill
 from .zfs import load_pool
 
 FORMATS = ("normal", "json", "json+", "terse")
+#: What --plot and --series can write.
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+SERIES_SUFFIXES = (".csv", ".json")
+#: The window of the run's series, ms, unless --series-window or --bandwidth-log sets it.
+DEFAULT_WINDOW_MS = 100.0
 #: fio's ``bwavgtime`` default: the aggregate bandwidth log's period.
 AGG_BW_WINDOW_MS = 500
 
@@ -84,6 +90,26 @@ def _formats(value: str) -> list[str]:
 @click.option("--eta-newline", metavar="TIME", help="Accepted as fio's (the progress bar redraws in place).")
 @click.option("--eta-interval", metavar="TIME", help="Accepted as fio's (the progress bar has its own pace).")
 @click.option("--status-interval", metavar="TIME", help="Accepted as fio's (a simulated run reports once, at its end).")
+@click.option(
+    "--plot",
+    type=OutputFile(),
+    help="Write the latency figure (.png, .svg or .pdf): the distribution of total latency per direction "
+    "and its p50/p99/p99.9 per window over time.",
+)
+@click.option(
+    "--series",
+    "series_file",
+    type=OutputFile(),
+    help="Write the run over time (.csv or .json records): per window, IOPS, MB/s and latency "
+    "mean/p50/p99/p99.9/max per direction, and the device's counters.",
+)
+@click.option(
+    "--series-window",
+    "series_window_ms",
+    type=click.FloatRange(min=1.0, max=3_600_000.0),
+    metavar="MSEC",
+    help="Window of --series and --plot, ms (default 100; 500 with --bandwidth-log, whose windows it sets).",
+)
 @click.argument("fio_args", nargs=-1, type=click.UNPROCESSED)
 def command(
     profile: str | None,
@@ -109,6 +135,9 @@ def command(
     eta_newline: str | None,
     eta_interval: str | None,
     status_interval: str | None,
+    plot: Path | None,
+    series_file: Path | None,
+    series_window_ms: float | None,
     fio_args: tuple[str, ...],
 ) -> None:
     """Run fio jobs on a simulated drive in a simulated machine (--host).
@@ -132,6 +161,10 @@ def command(
         # fio --parse-only reads the jobs and exits quietly when they are valid.
         _ssdtwin.check_fio_args(args)
         return
+    _check_suffix(plot, FIGURE_SUFFIXES, "--plot")
+    _check_suffix(series_file, SERIES_SUFFIXES, "--series")
+    if bandwidth_log and series_window_ms not in (None, AGG_BW_WINDOW_MS):
+        raise click.UsageError(f"--bandwidth-log logs {AGG_BW_WINDOW_MS} ms windows: leave --series-window out")
     if save_state is not None and save_state.exists() and not force:
         raise click.UsageError(f"--save-state {save_state} exists; add --force to replace it")
     on_pool = pool is not None or (state is not None and is_pool_state(state))
@@ -154,7 +187,7 @@ def command(
         kind, percent = parse_fill(fill)
         with progress.fill_bar(f"{kind} fill", show, forced=eta == "always") as fill_progress:
             device.fill(kind, percent, seed=seed, progress=fill_progress)
-    window_ms = AGG_BW_WINDOW_MS if bandwidth_log else 100.0
+    window_ms = series_window_ms or (AGG_BW_WINDOW_MS if bandwidth_log else DEFAULT_WINDOW_MS)
     with progress.simulation_bar("simulating", show, forced=eta == "always") as bar:
         result = target.run(args, seed=seed, progress=bar, series_window_ms=window_ms)
     for warning in result.warnings:
@@ -168,11 +201,41 @@ def command(
         write_atomically(output, report)
     if bandwidth_log:
         _write_agg_bw_logs(result, Path("."))
+    if series_file is not None:
+        table = result.series
+        text = table.to_csv(index=False) if series_file.suffix == ".csv" else table.to_json(orient="records") + "\n"
+        write_atomically(series_file, text)
+    if plot is not None:
+        title = _title(result, profile or (str(state) if state else None) or pool or DEFAULT_PROFILE, host)
+        save_figure(plot_latency(result.latency_histogram, result.series, title), plot)
     if save_state is not None:
         target.save(save_state, overwrite=True)
     if result.errors:
         # As fio: a job that ended with an error makes the run exit 1, reports printed.
         raise click.exceptions.Exit(1)
+
+
+def _check_suffix(path: Path | None, allowed: tuple[str, ...], option: str) -> None:
+    """Refuses, before anything is simulated, an output file whose kind is not known."""
+    if path is not None and path.suffix.lower() not in allowed:
+        raise click.BadParameter(f"{path}: the name must end in {', '.join(allowed)}", param_hint=option)
+
+
+def _title(result: RunResult, target: str, host: str) -> str:
+    """What a figure shows, in one line: the drive (or pool), the host, and each job's
+    pattern, block size, depth and engine, as its fio JSON states them."""
+    jobs = []
+    for job in result.json["jobs"]:
+        o = job.get("job options", {})
+        parts = [o.get("rw", ""), o.get("bs", ""), f"QD{o['iodepth']}" if "iodepth" in o else "", o.get("ioengine", "")]
+        jobs.append(f"{job['jobname']}: " + " ".join(p for p in parts if p))
+    return f"{_name(target)} on {_name(host)} — " + "; ".join(dict.fromkeys(jobs))
+
+
+def _name(profile: str) -> str:
+    """A shipped profile's name, or a profile file's name without ``.toml``."""
+    path = Path(profile)
+    return path.stem if path.suffix == ".toml" else path.name
 
 
 def _report(result: RunResult, formats: list[str], terse_version: int) -> str:

@@ -20,7 +20,7 @@ import click
 import pandas as pd
 
 from .. import __version__
-from ..device import Device
+from ..device import DEFAULT_RUN_SEED, Device
 from .base import Advance, Study
 
 #: CrystalDiskMark 8.0.x's fixed warm-up before every test, seconds.
@@ -149,11 +149,13 @@ def cdm_sweep(
         for i, test in enumerate(PRESETS[preset]):
             if i:
                 dev.idle(interval)
-            dev.run(_job(test, op, size, WARMUP_S, seed=run))
+            dev.run(_job(test, op, size, WARMUP_S, seed=run), seed=DEFAULT_RUN_SEED + run)
             runs = []
             for _ in range(count):
                 run += 1
-                s = dev.run(_job(test, op, size, measure, seed=run)).summary
+                # Each run draws its own offsets and its own device and host variation, as
+                # runs on a real machine differ.
+                s = dev.run(_job(test, op, size, measure, seed=run), seed=DEFAULT_RUN_SEED + run).summary
                 moved = float((s.iops * test.kib * 1024).sum())
                 runs.append((moved / 1e6, float((s.mean_lat_us * s.ios).sum() / s.ios.sum())))
             best = max(mb for mb, _ in runs)

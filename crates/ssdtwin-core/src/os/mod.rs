@@ -47,7 +47,7 @@ pub use hmb::{HmbSetting, negotiate_hmb};
 pub use md::{Md, MdLayout};
 pub use profile::{
     DriverCosts, EngineCosts, EngineKind, FsCosts, HostApst, HostConfig, HostProfile, MemoryConfig, OsFamily,
-    SHIPPED_HOSTS, build_host, load_host, shipped_host_names,
+    SHIPPED_HOSTS, WakeupJitter, build_host, ideal_host_overrides, load_host, shipped_host_names,
 };
 
 use crate::block::{BlockDevice, BlockGeometry, Command, CounterRow, Opcode};

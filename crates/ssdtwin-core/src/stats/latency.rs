@@ -122,7 +122,9 @@ impl LatBuckets {
     }
 }
 
-/// Completion-latency histogram plus summaries, for one direction of one job.
+/// Latency summaries and histograms, for one direction of one job: fio keeps a histogram of
+/// each of the three latencies (`io_u_plat[FIO_SLAT|FIO_CLAT|FIO_LAT]`) and reports the
+/// percentiles of those its `*_percentiles` options ask for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DirLatency {
     /// Submission latency.
@@ -131,8 +133,12 @@ pub struct DirLatency {
     pub clat: LatStats,
     /// Total latency.
     pub lat: LatStats,
+    /// Submission-latency histogram.
+    pub slat_hist: PlatHistogram,
     /// Completion-latency histogram.
     pub clat_hist: PlatHistogram,
+    /// Total-latency histogram: the percentiles of the latency an application sees.
+    pub lat_hist: PlatHistogram,
     /// Completion-latency buckets.
     pub buckets: LatBuckets,
 }
@@ -144,7 +150,9 @@ impl DirLatency {
         self.slat.record(slat);
         self.clat.record(clat);
         self.lat.record(slat + clat);
+        self.slat_hist.record(slat);
         self.clat_hist.record(clat);
+        self.lat_hist.record(slat + clat);
         self.buckets.record(clat);
     }
 
@@ -154,6 +162,7 @@ impl DirLatency {
         self.clat.record(clat);
         self.lat.record(lat);
         self.clat_hist.record(clat);
+        self.lat_hist.record(lat);
         self.buckets.record(clat);
     }
 
@@ -162,7 +171,9 @@ impl DirLatency {
         self.slat.merge(&o.slat);
         self.clat.merge(&o.clat);
         self.lat.merge(&o.lat);
+        self.slat_hist.merge(&o.slat_hist);
         self.clat_hist.merge(&o.clat_hist);
+        self.lat_hist.merge(&o.lat_hist);
         self.buckets.merge(&o.buckets);
     }
 }

@@ -399,6 +399,8 @@ pub struct JobSpec {
     pub io_submit_offload: bool,
     /// `percentile_list=` (at most 20 values).
     pub percentile_list: Vec<f64>,
+    /// Which latencies' percentiles are reported.
+    pub percentiles_of: PercentilesOf,
     /// `write_lat_log=` prefix.
     pub write_lat_log: Option<String>,
     /// `write_bw_log=` prefix.
@@ -751,6 +753,24 @@ impl SteadyStateSpec {
     }
 }
 
+/// `slat_percentiles=`, `clat_percentiles=` and `lat_percentiles=`: which latencies fio
+/// reports percentiles of (completion latency only, by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PercentilesOf {
+    /// Submission latency.
+    pub slat: bool,
+    /// Completion latency.
+    pub clat: bool,
+    /// Total latency.
+    pub lat: bool,
+}
+
+impl Default for PercentilesOf {
+    fn default() -> Self {
+        PercentilesOf { slat: false, clat: true, lat: false }
+    }
+}
+
 /// fio's default percentile list.
 pub const DEFAULT_PERCENTILES: [f64; 17] =
     [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
@@ -827,6 +847,7 @@ impl JobSpec {
             io_submit_offload: false,
             rate_poisson: false,
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
+            percentiles_of: PercentilesOf::default(),
             write_lat_log: None,
             write_bw_log: None,
             write_iops_log: None,

@@ -61,6 +61,8 @@ pub struct JobResult {
     pub job: usize,
     /// Clone number, 0-based.
     pub clone: u32,
+    /// Its process id, as fio's normal output shows it (see `runner::clone::process_id`).
+    pub pid: u32,
     /// Job name.
     pub name: String,
     /// Reporting group.

@@ -260,6 +260,17 @@ pub struct KernelSection {
     /// A blocked thread woken and switched back in (one context switch each way).
     #[serde(default)]
     pub wakeup_ns: u64,
+    /// How much one wakeup differs from the next (coefficient of variation of a log-normal
+    /// factor on `wakeup_ns`: the idle state the core left, caches, the scheduler's path).
+    #[serde(default)]
+    pub wakeup_cv: f64,
+    /// Chance that a woken thread finds its core busy (another task, a softirq, the timer
+    /// tick) and waits for it to be done.
+    #[serde(default)]
+    pub preempt_chance: f64,
+    /// The mean of that wait, µs (exponentially distributed).
+    #[serde(default)]
+    pub preempt_us: f64,
     /// Cap on the Host Memory Buffer the NVMe driver grants, MiB (`None`: what the drive
     /// prefers). Linux: `max_host_mem_size_mb`, default 128.
     #[serde(default)]

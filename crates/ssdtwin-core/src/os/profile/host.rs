@@ -4,6 +4,26 @@
 use crate::engine::SimDuration;
 use crate::nvme::ApstPolicy;
 
+/// How a thread's wakeups vary: a log-normal factor on the wakeup's cost, and now and then
+/// a wait for a core that is busy with something else (`[kernel] wakeup_cv`,
+/// `preempt_chance`, `preempt_us`). All zero: every wakeup costs the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WakeupJitter {
+    /// Coefficient of variation of the wakeup's cost.
+    pub cv: f64,
+    /// Chance a wakeup waits for a busy core.
+    pub preempt_chance: f64,
+    /// Mean of that wait.
+    pub preempt_mean: SimDuration,
+}
+
+impl WakeupJitter {
+    /// True if every wakeup costs the same.
+    pub fn is_none(&self) -> bool {
+        self.cv == 0.0 && (self.preempt_chance == 0.0 || self.preempt_mean == SimDuration::ZERO)
+    }
+}
+
 /// The operating system family a host profile describes (`host.os`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OsFamily {
@@ -123,6 +143,8 @@ pub struct HostConfig {
     pub irq: SimDuration,
     /// Wakeup of a blocked thread.
     pub wakeup: SimDuration,
+    /// How wakeups vary around `wakeup`.
+    pub wakeup_jitter: WakeupJitter,
     /// HMB cap, bytes (`None`: no cap).
     pub nvme_hmb_cap_bytes: Option<u64>,
     /// How the NVMe driver builds the APST table.

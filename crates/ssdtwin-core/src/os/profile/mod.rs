@@ -58,6 +58,24 @@ pub fn load_host(name_or_path: &str, overrides: &[String]) -> Result<HostConfig,
     build_host(&loaded)
 }
 
+/// `--host-set` overrides that make every wakeup of a host cost the same (`[kernel]
+/// wakeup_cv` and `preempt_chance` zero): the ideal host, for checking a path's arithmetic.
+pub fn ideal_host_overrides() -> Vec<String> {
+    ["kernel.wakeup_cv=0", "kernel.preempt_chance=0"].map(String::from).into()
+}
+
+/// `[kernel] wakeup_cv`, `preempt_chance` and `preempt_us`; the wait scales with the CPU's
+/// speed as the costs do.
+fn build_wakeup_jitter(c: &Checker<'_>, k: &file::KernelSection, speed: f64) -> Result<WakeupJitter, ProfileError> {
+    let within = |field: &str, v: f64, high: f64, allowed: &str| {
+        if v.is_finite() && (0.0..=high).contains(&v) { Ok(v) } else { Err(c.bad(field, &v, allowed)) }
+    };
+    let cv = within("kernel.wakeup_cv", k.wakeup_cv, 2.0, "allowed 0 to 2")?;
+    let preempt_chance = within("kernel.preempt_chance", k.preempt_chance, 0.5, "allowed 0 to 0.5")?;
+    let preempt_us = within("kernel.preempt_us", k.preempt_us, 100_000.0, "allowed 0 to 100000 us")?;
+    Ok(WakeupJitter { cv, preempt_chance, preempt_mean: SimDuration((preempt_us * 1e3 / speed).round() as u64) })
+}
+
 /// Checks a loaded host profile.
 pub fn build_host(loaded: &LoadedProfile) -> Result<HostConfig, ProfileError> {
     let file = loaded.source.as_str();
@@ -111,6 +129,7 @@ pub fn build_host(loaded: &LoadedProfile) -> Result<HostConfig, ProfileError> {
         syscall: cost("kernel.syscall_ns", p.kernel.syscall_ns)?,
         irq: cost("kernel.irq_ns", p.kernel.irq_ns)?,
         wakeup: cost("kernel.wakeup_ns", p.kernel.wakeup_ns)?,
+        wakeup_jitter: build_wakeup_jitter(&c, &p.kernel, speed)?,
         nvme_hmb_cap_bytes: p.kernel.nvme_hmb_cap_mib.map(|m| u64::from(m) << 20),
         nvme_apst: build_apst(&c, &p.kernel)?,
         block_submit: cost("block.submit_ns", p.block.submit_ns)?,

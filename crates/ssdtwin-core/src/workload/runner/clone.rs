@@ -208,6 +208,18 @@ pub(super) struct JobClone {
     passes_left: Option<u32>,
 }
 
+/// Process ids fio's parent can have: above the ones a booted Linux system has used, below
+/// the kernel's default `pid_max` (32768) less room for the clones.
+const PARENT_PIDS: std::ops::Range<u64> = 1_000..30_000;
+
+/// The process id of the clone with fio's thread number `thread_number` (1-based): fio
+/// forks one process per clone in order, so on a quiet machine they follow its parent's.
+/// The parent's is drawn from the run's seed: the same seed gives the same pids.
+fn process_id(seed: u64, thread_number: u32) -> u32 {
+    let parent = PARENT_PIDS.start + SimRng::stream(seed, 0x5049_4400).below(PARENT_PIDS.end - PARENT_PIDS.start);
+    (parent + u64::from(thread_number)) as u32
+}
+
 /// What a clone is given when it is created.
 pub(super) struct CloneSetup<'a> {
     pub spec: &'a JobSpec,
@@ -335,6 +347,7 @@ impl JobClone {
             result: JobResult {
                 job: s.job,
                 clone: s.clone,
+                pid: process_id(s.seed, s.thread_number),
                 name: spec.name.clone(),
                 groupid: s.group as u32,
                 dirs: fresh_dirs(control.as_ref().and_then(|c| c.priority.as_ref())),

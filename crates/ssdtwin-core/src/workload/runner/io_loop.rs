@@ -141,6 +141,9 @@ impl Runner {
         let woken = std::mem::take(&mut t.woken);
         let e = &t.engine;
         let (mut user, mut sys) = e.reap_cpu(n, woken);
+        if woken && let Some(w) = t.wakeups.as_mut() {
+            sys = w.vary(sys);
+        }
         if let Some(b) = &e.buffered {
             for &id in t.visible.iter().take(n as usize) {
                 let io = &self.ios[id];

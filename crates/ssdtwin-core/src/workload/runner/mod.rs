@@ -62,6 +62,7 @@ mod submit;
 mod thread;
 mod validate;
 mod verify;
+mod wakeup;
 mod window;
 
 pub(crate) use engine_run::EngineRun;

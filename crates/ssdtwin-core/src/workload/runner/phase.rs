@@ -11,6 +11,7 @@ use super::engine_run::EngineRun;
 use super::placement::pick_core;
 use super::replay::ReplayCursor;
 use super::thread::ThreadState;
+use super::wakeup::WakeupDraws;
 use super::{Group, RunError, RunOptions, Runner, Timer, clone_ids};
 use crate::block::BlockDevice;
 use crate::engine::{SimDuration, SimTime};
@@ -86,6 +87,8 @@ impl Runner {
                 let core = pick_core(spec, k, thread_number, host.config());
                 let mut thread = ThreadState::new(engines[j].clone(), spec, core, host.irq_core(core));
                 thread.flush_sync_writes = opts.fs_syncs && spec.sync_writes && thread.engine.buffered.is_none();
+                let h = host.config();
+                thread.wakeups = WakeupDraws::new(h.wakeup, h.wakeup_jitter, opts.seed, thread_number);
                 let logs =
                     JobLogs::open(spec, thread_number, &opts.log_dir, !super::super::is_sync_engine(&spec.ioengine))?;
                 let files = placed.next().expect("one placement per clone");

@@ -103,9 +103,16 @@ impl Runner {
         {
             return false;
         }
-        let work = t.wakeup_work;
+        let mut work = t.wakeup_work;
+        let t = &mut self.clones[i].thread;
+        if let Some(w) = t.wakeups.as_mut() {
+            work.sys = w.vary(work.sys);
+        }
         let end = now + work.user + work.sys;
-        if c.out_of_work(end) {
+        if self.clones[i].out_of_work(end) {
+            if let Some(w) = self.clones[i].thread.wakeups.as_mut() {
+                w.put_back();
+            }
             return false;
         }
         let t = &mut self.clones[i].thread;

@@ -151,6 +151,8 @@ pub(super) struct ThreadState {
     pub mmap_direct: bool,
     /// The advice the mmap engine gives its mappings (`fadvise_hint=`).
     pub mmap_hint: Option<crate::os::vm::Madvise>,
+    /// How its wakeups vary (`None`: each costs the host's `wakeup`).
+    pub wakeups: Option<super::wakeup::WakeupDraws>,
 }
 
 // The first cache line holds the step and the counts beside it; the queues start the next.
@@ -198,6 +200,7 @@ impl ThreadState {
             quiesce: false,
             mmaps: Vec::new(),
             mmap_direct: spec.direct,
+            wakeups: None,
             mmap_hint: super::mmap_hint(spec.fadvise_hint, spec.rw.is_random()),
         }
     }

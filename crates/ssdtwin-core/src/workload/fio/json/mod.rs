@@ -36,7 +36,7 @@ pub(crate) mod report;
 mod writer;
 
 use crate::stats::{LAT_LABELS, LAT_MS_LABELS, LatStats, PlatHistogram};
-use crate::workload::{Direction, DiskUtil, GroupResult, JobSet, JobSpec, RunResult};
+use crate::workload::{Direction, DiskUtil, GroupResult, JobSet, JobSpec, PercentilesOf, RunResult};
 use report::{DirReport, Entry, FIO_VERSION, Report};
 use writer::{Object, Value};
 
@@ -127,7 +127,7 @@ fn job_object(e: &Entry<'_>, report: &Report<'_>, result: &RunResult, elapsed_s:
     let percentiles = e.percentile_list();
     for dir in Direction::ALL {
         let group_agg = report.group(e.groupid).map_or(0, |g| g.agg[dir.index()]);
-        job.object(dir.name(), dir_object(&e.dirs[dir.index()], group_agg, &percentiles, plus));
+        job.object(dir.name(), dir_object(&e.dirs[dir.index()], group_agg, &percentiles, e.spec.percentiles_of, plus));
     }
     let mut sync = Object::new();
     sync.int("total_ios", e.sync_lat.n);
@@ -203,7 +203,7 @@ fn pct_object(keys: &[&str], values: &[f64]) -> Object {
 }
 
 /// `read`, `write` or `trim` (fio's `add_ddir_status_json`).
-fn dir_object(d: &DirReport, group_agg: u64, percentiles: &[f64], plus: bool) -> Object {
+fn dir_object(d: &DirReport, group_agg: u64, percentiles: &[f64], of: PercentilesOf, plus: bool) -> Object {
     let mut o = Object::new();
     o.int("io_bytes", d.io_bytes);
     o.int("io_kbytes", d.io_kbytes());
@@ -214,9 +214,11 @@ fn dir_object(d: &DirReport, group_agg: u64, percentiles: &[f64], plus: bool) ->
     o.int("total_ios", d.total_ios);
     o.int("short_ios", 0);
     o.int("drop_ios", 0);
-    o.object("slat_ns", lat_object(&d.latency.slat, None, plus));
-    o.object("clat_ns", lat_object(&d.latency.clat, Some((&d.latency.clat_hist, percentiles)), plus));
-    o.object("lat_ns", lat_object(&d.latency.lat, None, plus));
+    let l = &d.latency;
+    let asked = |on: bool, hist| on.then_some((hist, percentiles));
+    o.object("slat_ns", lat_object(&l.slat, asked(of.slat, &l.slat_hist), plus));
+    o.object("clat_ns", lat_object(&l.clat, asked(of.clat, &l.clat_hist), plus));
+    o.object("lat_ns", lat_object(&l.lat, asked(of.lat, &l.lat_hist), plus));
     let prios = d.prios_to_show();
     if !prios.is_empty() {
         let list = prios
@@ -247,8 +249,9 @@ fn dir_object(d: &DirReport, group_agg: u64, percentiles: &[f64], plus: bool) ->
 }
 
 /// `slat_ns`, `clat_ns` or `lat_ns` (fio's `add_ddir_lat_json`). `percentiles` is given for
-/// the latency fio computes percentiles of (`clat_percentiles=1`, its default); the object
-/// then gets `percentile` when it has samples, and `bins` too under `json+`.
+/// the latencies the job reports percentiles of (`clat_percentiles=1`, fio's default, and
+/// `slat_percentiles`/`lat_percentiles`); the object then gets `percentile` when it has
+/// samples, and `bins` too under `json+`.
 fn lat_object(stats: &LatStats, percentiles: Option<(&PlatHistogram, &[f64])>, plus: bool) -> Object {
     let mut o = Object::new();
     let empty = stats.n == 0;
@@ -416,6 +419,26 @@ mod tests {
         // reported by their mid-values.
         assert_eq!(pct["50.000000"], 49_920);
         assert_eq!(pct["100.000000"], 99_840);
+    }
+
+    #[test]
+    fn each_latency_reports_percentiles_when_asked() {
+        let mut set = JobSet::default();
+        let mut spec = JobSpec::new("p");
+        spec.percentile_list = vec![50.0, 100.0];
+        spec.percentiles_of = PercentilesOf { slat: true, clat: false, lat: true };
+        spec.ioengine = "libaio".into(); // an engine with a submission latency
+        set.jobs.push(spec);
+        // Every I/O: 1 us to submit, then 1..=100 us to complete.
+        let lat: Vec<(u64, u64)> = (1..=100u64).map(|v| (1000, v * 1000)).collect();
+        let dirs = [dir(&lat, 4096, 1_000_000_000, &[], &[]), DirResult::default(), DirResult::default()];
+        let result = run(vec![clone_result(0, 0, "p", 0, dirs, 0, (0, 1_000_000_000))], 1_000_000_000);
+        let read = &render(&set, &result, false)["jobs"][0]["read"];
+        assert!(read["clat_ns"].get("percentile").is_none(), "clat_percentiles=0");
+        assert_eq!(read["slat_ns"]["percentile"]["50.000000"], 1004, "1000 ns in bucket [1000, 1008)");
+        // Total latency's own histogram: the median I/O took 51 us, the slowest 101 us.
+        assert_eq!(read["lat_ns"]["percentile"]["50.000000"], 50_944);
+        assert_eq!(read["lat_ns"]["percentile"]["100.000000"], 100_864);
     }
 
     // ---- derived numbers ----

@@ -281,6 +281,8 @@ pub(crate) struct Entry<'a> {
     pub(crate) sys_ns: u64,
     /// Context switches, summed.
     pub(crate) ctx: u64,
+    /// The first member's process id (fio shows a group's first).
+    pub(crate) pid: u32,
     /// fsync/fdatasync latencies, merged.
     pub(crate) sync_lat: crate::stats::LatStats,
     /// Measured spans, summed, ns (the denominator of the CPU shares).
@@ -449,6 +451,7 @@ impl<'a> Report<'a> {
                         usr_ns: 0,
                         sys_ns: 0,
                         ctx: 0,
+                        pid: clone.pid,
                         sync_lat: crate::stats::LatStats::default(),
                         runtime_ns: 0,
                         steadystate: None,

@@ -76,6 +76,7 @@ pub(crate) fn clone_result(
         latency_depth: None,
         job,
         clone,
+        pid: 4000 + clone,
         name: name.into(),
         groupid,
         dirs,

@@ -19,8 +19,9 @@
 //! max > 99 999 ns and stdev > 1000 ns, and to msec on the same test a thousand times larger
 //! (`nsec_to_usec`/`nsec_to_msec`); the percentile block switches on the smallest and largest
 //! percentile values (min > 2000 ns and max > 99 999 ns for usec) and rounds values up into
-//! the new unit; `bw` switches from KiB/s to MiB/s when the mean exceeds 1 GiB/s. ssdtwin
-//! uses no host CPU and has no processes, so the `cpu` line is all zeros and `pid=0`.
+//! the new unit; `bw` switches from KiB/s to MiB/s when the mean exceeds 1 GiB/s. `pid` is
+//! the job's simulated process id (fio's parent's, drawn from the run's seed, plus the job's
+//! thread number), and the `cpu` line the host model's CPU time and context switches.
 //!
 //! Writing never fails and never panics. The numbers are the JSON writer's: both read the
 //! same [`Report`].
@@ -44,7 +45,7 @@ mod num2str;
 use super::OutputOptions;
 use super::json::report::{self, DirReport, Entry, FIO_VERSION, GroupRun, Report};
 use crate::stats::{LatStats, PlatHistogram};
-use crate::workload::{BlockSize, Direction, JobSet, JobSpec, RunResult};
+use crate::workload::{BlockSize, Direction, JobSet, JobSpec, PercentilesOf, RunResult};
 use num2str::{Unit, num2str};
 use std::fmt::Write;
 
@@ -122,17 +123,26 @@ fn write_job_headers(out: &mut String, set: &JobSet, result: &RunResult) {
 fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &OutputOptions) {
     match e.error {
         None => {
-            put!(out, "{}: (groupid={}, jobs={}): err= 0: pid=0: {}\n", e.name, e.groupid, e.members, opts.wall.ctime);
+            put!(
+                out,
+                "{}: (groupid={}, jobs={}): err= 0: pid={}: {}\n",
+                e.name,
+                e.groupid,
+                e.members,
+                e.pid,
+                opts.wall.ctime
+            );
         }
         // fio's verror names the source place of td_verror; the twin's is backend.c's call.
         Some(f) => put!(
             out,
-            "{}: (groupid={}, jobs={}): err={:2} ({}): pid=0: {}\n",
+            "{}: (groupid={}, jobs={}): err={:2} ({}): pid={}: {}\n",
             e.name,
             e.groupid,
             e.members,
             f.errno,
             f.verror(),
+            e.pid,
             opts.wall.ctime
         ),
     }
@@ -141,7 +151,7 @@ fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &Outp
         let d = &e.dirs[dir.index()];
         if d.io_bytes > 0 {
             let group_agg = report.group(e.groupid).map_or(0, |g| g.agg[dir.index()]);
-            write_dir(out, dir, d, group_agg, &percentiles);
+            write_dir(out, dir, d, group_agg, &percentiles, e.spec.percentiles_of);
         }
     }
 
@@ -195,7 +205,14 @@ fn pct_list(keys: &[&str], values: &[f64]) -> String {
 }
 
 /// One direction (fio's `show_ddir_status`).
-fn write_dir(out: &mut String, dir: Direction, d: &DirReport, group_agg: u64, percentiles: &[f64]) {
+fn write_dir(
+    out: &mut String,
+    dir: Direction,
+    d: &DirReport,
+    group_agg: u64,
+    percentiles: &[f64],
+    percentiles_of: PercentilesOf,
+) {
     if d.runtime_ms == 0 {
         return;
     }
@@ -219,8 +236,18 @@ fn write_dir(out: &mut String, dir: Direction, d: &DirReport, group_agg: u64, pe
     for p in &prios {
         write_lat(out, &format!("clat prio {}/{}", p.priority.class, p.priority.level), &p.clat);
     }
-    if d.latency.clat.n > 0 {
-        write_percentiles(out, "clat", &d.latency.clat_hist, percentiles);
+    // fio's order: slat, clat, lat; each where the job asks for it and it has samples.
+    let (l, of) = (&d.latency, percentiles_of);
+    if of.slat && l.slat.n > 0 {
+        write_percentiles(out, "slat", &l.slat_hist, percentiles);
+    }
+    if of.clat && l.clat.n > 0 {
+        write_percentiles(out, "clat", &l.clat_hist, percentiles);
+    }
+    if of.lat && l.lat.n > 0 {
+        write_percentiles(out, "lat", &l.lat_hist, percentiles);
+    }
+    if of.clat && d.latency.clat.n > 0 {
         for p in &prios {
             let share = 100.0 * p.clat.n as f64 / d.latency.clat.n as f64;
             let name = format!("clat prio {}/{} ({share:.2}% of IOs)", p.priority.class, p.priority.level);
@@ -483,12 +510,21 @@ mod tests {
     }
 
     #[test]
+    fn percentile_blocks_follow_the_switches_in_fios_order() {
+        let (mut set, result) = reference_like(true);
+        set.jobs[0].percentiles_of = PercentilesOf { slat: true, clat: false, lat: true };
+        let ours = fio_normal(&set, &result, &opts(false));
+        let blocks: Vec<&str> = ours.lines().filter(|l| l.contains(" percentiles (")).map(str::trim).collect();
+        assert_eq!(blocks, ["slat percentiles (nsec):", "lat percentiles (usec):"], "{ours}");
+    }
+
+    #[test]
     fn reference_figures_are_reproduced() {
         let (set, result) = reference_like(false);
         let ours = fio_normal(&set, &result, &opts(false));
         for line in [
             "t: (g=0): rw=randrw, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=libaio, iodepth=16\n\
-             fio-3.33\nStarting 1 process\n\nt: (groupid=0, jobs=1): err= 0: pid=0: Sat Nov 21 19:12:08 2026\n",
+             fio-3.33\nStarting 1 process\n\nt: (groupid=0, jobs=1): err= 0: pid=4000: Sat Nov 21 19:12:08 2026\n",
             "  read: IOPS=104k, BW=406MiB/s (426MB/s)(406MiB/1001msec)\n",
             "  write: IOPS=44.4k, BW=173MiB/s (182MB/s)(173MiB/1001msec); 0 zone resets\n",
             "   bw (  KiB/s): min=414712, max=414712, per=99.74%, avg=414712.00, stdev= 0.00, samples=1\n",

@@ -785,10 +785,19 @@ static OPTIONS: &[OptionDef] = &[
     value("dedupe_mode", |_, v| values::one_of(v, &["repeat", "working_set"]).map(drop)),
     value("dedupe_working_set_percentage", |_, v| values::count_in(v, 1024, 0, 100).map(drop)),
     value("dedupe_global", no_effect_flag),
-    // Reporting switches: percentiles are always computed; fio's output keeps them.
-    value("clat_percentiles", no_effect_flag),
-    value("lat_percentiles", no_effect_flag),
-    value("slat_percentiles", no_effect_flag),
+    // Which latencies' percentiles the report shows (all three histograms are always kept).
+    flag("clat_percentiles", |d, v| {
+        d.spec.percentiles_of.clat = values::boolean(v)?;
+        Ok(())
+    }),
+    flag("lat_percentiles", |d, v| {
+        d.spec.percentiles_of.lat = values::boolean(v)?;
+        Ok(())
+    }),
+    flag("slat_percentiles", |d, v| {
+        d.spec.percentiles_of.slat = values::boolean(v)?;
+        Ok(())
+    }),
     value("log_prio", |d, v| {
         d.spec.log_prio = values::boolean(v)?;
         Ok(())
@@ -1681,6 +1690,16 @@ mod tests {
     }
 
     // ---- reporting ----
+
+    #[test]
+    fn percentile_switches() {
+        let spec = job(&[("lat_percentiles", "1"), ("clat_percentiles", "0"), ("slat_percentiles", "1")]).spec;
+        assert_eq!(spec.percentiles_of, crate::workload::PercentilesOf { slat: true, clat: false, lat: true });
+        assert_eq!(
+            crate::workload::JobSpec::new("d").percentiles_of,
+            crate::workload::PercentilesOf { slat: false, clat: true, lat: false }
+        );
+    }
 
     #[test]
     fn percentile_lists() {

@@ -24,7 +24,7 @@ SECTIONS = {
     "R1": ["hmb"],
     "R2": ["qlc-tr"],
     "R3": ["slc-write", "read-after-write"],
-    "R4": ["micron", "lbaf", "cdm"],
+    "R4": ["micron", "lbaf", "cdm", "qos"],
     "R5": ["zfs-special"],
     "R6": ["memory"],
     "R7": ["hmb-mix"],

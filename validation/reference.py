@@ -97,6 +97,34 @@ R4_FIO = [
     Point("4 KiB random read QD1, us", 1, 150, "<", note="datasheet 92 to 150 us"),
 ]
 
+#: Latency QoS (latency-facts A0, A2): the Micron 9200's datasheet "latency to media,
+#: typical (QD = 1)" (read 92 to 150 us by capacity, write 21 us, at steady state per SNIA
+#: PTS), and the shape every measured NAND drive's QD1 4 KiB random reads have: p99 1.2 to
+#: 1.35 x p50 (P3700 1.26, PM9A3 1.21, PM981 1.35) and p99.99 2.5 to 6 x p50 for enterprise
+#: TLC (P4510 2.5 x its mean, PM9A3 5.8 x p50). Steady-state random writes at depth have a
+#: tail from GC (TTFlash, FAST'17: 5 to 138 x slowdowns between p99 and p99.99): a bound,
+#: p99.99 above 5 x p50.
+QOS_MICRON = [
+    Point("QD1 read mean, us", 0, 92, ">", note="datasheet typical 92 to 150 us"),
+    Point("QD1 read mean, us", 1, 150, "<", note="datasheet typical 92 to 150 us"),
+    Point("QD1 write mean, us", 0, 21, tolerance=0.15, note="datasheet typical 21 us"),
+    Point("QD1 read p99 / p50", 0, 1.2, ">", note="1.2 to 1.35 on NAND drives"),
+    Point("QD1 read p99 / p50", 1, 1.35, "<", note="1.2 to 1.35 on NAND drives"),
+    Point("QD1 read p99.99 / p50", 0, 2.5, ">", note="2.5 to 6 on enterprise TLC"),
+    Point("QD1 read p99.99 / p50", 1, 6.0, "<", note="2.5 to 6 on enterprise TLC"),
+    Point("QD32 write p99.99 / p50", 0, 5.0, ">", note="GC's tail at steady state"),
+]
+
+#: Published QD1 4 KiB random distributions of other drives, shown beside the shipped
+#: profiles of their class (not the same drives: not checked). (mean, p50, p99, tail, tail's
+#: percentile), µs.
+QOS_PUBLISHED = {
+    "Intel DC P3700 800 GB, read (MLC enterprise)": (77.9, 76.0, 96.0, 2768.0, "p99.999"),
+    "Samsung PM9A3 (RAID 0), read (TLC enterprise)": (69.7, 68.0, 82.0, 396.0, "p99.99"),
+    "Samsung PM981 256 GB, read (TLC client)": (79.7, 74.2, 100.2, None, ""),
+    "Samsung PM981 256 GB, write (TLC client)": (14.9, 12.1, 30.9, None, ""),
+}
+
 #: R4's drive's rated endurance (Micron 9200 MAX 1.6 TB datasheet): 8.8 PB written under
 #: random writes (3 drive writes per day for 5 years).
 R4_ENDURANCE = Point(

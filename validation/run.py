@@ -53,12 +53,15 @@ from reference import (
     R7_OFF_DROP_AT_16,
     R7_OFF_PEAK,
     R7_SIZE_SPREAD,
+    QOS_MICRON,
+    QOS_PUBLISHED,
     Point,
 )
 from ssdtwin.plots.base import second_edges
 from ssdtwin.plots.cdm import plot_cdm
 from ssdtwin.plots.lbaf import plot_lbaf
 from ssdtwin.plots.memory import plot_memory
+from ssdtwin.plots.qos import plot_qos
 from ssdtwin.plots.zfs_special import plot_zfs_special
 from ssdtwin.studies.cdm import PRESETS, cdm_sweep, text_export
 from ssdtwin.studies.endurance import endurance_projection
@@ -66,6 +69,7 @@ from ssdtwin.studies.hmb import hmb_sweep
 from ssdtwin.studies.lbaf import lbaf_sweep, verdicts
 from ssdtwin.studies.memory import memory_sweep
 from ssdtwin.studies.qlc_tr import decomposition, profile_tr_us, qlc_tr_sweep
+from ssdtwin.studies.qos import qos as qos_sweep
 from ssdtwin.studies.read_after_write import read_after_write_sweep
 from ssdtwin.studies.slc_write import knee, slc_write_sweep
 from ssdtwin.studies.zfs_special import zfs_special_sweep
@@ -384,6 +388,48 @@ def micron() -> bool:
     per_window = ", ".join(f"{w[0]:,.0f} IOPS (WA {w[2]:.2f})" for w in windows)
     print(f"\nRandom-write windows of 10 s after the random fill: {per_window}.")
     return ok
+
+
+def qos() -> bool:
+    """The datasheet QoS protocol on R4's drive, beside its datasheet and the shape of every
+    measured NAND drive's distribution; every shipped profile's table after it (not gated:
+    no published distribution of those drives was found)."""
+    table = qos_sweep("micron-9200max")
+    row = {(r.rw, r.iodepth): r for r in table.itertuples()}
+    read1, write1, write32 = row[("randread", 1)], row[("randwrite", 1)], row[("randwrite", 32)]
+    values = {
+        "QD1 read mean, us": read1.mean_us,
+        "QD1 write mean, us": write1.mean_us,
+        "QD1 read p99 / p50": read1.p99_us / read1.p50_us,
+        "QD1 read p99.99 / p50": read1.p99_99_us / read1.p50_us,
+        "QD32 write p99.99 / p50": write32.p99_99_us / write32.p50_us,
+    }
+    result, ok = check(QOS_MICRON, lambda p: values[p.series])
+    fig = plot_qos(table)
+    save(fig, "qos")
+    print(markdown(result))
+    print()
+    print(frame_markdown(table[["rw", "iodepth", "iops", "mean_us", "p50_us", "p99_us", "p99_9_us", "p99_99_us"]]))
+    print("\nPublished distributions of drives of each class (QD1 4 KiB random, µs):\n")
+    published = pd.DataFrame(
+        [
+            {"drive": name, "mean": m, "p50": p50, "p99": p99, "p99/p50": p99 / p50, "tail": tail, "tail at": at}
+            for name, (m, p50, p99, tail, at) in QOS_PUBLISHED.items()
+        ]
+    )
+    print(frame_markdown(published))
+    return ok
+
+
+def qos_library() -> bool:
+    """Every shipped drive under the QoS protocol, for the table in docs/validation.md."""
+    rows = [qos_sweep(name) for name in ssdtwin.profiles()]
+    table = pd.concat(rows, ignore_index=True)
+    table["p99/p50"] = table.p99_us / table.p50_us
+    table["p99.99/p50"] = table.p99_99_us / table.p50_us
+    columns = ["profile", "rw", "iodepth", "mean_us", "p50_us", "p99_us", "p99_9_us", "p99_99_us"]
+    print(frame_markdown(table[[*columns, "p99/p50", "p99.99/p50", "precondition"]]))
+    return True
 
 
 def lbaf() -> bool:
@@ -773,6 +819,8 @@ STUDIES = {
     "read-after-write": read_after_write,
     "micron": micron,
     "lbaf": lbaf,
+    "qos": qos,
+    "qos-library": qos_library,
     "cdm": cdm,
     "zfs-special": zfs_special,
     "memory": memory,

@@ -19,6 +19,7 @@ from .lbaf import plot_lbaf
 from .memory import plot_memory
 from .qd_sweep import plot_qd_sweep
 from .qlc_tr import plot_qlc_tr
+from .qos import plot_qos
 from .read_after_write import plot_read_after_write
 from .slc_write import plot_slc_write
 from .thermal import plot_thermal
@@ -33,6 +34,7 @@ FIGURES: dict[str, Callable[[pd.DataFrame], Any]] = {
     "memory": plot_memory,
     "qd-sweep": plot_qd_sweep,
     "qlc-tr": plot_qlc_tr,
+    "qos": plot_qos,
     "read-after-write": plot_read_after_write,
     "slc-write": plot_slc_write,
     "thermal": plot_thermal,

@@ -47,6 +47,9 @@ pub struct Derived {
     pub superblocks: u32,
     /// Bytes of one superblock in the native mode.
     pub superblock_bytes: u64,
+    /// Free superblocks under sustained writes: GC's foreground threshold, where host writes
+    /// start to wait for GC (steady-state writes run at this working point).
+    pub gc_working_superblocks: u32,
     /// Bytes of one superblock programmed one bit per cell.
     pub slc_superblock_bytes: u64,
     /// The static SLC cache in superblocks.
@@ -120,6 +123,7 @@ impl Derived {
             dies: g.dies(),
             superblocks: g.superblocks(),
             superblock_bytes,
+            gc_working_superblocks: c.gc.fg_threshold_sb,
             slc_superblock_bytes,
             slc_static_superblocks: slc.static_sb,
             slc_dynamic_max_superblocks: slc.dynamic_max_sb,

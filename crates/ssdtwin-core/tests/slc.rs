@@ -161,9 +161,11 @@ fn dev_t_prog_us() -> f64 {
 }
 
 #[test]
-fn writes_short_of_space_fold_whatever_the_watermarks() {
+fn writes_short_of_space_make_room_whatever_the_watermarks() {
     // A dynamic cache that may take most of the drive, watermarks it never reaches and no
-    // idle trigger: writing the whole namespace twice must fold to make room.
+    // idle trigger: writing the whole namespace twice must move data out of the cache to
+    // make room, by folding or by GC collecting SLC superblocks (with host programs staged
+    // a few per die, GC's programs reach the dies soon and it often gets there first).
     let cfg = slc_config(&["slc_cache.dynamic_max_gib=0.0625", "slc_cache.fold_high_gib=0.06"]);
     let capacity = cfg.logical_units * 4096;
     let mut dev = Ssd::new(cfg);
@@ -172,7 +174,8 @@ fn writes_short_of_space_fold_whatever_the_watermarks() {
     let r = run_one(&mut dev, w, Some(capacity), None);
     assert_eq!(r.jobs[0].dirs[1].io_bytes, 2 * capacity);
     dev.quiesce();
-    assert!(dev.counters().folded_bytes > 0);
+    let c = dev.counters();
+    assert!(c.folded_bytes + c.gc_units_moved > 0, "nothing left the cache");
     dev.ftl().check_invariants().unwrap();
 }
 

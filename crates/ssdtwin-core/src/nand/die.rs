@@ -55,10 +55,10 @@ impl DieOpKind {
     fn class(self) -> usize {
         match self {
             DieOpKind::HostRead | DieOpKind::MapRead => 0,
-            DieOpKind::RelocRead => 1,
-            // Erases queue with programs: a free superblock is what lets programs go on, and
-            // below them a steady write stream would hold erases off for good.
-            DieOpKind::Program | DieOpKind::MapWrite | DieOpKind::UrgentProgram | DieOpKind::Erase => 2,
+            // Erases go before queued programs: the superblock an erase frees is what waiting
+            // writes need (below programs, a steady write stream would hold it off for good).
+            DieOpKind::RelocRead | DieOpKind::Erase => 1,
+            DieOpKind::Program | DieOpKind::MapWrite | DieOpKind::UrgentProgram => 2,
             DieOpKind::BackgroundProgram => 3,
         }
     }

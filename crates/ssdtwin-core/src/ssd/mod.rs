@@ -32,6 +32,7 @@ mod map;
 mod power;
 mod read;
 mod snapshot;
+mod staging;
 mod verify;
 mod write;
 
@@ -149,6 +150,8 @@ pub struct Ssd {
     host_units_admitted: u64,
     /// Programs in flight that will free write-buffer space.
     host_programs_in_flight: u32,
+    /// Host programs each die holds, and those kept for it until it takes them.
+    staging: staging::HostStaging,
     map_cache: MapCache,
     hmb: HmbGrant,
     map_loads_in_flight: u32,
@@ -223,6 +226,7 @@ impl Ssd {
             flush_waiters: Vec::new(),
             host_units_admitted: 0,
             host_programs_in_flight: 0,
+            staging: staging::HostStaging::new(config.geometry.dies()),
             map_cache,
             hmb,
             map_loads_in_flight: 0,

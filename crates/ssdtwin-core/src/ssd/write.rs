@@ -153,7 +153,12 @@ impl Ssd {
         };
         let (die, mode) = self.ftl.pu_target(pu);
         let units = self.config.geometry.pu_units();
-        self.submit_die_op(die, DieOp { kind, mode, token, units, ready, t_array: SimDuration::ZERO });
+        let op = DieOp { kind, mode, token, units, ready, t_array: SimDuration::ZERO };
+        if buffer_units == 0 {
+            self.submit_die_op(die, op);
+        } else if let Some(op) = self.staging.offer(die, op) {
+            self.submit_die_op(die, op);
+        }
         token
     }
 
@@ -175,6 +180,10 @@ impl Ssd {
             self.reloc_program_done(job);
         }
         if rec.buffer_units > 0 {
+            let die = self.ftl.pu_target(rec.pu).0;
+            if let Some(next) = self.staging.finished(die) {
+                self.submit_die_op(die, next);
+            }
             self.host_programs_in_flight -= 1;
             self.buffer.release(rec.buffer_units);
             self.counters.units_programmed += u64::from(rec.buffer_units);

@@ -117,3 +117,31 @@ fn randread_command_line_matches_fio_json() {
     assert_eq!(ours["jobs"][0]["read"]["io_bytes"], 64 << 20);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn percentiles_from_real_fio_bins_are_real_fios_percentiles() {
+    // fio 3.33's json+ gives each direction's histogram (`bins`: bucket value -> count) and
+    // the percentiles it read from it: counted into our histogram, the same buckets must give
+    // the same values, for every job and direction.
+    let theirs = reference_json("randrw-2jobs-jsonplus.json");
+    let mut checked = 0;
+    for job in theirs["jobs"].as_array().unwrap() {
+        for dir in ["read", "write"] {
+            let clat = &job[dir]["clat_ns"];
+            let mut hist = crate::stats::PlatHistogram::default();
+            for (value, count) in clat["bins"].as_object().unwrap() {
+                let value: u64 = value.parse().unwrap();
+                for _ in 0..count.as_u64().unwrap() {
+                    hist.record(value);
+                }
+            }
+            assert_eq!(hist.total(), clat["N"].as_u64().unwrap(), "every I/O is in a bin");
+            let listed = clat["percentile"].as_object().unwrap();
+            let list: Vec<f64> = listed.keys().map(|k| k.parse().unwrap()).collect();
+            let fios: Vec<u64> = listed.values().map(|v| v.as_u64().unwrap()).collect();
+            assert_eq!(hist.percentiles(&list), fios, "{dir} of {}", job["jobname"]);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2);
+}

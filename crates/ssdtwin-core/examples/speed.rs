@@ -33,6 +33,10 @@ fn device() -> Ssd {
     if std::env::var("SPEED_VARIABILITY").is_ok_and(|v| v == "off") {
         o.extend(ideal_overrides(&p));
     }
+    // SPEED_SET=a.b=1,c.d=2: more overrides, e.g. one source of variability off.
+    if let Ok(set) = std::env::var("SPEED_SET") {
+        o.extend(set.split(',').filter(|s| !s.is_empty()).map(String::from));
+    }
     apply_overrides(&mut p, &o).unwrap();
     Ssd::new(build(&p).unwrap())
 }

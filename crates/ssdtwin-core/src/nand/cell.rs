@@ -25,6 +25,18 @@ impl CellMode {
     /// All modes, in order of bits per cell.
     pub const ALL: [CellMode; 4] = [CellMode::Slc, CellMode::Mlc, CellMode::Tlc, CellMode::Qlc];
 
+    /// The page type of word-line row `row` (0 = the lower page): `row mod bits`, each mode
+    /// with its own constant divisor.
+    #[inline]
+    pub const fn page_type_of_row(self, row: u32) -> u32 {
+        match self {
+            CellMode::Slc => 0,
+            CellMode::Mlc => row & 1,
+            CellMode::Tlc => row % 3,
+            CellMode::Qlc => row & 3,
+        }
+    }
+
     /// Bits per cell.
     #[inline]
     pub const fn bits(self) -> u32 {
@@ -76,8 +88,15 @@ impl CellTiming {
         if bits < 2 || self.t_read_spread == SimDuration::ZERO {
             return self.t_read;
         }
-        // Evenly from t_read − spread (lower page) to t_read + spread (upper page).
-        let step = 2 * self.t_read_spread.as_ns() * u64::from(page_type) / u64::from(bits - 1);
+        // Evenly from t_read − spread (lower page) to t_read + spread (upper page). Each mode
+        // divides by its own constant (a division by a variable would cost every read more
+        // than the rest of this function).
+        let twice = 2 * self.t_read_spread.as_ns() * u64::from(page_type);
+        let step = match mode {
+            CellMode::Slc | CellMode::Mlc => twice,
+            CellMode::Tlc => twice / 2,
+            CellMode::Qlc => twice / 3,
+        };
         SimDuration((self.t_read.as_ns() + step).saturating_sub(self.t_read_spread.as_ns()))
     }
 }

@@ -208,7 +208,7 @@ impl Geometry {
     #[inline]
     pub fn page_type_of_pu(&self, pu: PuId, mode: CellMode) -> u32 {
         let (_, in_sb) = self.sb_of_pu(pu);
-        (in_sb / self.divide.dies) % mode.bits()
+        mode.page_type_of_row(in_sb / self.divide.dies)
     }
     /// Channel of die `die`.
     #[inline]

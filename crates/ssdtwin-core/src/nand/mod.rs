@@ -71,7 +71,7 @@ impl NandTiming {
     #[inline]
     pub fn op_time(&self, op: &DieOp, factor: f64) -> SimDuration {
         let t = if op.t_array == SimDuration::ZERO { self.array_time(op.kind, op.mode) } else { op.t_array };
-        if (factor - 1.0).abs() < f64::EPSILON { t } else { SimDuration((t.as_ns() as f64 * factor).round() as u64) }
+        if (factor - 1.0).abs() < f64::EPSILON { t } else { t.scaled(factor) }
     }
 
     /// Channel time to move `units` map units.

@@ -607,7 +607,7 @@ impl Ssd {
             return nominal;
         }
         let factor = self.firmware_jitter.sample(&mut self.firmware_rng);
-        SimDuration((nominal.as_ns() as f64 * factor).round() as u64)
+        nominal.scaled(factor)
     }
 
     /// Seeds the run's variability streams (read retries, firmware time) from the run's

@@ -63,7 +63,7 @@ impl WakeupDraws {
         } else {
             0.0
         };
-        (wakeup + wait).round() as u64
+        (wakeup + wait + 0.5) as u64
     }
 }
 

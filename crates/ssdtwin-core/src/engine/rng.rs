@@ -45,7 +45,7 @@ impl SimRng {
         self.unit_f64() < p
     }
 
-    /// A standard normal value (rand_distr's ziggurat: one uniform and a table lookup almost
+    /// A standard normal value (`rand_distr`'s ziggurat: one uniform and a table lookup almost
     /// every time, where Box–Muller took a logarithm, a square root and a cosine).
     #[inline]
     pub fn normal(&mut self) -> f64 {

@@ -53,6 +53,7 @@ impl SimDuration {
     /// Adding ½ and truncating is `f64::round` for these values without its library call,
     /// which per-command variation would otherwise pay on every read.
     #[inline]
+    #[must_use]
     pub fn scaled(self, factor: f64) -> Self {
         debug_assert!(factor >= 0.0, "a duration scales by a non-negative factor");
         SimDuration((self.0 as f64 * factor + 0.5) as u64)

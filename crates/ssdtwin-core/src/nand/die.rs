@@ -95,6 +95,14 @@ pub struct DieOp {
     pub t_array: SimDuration,
 }
 
+impl DieOp {
+    /// An operation that takes its cell mode's nominal array time (its requester worked out
+    /// no time of its own, as a host read does for its page type and retries).
+    pub const fn nominal(kind: DieOpKind, mode: CellMode, token: u32, units: u32, ready: SimTime) -> Self {
+        DieOp { kind, mode, token, units, ready, t_array: SimDuration::ZERO }
+    }
+}
+
 /// How a die picks its next operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -318,7 +318,7 @@ mod tests {
     }
 
     fn op(kind: DieOpKind, units: u32) -> DieOp {
-        DieOp { kind, mode: CellMode::Tlc, token: 0, units, ready: SimTime::ZERO, t_array: SimDuration::ZERO }
+        DieOp::nominal(kind, CellMode::Tlc, 0, units, SimTime::ZERO)
     }
 
     // --- idle die ---------------------------------------------------------------------

@@ -27,7 +27,6 @@
 //! they queue with host programs and no read suspends them.
 
 use super::{Event, Ssd};
-use crate::engine::SimDuration;
 use crate::ftl::Stream;
 use crate::nand::{DieId, DieOp, DieOpKind, PuId};
 
@@ -184,14 +183,7 @@ impl Ssd {
             let r = self.jobs[k].reads[index];
             self.jobs[k].next_read += 1;
             self.jobs[k].outstanding += 1;
-            let op = DieOp {
-                kind: DieOpKind::RelocRead,
-                mode: r.mode,
-                token: index as u32 | tag,
-                units: r.units,
-                ready: self.now,
-                t_array: SimDuration::ZERO,
-            };
+            let op = DieOp::nominal(DieOpKind::RelocRead, r.mode, index as u32 | tag, r.units, self.now);
             self.submit_die_op(r.die, op);
         }
     }
@@ -306,15 +298,7 @@ impl Ssd {
         let mode = self.ftl.sbs.mode(victim);
         let dies = self.ftl.begin_erase(victim);
         for die in 0..dies {
-            let op = DieOp {
-                kind: DieOpKind::Erase,
-                mode,
-                token: victim,
-                units: 0,
-                ready: self.now,
-                t_array: SimDuration::ZERO,
-            };
-            self.submit_die_op(DieId(die), op);
+            self.submit_die_op(DieId(die), DieOp::nominal(DieOpKind::Erase, mode, victim, 0, self.now));
         }
     }
 

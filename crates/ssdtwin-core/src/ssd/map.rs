@@ -81,10 +81,7 @@ impl Ssd {
         self.map_loads_in_flight += 1;
         let die = self.map_page_die(s);
         let mode = self.map_cache.config().map_mode;
-        self.submit_die_op(
-            die,
-            DieOp { kind: DieOpKind::MapRead, mode, token: s, units: 1, ready, t_array: SimDuration::ZERO },
-        );
+        self.submit_die_op(die, DieOp::nominal(DieOpKind::MapRead, mode, s, 1, ready));
     }
 
     /// A translation page was read: transfer, decode, firmware insert; then the next queued
@@ -186,10 +183,7 @@ impl Ssd {
     pub(super) fn write_map_page(&mut self, die: DieId, updates: u32, ready: SimTime) {
         let mode = self.map_cache.config().map_mode;
         let units = self.config.geometry.units_per_page();
-        self.submit_die_op(
-            die,
-            DieOp { kind: DieOpKind::MapWrite, mode, token: updates, units, ready, t_array: SimDuration::ZERO },
-        );
+        self.submit_die_op(die, DieOp::nominal(DieOpKind::MapWrite, mode, updates, units, ready));
     }
 
     /// Writes out a partly filled journal page; true if one was queued. Only

@@ -48,31 +48,22 @@ impl HostStaging {
     #[inline]
     pub(super) fn finished(&mut self, die: DieId) -> Option<DieOp> {
         let d = die.index();
-        match self.waiting[d].pop_front() {
-            Some(op) => Some(op),
-            None => {
-                self.on_die[d] -= 1;
-                None
-            }
+        let next = self.waiting[d].pop_front();
+        if next.is_none() {
+            self.on_die[d] -= 1;
         }
+        next
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{SimDuration, SimTime};
+    use crate::engine::SimTime;
     use crate::nand::{CellMode, DieOpKind};
 
     fn op(token: u32) -> DieOp {
-        DieOp {
-            kind: DieOpKind::Program,
-            mode: CellMode::Tlc,
-            token,
-            units: 4,
-            ready: SimTime::ZERO,
-            t_array: SimDuration::ZERO,
-        }
+        DieOp::nominal(DieOpKind::Program, CellMode::Tlc, token, 4, SimTime::ZERO)
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::background::JobKind;
 use super::{ProgramRec, Ssd};
-use crate::engine::{SimDuration, SimTime};
+use crate::engine::SimTime;
 use crate::ftl::Stream;
 use crate::nand::{DieOp, DieOpKind, PuId};
 
@@ -153,7 +153,7 @@ impl Ssd {
         };
         let (die, mode) = self.ftl.pu_target(pu);
         let units = self.config.geometry.pu_units();
-        let op = DieOp { kind, mode, token, units, ready, t_array: SimDuration::ZERO };
+        let op = DieOp::nominal(kind, mode, token, units, ready);
         if buffer_units == 0 {
             self.submit_die_op(die, op);
         } else if let Some(op) = self.staging.offer(die, op) {

@@ -224,7 +224,11 @@ impl PageCache {
         let pages: Vec<PageNo> = if hi - lo < self.index.len() as u64 {
             (lo..hi).filter(|p| self.index.contains_key(p)).collect()
         } else {
-            self.index.keys().copied().filter(|p| (lo..hi).contains(p)).collect()
+            // In page order, as the range's loop gives them: the map's own order would decide
+            // which freed frames later pages reuse.
+            let mut pages: Vec<PageNo> = self.index.keys().copied().filter(|p| (lo..hi).contains(p)).collect();
+            pages.sort_unstable();
+            pages
         };
         for page in pages {
             let f = self.index[&page];

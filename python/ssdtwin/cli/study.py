@@ -28,7 +28,7 @@ from ..studies.zfs_special import size_list, zfs_special_sweep
 from ..sweep import open_executor
 from ..zfs import DEFAULT_POOL, OPERATIONS
 from . import progress
-from .common import parse_overrides
+from .common import parse_overrides, save_figure
 
 
 def output_paths(name: str, out: Path, profiles: list[str], figure_keys: list[str] | None = None) -> list[Path]:
@@ -49,7 +49,7 @@ def write_outputs(table: pd.DataFrame, figures: list[Any], paths: list[Path]) ->
     table.to_csv(paths[0], index=False)
     paths[1].write_text(table.to_json(orient="records", indent=1) + "\n")
     for figure, path in zip(figures, paths[2:], strict=True):
-        figure.savefig(path, dpi=120, bbox_inches="tight")
+        save_figure(figure, path)
 
 
 def _refuse_existing(paths: list[Path], force: bool) -> None:

@@ -29,7 +29,8 @@ RW_CHOICES = ("randread", "randwrite")
 PERCENTILES = (50.0, 99.0, 99.9, 99.99)
 
 
-def _job(rw: str, depth: int, seconds: float, seed: int) -> dict[str, Any]:
+def _job(rw: str, depth: int, seed: int, **limit: object) -> dict[str, Any]:
+    """A point's fio job, run for as long or as much as ``limit`` says."""
     return {
         "name": f"{rw}-qd{depth}",
         "rw": rw,
@@ -37,12 +38,11 @@ def _job(rw: str, depth: int, seconds: float, seed: int) -> dict[str, Any]:
         "iodepth": depth,
         "ioengine": "libaio",
         "direct": 1,
-        "runtime": f"{round(seconds * 1e6)}us",
-        "time_based": True,
         "norandommap": True,
         "randseed": seed,
         "lat_percentiles": 1,
         "percentile_list": ":".join(f"{p:g}" for p in PERCENTILES),
+        **limit,
     }
 
 
@@ -62,10 +62,9 @@ def warm_up_writes(dev: Device, depth: int, derived: Mapping[str, float], seed: 
     above = dev.counters()["free_superblocks"] - int(derived["gc_working_superblocks"]) + 1
     if above <= 0:
         return 0.0
-    job = {**_job("randwrite", depth, 1.0, seed + 1), "name": "warm-up", "time_based": False}
-    del job["runtime"]
-    job["io_size"] = str(int(above * derived["superblock_bytes"]))
-    run = dev.run(job)
+    run = dev.run(
+        _job("randwrite", depth, seed + 1, name="warm-up", io_size=str(int(above * derived["superblock_bytes"])))
+    )
     return float(run.json["jobs"][0]["write"]["runtime"]) / 1e3
 
 
@@ -100,7 +99,7 @@ def qos(
             warm = 0.0
             if rw == "randwrite":
                 warm = warm_up_writes(dev, depth, derived, seed)
-            run = dev.run(_job(rw, depth, seconds, seed))
+            run = dev.run(_job(rw, depth, seed, runtime=f"{round(seconds * 1e6)}us", time_based=True))
             direction = "read" if rw == "randread" else "write"
             d = run.json["jobs"][0][direction]
             pct = d["lat_ns"]["percentile"]

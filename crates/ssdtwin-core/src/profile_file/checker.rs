@@ -11,7 +11,7 @@ pub(crate) struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    /// `v` if it is within `lo..=hi`.
+    /// `v` if it is within `lo..=hi` (a float that is NaN is not).
     pub(crate) fn range<T: PartialOrd + std::fmt::Display + Copy>(
         &self,
         field: &str,
@@ -19,7 +19,7 @@ impl Checker<'_> {
         lo: T,
         hi: T,
     ) -> Result<T, ProfileError> {
-        if v < lo || v > hi {
+        if !(lo <= v && v <= hi) {
             return Err(self.bad(field, &v, &format!("allowed {lo} to {hi}")));
         }
         Ok(v)

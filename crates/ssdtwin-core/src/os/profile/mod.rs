@@ -67,12 +67,9 @@ pub fn ideal_host_overrides() -> Vec<String> {
 /// `[kernel] wakeup_cv`, `preempt_chance` and `preempt_us`; the wait scales with the CPU's
 /// speed as the costs do.
 fn build_wakeup_jitter(c: &Checker<'_>, k: &file::KernelSection, speed: f64) -> Result<WakeupJitter, ProfileError> {
-    let within = |field: &str, v: f64, high: f64, allowed: &str| {
-        if v.is_finite() && (0.0..=high).contains(&v) { Ok(v) } else { Err(c.bad(field, &v, allowed)) }
-    };
-    let cv = within("kernel.wakeup_cv", k.wakeup_cv, 2.0, "allowed 0 to 2")?;
-    let preempt_chance = within("kernel.preempt_chance", k.preempt_chance, 0.5, "allowed 0 to 0.5")?;
-    let preempt_us = within("kernel.preempt_us", k.preempt_us, 100_000.0, "allowed 0 to 100000 us")?;
+    let cv = c.range("kernel.wakeup_cv", k.wakeup_cv, 0.0, 2.0)?;
+    let preempt_chance = c.range("kernel.preempt_chance", k.preempt_chance, 0.0, 0.5)?;
+    let preempt_us = c.range("kernel.preempt_us", k.preempt_us, 0.0, 100_000.0)?;
     Ok(WakeupJitter { cv, preempt_chance, preempt_mean: SimDuration((preempt_us * 1e3 / speed).round() as u64) })
 }
 

@@ -103,19 +103,20 @@ impl Runner {
         {
             return false;
         }
-        let mut work = t.wakeup_work;
-        let t = &mut self.clones[i].thread;
-        if let Some(w) = t.wakeups.as_mut() {
+        let c = &mut self.clones[i];
+        let mut work = c.thread.wakeup_work;
+        if let Some(w) = c.thread.wakeups.as_mut() {
             work.sys = w.vary(work.sys);
         }
         let end = now + work.user + work.sys;
-        if self.clones[i].out_of_work(end) {
-            if let Some(w) = self.clones[i].thread.wakeups.as_mut() {
+        if c.out_of_work(end) {
+            // The loop prices this wakeup instead: it gets the same draw.
+            if let Some(w) = c.thread.wakeups.as_mut() {
                 w.put_back();
             }
             return false;
         }
-        let t = &mut self.clones[i].thread;
+        let t = &mut c.thread;
         t.in_device -= 1;
         t.step = Step::Idle;
         t.draining = true;

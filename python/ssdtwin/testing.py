@@ -91,24 +91,24 @@ def small_overrides(
 
 
 def ideal_overrides(profile: str = DEFAULT_PROFILE) -> dict[str, object]:
-    """Overrides that switch off every source of latency variability `profile` sets (page
-    types, die variation, read retries, firmware time), for tests that check a mechanism's
+    """Overrides that switch off every source of latency variability `profile` sets (read and
+    program times by page type, die variation, read retries, firmware time), for tests that check a mechanism's
     exact arithmetic: the ideal drive, where every read of a kind takes the same time.
 
     >>> sorted(ideal_overrides("crucial-p1"))[-2:]
-    ['nand.qlc.t_read_spread_us', 'nand.slc.t_read_spread_us']
+    ['nand.slc.t_prog_spread_us', 'nand.slc.t_read_spread_us']
     """
     # Every field it names is a number; the core says which fields to zero.
     return {key: float(value) for key, value in (item.split("=", 1) for item in _ssdtwin.ideal_overrides(profile))}
 
 
 def ideal_host_overrides() -> dict[str, object]:
-    """Host overrides (``--host-set``, ``Device(host_overrides=...)``) that make every wakeup
-    cost the same (no wakeup variation, no preemption): the ideal host, for tests that check
-    the host path's exact arithmetic.
+    """Host overrides (``--host-set``, ``Device(host_overrides=...)``) that make every I/O call
+    and wakeup cost the same (no variation, no preemption) and every sleep end on time: the
+    ideal host, for tests that check the host path's exact arithmetic.
 
-    >>> sorted(ideal_host_overrides())
-    ['kernel.preempt_chance', 'kernel.wakeup_cv']
+    >>> sorted(ideal_host_overrides())[:3]
+    ['kernel.call_cv', 'kernel.call_preempt_chance', 'kernel.preempt_chance']
     """
     return {key: float(value) for key, value in (item.split("=", 1) for item in _ssdtwin.ideal_host_overrides())}
 

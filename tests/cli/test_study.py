@@ -55,11 +55,11 @@ def test_writes_csv_json_and_png(small_profile_file: Path, tmp_path: Path) -> No
     assert reads.iops.is_monotonic_increasing and reads.iops.iloc[-1] > 3 * reads.iops.iloc[0]
     assert reads.mean_lat_us.is_monotonic_increasing
     # At QD1 a read costs the drive's stages (57.98 us) and the host's path on Linux 6.1:
-    # submission 1.5 us, interrupt, wakeup and reap 2.01 us. IOPS is its inverse. The wakeup
-    # varies (0.27 us of spread; 0.1 % of them wait 8 us): over the 160 reads of 10 ms the
-    # mean moves by a few hundredths of a microsecond.
-    assert reads.mean_lat_us.iloc[0] == pytest.approx(57.983 + 1.5 + 2.01, abs=0.1)
-    assert reads.iops.iloc[0] == pytest.approx(1e6 / 61.493, rel=0.01)
+    # submission 1.5 us, interrupt, wakeup and reap 2.01 us. IOPS is its inverse. Its two
+    # calls are each held up 8 us with chance 1 % (and 0.1 % of wakeups): the mean moves by
+    # 0.17 us, give or take 0.13 us (the sampling error of 160 reads' waits).
+    assert reads.mean_lat_us.iloc[0] == pytest.approx(57.983 + 1.5 + 2.01 + 0.17, abs=0.4)
+    assert reads.iops.iloc[0] == pytest.approx(1e6 / (61.493 + 0.17), rel=0.01)
     assert list(table.bw_mb_per_s) == pytest.approx(list(table.iops * 4096 / 1e6))
     assert (table.p99_lat_us >= table.mean_lat_us * 0.99).all()
     assert set(table.direction) == {"read", "write"}

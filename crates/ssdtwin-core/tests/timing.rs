@@ -126,21 +126,39 @@ fn sequential_reads_are_capped_by_the_link() {
     assert!(mbps <= link * 1.001 && mbps > link * 0.97, "{mbps} vs link {link}");
 }
 
-#[test]
-fn random_writes_are_capped_by_program_bandwidth() {
-    // Every die programs a page on each plane per tPROG, after the channel transfer in
-    // (generic: 32 dies x 2 planes x 16 KiB per 600 us, plus 20.6 us).
-    let mut dev = filled_generic();
+/// Random 4 KiB writes at QD32 on the generic drive with `overrides`, bytes per second
+/// once the write buffer is full (the drain rate).
+fn random_write_rate(overrides: &[&str]) -> f64 {
+    let mut p = ssdtwin_core::config::load_profile("generic-tlc-1tb").unwrap();
+    let mut o = ssdtwin_core::config::ideal_overrides(&p);
+    o.extend(overrides.iter().map(ToString::to_string));
+    ssdtwin_core::config::apply_overrides(&mut p, &o).unwrap();
+    let mut dev = Ssd::new(ssdtwin_core::config::build(&p).unwrap());
+    dev.fill(FillPattern::Sequential { percent: 2.0, command_bytes: 1 << 17 }).unwrap();
     // The ramp fills the 32 MiB write buffer, so the measured rate is the drain rate.
     let mut j = job("w", RwPattern::RandWrite, 4096, 32);
     j.ramp_time_ns = 200_000_000;
     let r = run_one(&mut dev, j, Some(1 << 30), Some(300));
     let d = &r.jobs[0].dirs[1];
-    let bps = d.io_bytes as f64 / (d.runtime_ns as f64 / 1e9);
+    d.io_bytes as f64 / (d.runtime_ns as f64 / 1e9)
+}
+
+#[test]
+fn random_writes_are_capped_by_program_bandwidth() {
+    // Every die programs a page on each plane per tPROG, after the channel transfer in
+    // (generic: 32 dies x 2 planes x 16 KiB per 600 us, plus 20.6 us).
+    let bps = random_write_rate(&[]);
     let s = Stages::of(&generic());
     let per_die = s.program_unit_bytes / ((s.t_prog_ns + s.channel_ns(s.program_unit_bytes)) / 1e9);
     let cap = s.dies * per_die;
     assert!(bps <= cap * 1.02 && bps > cap * 0.9, "{bps} vs {cap}");
+    // Programs by page type (lower 300 us faster, upper 300 us slower than tPROG) keep the
+    // mean tPROG, and with it the rate; without one-shot programming the rate would be the
+    // slowest page type's.
+    let spread = random_write_rate(&["nand.tlc.t_prog_spread_us=300"]);
+    assert!((spread / bps - 1.0).abs() < 0.02, "{spread} vs {bps}");
+    let slow = random_write_rate(&["nand.tlc.t_prog_us=900"]);
+    assert!(spread > slow * 1.2, "{spread} vs every page at the upper page's time {slow}");
 }
 
 #[test]

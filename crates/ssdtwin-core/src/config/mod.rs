@@ -60,7 +60,7 @@ pub fn load_profile(name_or_path: &str) -> Result<LoadedProfile, ProfileError> {
 }
 
 /// `--set` overrides that switch off every source of latency variability `profile` can set
-/// (page types of each cell mode it times, die variation, read retries, firmware time): the
+/// (read and program times by page type in each cell mode it times, die variation, read retries, firmware time): the
 /// ideal drive, where every read of one kind takes the same time (docs/model.md, "Latency
 /// variability"). As overrides, not a changed configuration, so a saved state says so too.
 pub fn ideal_overrides(profile: &LoadedProfile) -> Vec<String> {
@@ -72,6 +72,7 @@ pub fn ideal_overrides(profile: &LoadedProfile) -> Vec<String> {
     for mode in CellMode::ALL {
         if nand.is_some_and(|n| n.contains_key(mode.name())) {
             o.push(format!("nand.{}.t_read_spread_us=0", mode.name()));
+            o.push(format!("nand.{}.t_prog_spread_us=0", mode.name()));
         }
     }
     o

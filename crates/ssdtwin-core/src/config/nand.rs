@@ -81,7 +81,8 @@ pub(super) fn build_nand(c: &Checker, s: &NandSection) -> Result<(Geometry, Nand
         });
     }
     let zero = SimDuration::ZERO;
-    let mut cell = [CellTiming { t_read: zero, t_read_spread: zero, t_prog: zero, t_erase: zero }; 4];
+    let mut cell =
+        [CellTiming { t_read: zero, t_read_spread: zero, t_prog: zero, t_prog_spread: zero, t_erase: zero }; 4];
     for mode in CellMode::ALL {
         if let Some(t) = tables[mode.index()] {
             let f = |n: &str| format!("nand.{}.{n}", mode.name());
@@ -91,10 +92,17 @@ pub(super) fn build_nand(c: &Checker, s: &NandSection) -> Result<(Geometry, Nand
                 let allowed = format!("below t_read_us ({}): the fastest page type still takes time", t.t_read_us);
                 return Err(c.bad(&f("t_read_spread_us"), &t.t_read_spread_us, &allowed));
             }
+            let t_prog = c.positive_us(&f("t_prog_us"), t.t_prog_us)?;
+            let t_prog_spread = c.us(&f("t_prog_spread_us"), t.t_prog_spread_us)?;
+            if t_prog_spread >= t_prog {
+                let allowed = format!("below t_prog_us ({}): the fastest page type still takes time", t.t_prog_us);
+                return Err(c.bad(&f("t_prog_spread_us"), &t.t_prog_spread_us, &allowed));
+            }
             cell[mode.index()] = CellTiming {
                 t_read,
                 t_read_spread,
-                t_prog: c.positive_us(&f("t_prog_us"), t.t_prog_us)?,
+                t_prog,
+                t_prog_spread,
                 t_erase: c.positive_us(&f("t_erase_us"), t.t_erase_us)?,
             };
         }

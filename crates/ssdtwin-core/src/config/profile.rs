@@ -414,6 +414,10 @@ pub struct CellTimingSection {
     /// it, µs (0: every page type reads in `t_read_us`).
     #[serde(default)]
     pub t_read_spread_us: f64,
+    /// How far the slowest page type's tPROG lies above `t_prog_us` and the fastest's below
+    /// it, µs (0: every page type programs in `t_prog_us`, as 3D NAND's one-shot programs do).
+    #[serde(default)]
+    pub t_prog_spread_us: f64,
 }
 
 /// `[ftl]`

@@ -74,8 +74,14 @@ pub struct CellTiming {
     /// (page types in between are spaced evenly): a word line's lower page needs fewer
     /// sensing steps than its upper pages.
     pub t_read_spread: SimDuration,
-    /// Program of one page on every plane of a die (multi-plane), tPROG.
+    /// Program of one page on every plane of a die (multi-plane), tPROG: the mean over a
+    /// word line's page types.
     pub t_prog: SimDuration,
+    /// How far the slowest page type's tPROG lies above `t_prog` and the fastest's below it:
+    /// a word line programmed page by page (planar MLC) places its upper page's states
+    /// between the lower page's; 3D NAND programs a word line's pages in one shot, with none.
+    #[serde(default)]
+    pub t_prog_spread: SimDuration,
     /// Block erase on every plane of a die, tBERS.
     pub t_erase: SimDuration,
 }
@@ -84,21 +90,32 @@ impl CellTiming {
     /// tR of page type `page_type` (0 = the lower page) of a word line in `mode`.
     #[inline]
     pub fn t_read_of(&self, mode: CellMode, page_type: u32) -> SimDuration {
-        let bits = mode.bits();
-        if bits < 2 || self.t_read_spread == SimDuration::ZERO {
-            return self.t_read;
-        }
-        // Evenly from t_read − spread (lower page) to t_read + spread (upper page). Each mode
-        // divides by its own constant (a division by a variable would cost every read more
-        // than the rest of this function).
-        let twice = 2 * self.t_read_spread.as_ns() * u64::from(page_type);
-        let step = match mode {
-            CellMode::Slc | CellMode::Mlc => twice,
-            CellMode::Tlc => twice / 2,
-            CellMode::Qlc => twice / 3,
-        };
-        SimDuration((self.t_read.as_ns() + step).saturating_sub(self.t_read_spread.as_ns()))
+        spread_by_page_type(self.t_read, self.t_read_spread, mode, page_type)
     }
+
+    /// tPROG of page type `page_type` of a word line in `mode`.
+    #[inline]
+    pub fn t_prog_of(&self, mode: CellMode, page_type: u32) -> SimDuration {
+        spread_by_page_type(self.t_prog, self.t_prog_spread, mode, page_type)
+    }
+}
+
+/// `mean` for page type `page_type` of a word line in `mode` whose page types spread evenly
+/// from `mean − spread` (the lower page) to `mean + spread` (the upper page).
+#[inline]
+fn spread_by_page_type(mean: SimDuration, spread: SimDuration, mode: CellMode, page_type: u32) -> SimDuration {
+    if mode.bits() < 2 || spread == SimDuration::ZERO {
+        return mean;
+    }
+    // Each mode divides by its own constant (a division by a variable would cost every read
+    // more than the rest of this function).
+    let twice = 2 * spread.as_ns() * u64::from(page_type);
+    let step = match mode {
+        CellMode::Slc | CellMode::Mlc => twice,
+        CellMode::Tlc => twice / 2,
+        CellMode::Qlc => twice / 3,
+    };
+    SimDuration((mean.as_ns() + step).saturating_sub(spread.as_ns()))
 }
 
 #[cfg(test)]
@@ -111,6 +128,7 @@ mod tests {
             t_read: SimDuration::from_us(60),
             t_read_spread: SimDuration::from_us(12),
             t_prog: SimDuration::from_us(700),
+            t_prog_spread: SimDuration::from_us(300),
             t_erase: SimDuration::from_us(3000),
         };
         let tlc: Vec<u64> = (0..3).map(|k| t.t_read_of(CellMode::Tlc, k).as_ns() / 1000).collect();
@@ -119,5 +137,8 @@ mod tests {
         assert_eq!(qlc, [48_000, 56_000, 64_000, 72_000]);
         assert_eq!(qlc.iter().sum::<u64>() / 4, 60_000);
         assert_eq!(t.t_read_of(CellMode::Slc, 0), t.t_read);
+        let mlc: Vec<u64> = (0..2).map(|k| t.t_prog_of(CellMode::Mlc, k).as_ns() / 1000).collect();
+        assert_eq!(mlc, [400, 1000], "an MLC word line's lower page programs fast, its upper page slow");
+        assert_eq!(t.t_prog_of(CellMode::Slc, 0), t.t_prog);
     }
 }

@@ -297,6 +297,7 @@ mod tests {
         let cell = CellTiming {
             t_read: SimDuration::from_us(50),
             t_read_spread: SimDuration::ZERO,
+            t_prog_spread: SimDuration::ZERO,
             t_prog: SimDuration::from_us(1000),
             t_erase: SimDuration::from_us(3000),
         };

@@ -46,8 +46,8 @@ pub use cpu::{Booking, CoreId, CoreTime, Cpu};
 pub use hmb::{HmbSetting, negotiate_hmb};
 pub use md::{Md, MdLayout};
 pub use profile::{
-    DriverCosts, EngineCosts, EngineKind, FsCosts, HostApst, HostConfig, HostProfile, MemoryConfig, OsFamily,
-    SHIPPED_HOSTS, WakeupJitter, build_host, ideal_host_overrides, load_host, shipped_host_names,
+    CpuJitter, DriverCosts, EngineCosts, EngineKind, FsCosts, HostApst, HostConfig, HostProfile, MemoryConfig,
+    OsFamily, SHIPPED_HOSTS, SleepTimer, build_host, ideal_host_overrides, load_host, shipped_host_names,
 };
 
 use crate::block::{BlockDevice, BlockGeometry, Command, CounterRow, Opcode};

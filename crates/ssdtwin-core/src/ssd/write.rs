@@ -3,7 +3,7 @@
 
 use super::background::JobKind;
 use super::{ProgramRec, Ssd};
-use crate::engine::SimTime;
+use crate::engine::{SimDuration, SimTime};
 use crate::ftl::Stream;
 use crate::nand::{DieOp, DieOpKind, PuId};
 
@@ -153,7 +153,11 @@ impl Ssd {
         };
         let (die, mode) = self.ftl.pu_target(pu);
         let units = self.config.geometry.pu_units();
-        let op = DieOp::nominal(kind, mode, token, units, ready);
+        let mut op = DieOp::nominal(kind, mode, token, units, ready);
+        let timing = &self.config.nand.cell[mode.index()];
+        if timing.t_prog_spread > SimDuration::ZERO {
+            op.t_array = timing.t_prog_of(mode, self.config.geometry.page_type_of_pu(pu, mode));
+        }
         if buffer_units == 0 {
             self.submit_die_op(die, op);
         } else if let Some(op) = self.staging.offer(die, op) {

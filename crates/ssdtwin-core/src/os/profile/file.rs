@@ -260,6 +260,15 @@ pub struct KernelSection {
     /// A blocked thread woken and switched back in (one context switch each way).
     #[serde(default)]
     pub wakeup_ns: u64,
+    /// How much one I/O call's CPU work differs from the next (coefficient of variation of a
+    /// log-normal factor on fio's preparation or accounting, the system call and the block
+    /// layer: caches, branch history, lock and tag contention).
+    #[serde(default)]
+    pub call_cv: f64,
+    /// Chance that an I/O call is held up by other work on its core (an interrupt, a
+    /// softirq, the timer tick), for `preempt_us` on average.
+    #[serde(default)]
+    pub call_preempt_chance: f64,
     /// How much one wakeup differs from the next (coefficient of variation of a log-normal
     /// factor on `wakeup_ns`: the idle state the core left, caches, the scheduler's path).
     #[serde(default)]
@@ -268,9 +277,19 @@ pub struct KernelSection {
     /// tick) and waits for it to be done.
     #[serde(default)]
     pub preempt_chance: f64,
-    /// The mean of that wait, µs (exponentially distributed).
+    /// The mean of a wait for a busy core, a woken thread's or a call's, µs (exponentially
+    /// distributed).
     #[serde(default)]
     pub preempt_us: f64,
+    /// How late a sleep's high-resolution timer may fire, µs (Linux `timer_slack_ns`, 50 µs
+    /// for a normal thread): a quiet core has no other expiry to batch it with, so a sleep
+    /// ends this late.
+    #[serde(default)]
+    pub timer_slack_us: f64,
+    /// The timer tick sleeps end on, µs (0: high-resolution timers; Windows' `Sleep` ends
+    /// on the system timer's period).
+    #[serde(default)]
+    pub timer_tick_us: f64,
     /// Cap on the Host Memory Buffer the NVMe driver grants, MiB (`None`: what the drive
     /// prefers). Linux: `max_host_mem_size_mb`, default 128.
     #[serde(default)]

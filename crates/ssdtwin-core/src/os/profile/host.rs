@@ -4,23 +4,66 @@
 use crate::engine::SimDuration;
 use crate::nvme::ApstPolicy;
 
-/// How a thread's wakeups vary: a log-normal factor on the wakeup's cost, and now and then
-/// a wait for a core that is busy with something else (`[kernel] wakeup_cv`,
-/// `preempt_chance`, `preempt_us`). All zero: every wakeup costs the same.
+/// How a thread's CPU work varies: a log-normal factor on each I/O call's work and on each
+/// wakeup's cost, and now and then a wait for a core that is busy with something else (an
+/// interrupt or softirq in the middle of a call, another task when a thread wakes) (`[kernel]
+/// call_cv`, `call_preempt_chance`, `wakeup_cv`, `preempt_chance`, `preempt_us`). All zero:
+/// every call and every wakeup costs the same.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct WakeupJitter {
+pub struct CpuJitter {
+    /// Coefficient of variation of one I/O call's CPU work (fio's preparation or
+    /// accounting, the system call, the block layer).
+    pub call_cv: f64,
+    /// Chance a call is held up by other work on its core.
+    pub call_preempt_chance: f64,
     /// Coefficient of variation of the wakeup's cost.
-    pub cv: f64,
+    pub wakeup_cv: f64,
     /// Chance a wakeup waits for a busy core.
     pub preempt_chance: f64,
-    /// Mean of that wait.
+    /// Mean of a wait for a busy core, a call's or a wakeup's.
     pub preempt_mean: SimDuration,
 }
 
-impl WakeupJitter {
-    /// True if every wakeup costs the same.
+impl CpuJitter {
+    /// True if every call and every wakeup costs the same.
     pub fn is_none(&self) -> bool {
-        self.cv == 0.0 && (self.preempt_chance == 0.0 || self.preempt_mean == SimDuration::ZERO)
+        !self.calls_vary()
+            && self.wakeup_cv == 0.0
+            && (self.preempt_chance == 0.0 || self.preempt_mean == SimDuration::ZERO)
+    }
+
+    /// True if one call's work may differ from the next.
+    pub fn calls_vary(&self) -> bool {
+        self.call_cv > 0.0 || (self.call_preempt_chance > 0.0 && self.preempt_mean > SimDuration::ZERO)
+    }
+}
+
+/// When a sleeping thread's timer fires (`[kernel] timer_slack_us`, `timer_tick_us`): a
+/// high-resolution timer fires up to its slack late (Linux lets the kernel batch expiries
+/// within it, and a quiet core has nothing to batch with, so the whole slack is paid); a
+/// tick-based one fires on the first tick at or after its time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SleepTimer {
+    /// How late a timer fires beyond its time.
+    pub slack: SimDuration,
+    /// The timer tick sleeps end on (`ZERO`: high-resolution timers).
+    pub tick: SimDuration,
+}
+
+impl SleepTimer {
+    /// How long the shortest sleep takes, as fio measures it when it starts (a 1 µs
+    /// `nanosleep`, the longest of ten): up to a tick, the slack, and the wakeup.
+    pub fn granularity(&self, wakeup: SimDuration) -> SimDuration {
+        self.tick + self.slack + wakeup
+    }
+
+    /// When the timer of a sleep asked to end at `until` (ns since the run's start) fires.
+    pub fn fires(&self, until: u64) -> u64 {
+        let on_tick = match self.tick.as_ns() {
+            0 => until,
+            tick => until.div_ceil(tick) * tick,
+        };
+        on_tick + self.slack.as_ns()
     }
 }
 
@@ -143,8 +186,10 @@ pub struct HostConfig {
     pub irq: SimDuration,
     /// Wakeup of a blocked thread.
     pub wakeup: SimDuration,
-    /// How wakeups vary around `wakeup`.
-    pub wakeup_jitter: WakeupJitter,
+    /// How I/O calls and wakeups vary around their costs.
+    pub cpu_jitter: CpuJitter,
+    /// When sleeps end.
+    pub sleep_timer: SleepTimer,
     /// HMB cap, bytes (`None`: no cap).
     pub nvme_hmb_cap_bytes: Option<u64>,
     /// How the NVMe driver builds the APST table.

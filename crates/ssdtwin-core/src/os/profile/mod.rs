@@ -58,19 +58,48 @@ pub fn load_host(name_or_path: &str, overrides: &[String]) -> Result<HostConfig,
     build_host(&loaded)
 }
 
-/// `--host-set` overrides that make every wakeup of a host cost the same (`[kernel]
-/// wakeup_cv` and `preempt_chance` zero): the ideal host, for checking a path's arithmetic.
+/// `--host-set` overrides that make every I/O call and wakeup of a host cost the same and
+/// every sleep end on time (`[kernel] call_cv`, `call_preempt_chance`, `wakeup_cv`,
+/// `preempt_chance`, `timer_slack_us` and `timer_tick_us` zero): the ideal host, for checking a path's
+/// arithmetic.
 pub fn ideal_host_overrides() -> Vec<String> {
-    ["kernel.wakeup_cv=0", "kernel.preempt_chance=0"].map(String::from).into()
+    [
+        "kernel.call_cv=0",
+        "kernel.call_preempt_chance=0",
+        "kernel.wakeup_cv=0",
+        "kernel.preempt_chance=0",
+        "kernel.timer_slack_us=0",
+        "kernel.timer_tick_us=0",
+    ]
+    .map(String::from)
+    .into()
 }
 
-/// `[kernel] wakeup_cv`, `preempt_chance` and `preempt_us`; the wait scales with the CPU's
-/// speed as the costs do.
-fn build_wakeup_jitter(c: &Checker<'_>, k: &file::KernelSection, speed: f64) -> Result<WakeupJitter, ProfileError> {
-    let cv = c.range("kernel.wakeup_cv", k.wakeup_cv, 0.0, 2.0)?;
+/// `[kernel] call_cv`, `call_preempt_chance`, `wakeup_cv`, `preempt_chance` and
+/// `preempt_us`; the wait scales with the CPU's speed as the costs do.
+fn build_cpu_jitter(c: &Checker<'_>, k: &file::KernelSection, speed: f64) -> Result<CpuJitter, ProfileError> {
+    let call_cv = c.range("kernel.call_cv", k.call_cv, 0.0, 2.0)?;
+    let call_preempt_chance = c.range("kernel.call_preempt_chance", k.call_preempt_chance, 0.0, 0.5)?;
+    let wakeup_cv = c.range("kernel.wakeup_cv", k.wakeup_cv, 0.0, 2.0)?;
     let preempt_chance = c.range("kernel.preempt_chance", k.preempt_chance, 0.0, 0.5)?;
     let preempt_us = c.range("kernel.preempt_us", k.preempt_us, 0.0, 100_000.0)?;
-    Ok(WakeupJitter { cv, preempt_chance, preempt_mean: SimDuration((preempt_us * 1e3 / speed).round() as u64) })
+    Ok(CpuJitter {
+        call_cv,
+        call_preempt_chance,
+        wakeup_cv,
+        preempt_chance,
+        preempt_mean: SimDuration((preempt_us * 1e3 / speed).round() as u64),
+    })
+}
+
+/// `[kernel] timer_slack_us` and `timer_tick_us`: the kernel's timers, not the CPU's speed.
+fn build_sleep_timer(c: &Checker<'_>, k: &file::KernelSection) -> Result<SleepTimer, ProfileError> {
+    let slack_us = c.range("kernel.timer_slack_us", k.timer_slack_us, 0.0, 1_000_000.0)?;
+    let tick_us = c.range("kernel.timer_tick_us", k.timer_tick_us, 0.0, 1_000_000.0)?;
+    Ok(SleepTimer {
+        slack: SimDuration((slack_us * 1e3).round() as u64),
+        tick: SimDuration((tick_us * 1e3).round() as u64),
+    })
 }
 
 /// Checks a loaded host profile.
@@ -126,7 +155,8 @@ pub fn build_host(loaded: &LoadedProfile) -> Result<HostConfig, ProfileError> {
         syscall: cost("kernel.syscall_ns", p.kernel.syscall_ns)?,
         irq: cost("kernel.irq_ns", p.kernel.irq_ns)?,
         wakeup: cost("kernel.wakeup_ns", p.kernel.wakeup_ns)?,
-        wakeup_jitter: build_wakeup_jitter(&c, &p.kernel, speed)?,
+        cpu_jitter: build_cpu_jitter(&c, &p.kernel, speed)?,
+        sleep_timer: build_sleep_timer(&c, &p.kernel)?,
         nvme_hmb_cap_bytes: p.kernel.nvme_hmb_cap_mib.map(|m| u64::from(m) << 20),
         nvme_apst: build_apst(&c, &p.kernel)?,
         block_submit: cost("block.submit_ns", p.block.submit_ns)?,

@@ -62,14 +62,29 @@ pub(crate) struct EngineRun {
     pub poll_io: SimDuration,
 }
 
-/// The CPU work of a thread's common wakeup: the reap of the one completion that woke it,
-/// then the issue of one I/O, as one piece (fixed for an engine, summed once).
+/// The CPU work of a thread's common wakeup at its mean: the reap of the one completion that
+/// woke it, with the wakeup, then the issue of one I/O, as one piece (fixed for an engine).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct WakeupWork {
-    pub user: SimDuration,
-    pub sys: SimDuration,
+    pub reap_user: SimDuration,
+    pub reap_sys: SimDuration,
+    /// The wakeup, paid with the reap call.
+    pub wake: SimDuration,
     /// The issue's part, which ends the work.
-    pub issue: SimDuration,
+    pub issue_user: SimDuration,
+    pub issue_sys: SimDuration,
+}
+
+impl WakeupWork {
+    /// CPU time (user, system) of the whole piece.
+    pub(super) fn cpu(&self) -> (SimDuration, SimDuration) {
+        (self.reap_user + self.issue_user, self.reap_sys + self.wake + self.issue_sys)
+    }
+
+    /// The issue's part.
+    pub(super) fn issue(&self) -> SimDuration {
+        self.issue_user + self.issue_sys
+    }
 }
 
 /// What a buffered call costs its thread beyond the engine's system call: the copy and
@@ -91,15 +106,11 @@ impl BufferedCosts {
 }
 
 impl EngineRun {
-    /// CPU time (user, system) of a reap call that finds `n` completions, with the wakeup
-    /// if the thread slept (`woken`); buffered copies and verification checks come on top.
+    /// CPU time (user, system) of a reap call that finds `n` completions (a thread that
+    /// slept pays the wakeup on top, and buffered copies and verification checks).
     #[inline]
-    pub(super) fn reap_cpu(&self, n: u32, woken: bool) -> (SimDuration, SimDuration) {
-        let mut sys = self.reap_call + self.reap_io.times(u64::from(n));
-        if woken {
-            sys += self.wake;
-        }
-        (self.account.times(u64::from(n)), sys)
+    pub(super) fn reap_cpu(&self, n: u32) -> (SimDuration, SimDuration) {
+        (self.account.times(u64::from(n)), self.reap_call + self.reap_io.times(u64::from(n)))
     }
 
     /// CPU time (user, system) of preparing one I/O and submitting it alone.
@@ -110,9 +121,9 @@ impl EngineRun {
 
     /// The common wakeup's work (`Runner::wake_to_reap_one_and_issue`).
     pub(super) fn wakeup_work(&self) -> WakeupWork {
-        let (reap_user, reap_sys) = self.reap_cpu(1, true);
+        let (reap_user, reap_sys) = self.reap_cpu(1);
         let (issue_user, issue_sys) = self.issue_one_cpu();
-        WakeupWork { user: reap_user + issue_user, sys: reap_sys + issue_sys, issue: issue_user + issue_sys }
+        WakeupWork { reap_user, reap_sys, wake: self.wake, issue_user, issue_sys }
     }
 
     /// The engine `spec` names on `host`, or why it cannot run there.

@@ -14,7 +14,7 @@ impl Runner {
     pub(super) fn wake(&mut self, clones: &[CloneId], now: SimTime) {
         for &j in clones {
             let t = &self.clones[j].thread;
-            if matches!(t.step, Step::Sleeping) {
+            if matches!(t.step, Step::Sleeping { .. }) {
                 let (rank, timer) = Timer::resume(j, t.generation);
                 self.timers.push_ranked(now, rank, timer);
             }

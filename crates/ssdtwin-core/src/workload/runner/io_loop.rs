@@ -66,10 +66,12 @@ impl Runner {
             match self.next_action(i, now) {
                 Action::Issue => self.issue_one(host, i, now),
                 Action::Commit => {
-                    let e = &self.clones[i].thread.engine;
-                    let n = self.clones[i].thread.queued.len() as u64;
+                    let t = &mut self.clones[i].thread;
+                    let e = &t.engine;
+                    let n = t.queued.len() as u64;
                     let sys = e.submit_call + e.submit_io.times(n) + e.lookaside.times(n);
-                    self.work(host, i, now, SimDuration::ZERO, sys, Then::Commit);
+                    let (user, sys) = t.vary_call(SimDuration::ZERO, sys);
+                    self.work(host, i, now, user, sys, Then::Commit);
                 }
                 Action::Wait { min } => {
                     if !self.reap_or_block(host, i, now, min) {
@@ -96,17 +98,17 @@ impl Runner {
                     let t = &mut self.clones[i].thread;
                     t.last_issue_write = false;
                     t.end_synced |= end;
-                    let sys = t.engine.submit_call;
-                    self.work(host, i, now, SimDuration::ZERO, sys, Then::Sync { end });
+                    let (user, sys) = t.vary_call(SimDuration::ZERO, t.engine.submit_call);
+                    self.work(host, i, now, user, sys, Then::Sync { end });
                 }
                 Action::Sleep(until) => {
-                    self.sleep(i, until);
+                    self.sleep(host, i, now, until);
                     return;
                 }
                 Action::BeginVerify => self.begin_verify(host, i, now),
                 Action::FlowWait => {
                     let c = &mut self.clones[i];
-                    c.thread.step = Step::Sleeping;
+                    c.thread.step = Step::Sleeping { spin_until: SimTime::ZERO };
                     c.thread.generation = c.thread.generation.wrapping_add(1);
                     let member = c.flow().expect("only clones in a flow wait for it");
                     self.flows.wait(&member, i);
@@ -139,11 +141,13 @@ impl Runner {
         }
         let n = ready.min(t.engine.complete_max.max(min));
         let woken = std::mem::take(&mut t.woken);
-        let e = &t.engine;
-        let (mut user, mut sys) = e.reap_cpu(n, woken);
-        if woken && let Some(w) = t.wakeups.as_mut() {
-            sys = w.vary(sys);
+        let (reap_user, reap_sys) = t.engine.reap_cpu(n);
+        let (mut user, mut sys) = t.vary_call(reap_user, reap_sys);
+        if woken {
+            let wake = t.engine.wake;
+            sys += t.cpu_draws.as_mut().map_or(wake, |d| d.wakeup(wake));
         }
+        let e = &t.engine;
         if let Some(b) = &e.buffered {
             for &id in t.visible.iter().take(n as usize) {
                 let io = &self.ios[id];
@@ -159,6 +163,7 @@ impl Runner {
             }
         }
         let (issue_user, issue_sys) = e.issue_one_cpu();
+        let (issue_user, issue_sys) = c.thread.vary_call(issue_user, issue_sys);
         let issue_cost = issue_user + issue_sys;
         if self.issues_after_reap(i, n, now + user + sys + issue_cost) {
             self.work(host, i, now, user + issue_user, sys + issue_sys, Then::ReapAndIssue { n, issue_cost });
@@ -377,6 +382,7 @@ impl Runner {
             }
             EngineKind::Async => (e.prep, SimDuration::ZERO, Then::Continue),
         };
+        let (user, sys) = t.vary_call(user, sys);
         self.work(host, i, now, user + make, sys, then);
     }
 
@@ -420,8 +426,8 @@ impl Runner {
         let v = c.verify_mut().expect("only verifying clones begin a read-back");
         if v.sync_before && !v.synced {
             v.synced = true;
-            let sys = c.thread.engine.submit_call;
-            self.work(host, i, now, SimDuration::ZERO, sys, Then::Sync { end: true });
+            let (user, sys) = c.thread.vary_call(SimDuration::ZERO, c.thread.engine.submit_call);
+            self.work(host, i, now, user, sys, Then::Sync { end: true });
             return;
         }
         if c.thread.engine.buffered.is_some() {
@@ -435,15 +441,29 @@ impl Runner {
         c.stopped = false;
     }
 
-    pub(super) fn sleep(&mut self, i: CloneId, until: SimTime) {
+    /// Clone `i`'s thread sleeps from `now` until `until`, as fio's `usec_sleep` does on
+    /// the host's timers: fio measured at start how long the shortest sleep takes (the
+    /// timer's granularity `g`); a wait shorter than that is spun, a longer one sleeps
+    /// `g` less and spins what is left when its timer fires. The bare host sleeps exactly.
+    pub(super) fn sleep<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, now: SimTime, until: SimTime) {
         let c = &mut self.clones[i];
-        if !c.thread.engine.free {
+        let (fires, spin_until) = if c.thread.engine.free {
+            (until, SimTime::ZERO)
+        } else {
+            let h = host.config();
+            let granularity = h.sleep_timer.granularity(h.wakeup);
+            let wait = until.since(now);
+            if wait < granularity {
+                self.work(host, i, now, wait, SimDuration::ZERO, Then::Continue);
+                return;
+            }
             c.thread.ctx += 1;
-        }
-        c.thread.step = Step::Sleeping;
+            (SimTime(h.sleep_timer.fires(until.saturating_sub(granularity).0)) + h.wakeup, until)
+        };
+        c.thread.step = Step::Sleeping { spin_until };
         c.thread.generation = c.thread.generation.wrapping_add(1);
         let (rank, timer) = Timer::resume(i, c.thread.generation);
-        self.timers.push_ranked(until, rank, timer);
+        self.timers.push_ranked(fires, rank, timer);
     }
 
     /// A thread timer fired: its CPU work ended (unless interrupts delayed it) or its
@@ -464,7 +484,13 @@ impl Runner {
                 t.step = Step::Idle;
                 self.apply(host, i, now, then);
             }
-            Step::Sleeping => t.step = Step::Idle,
+            Step::Sleeping { spin_until } => {
+                t.step = Step::Idle;
+                if now < spin_until {
+                    self.work(host, i, now, spin_until - now, SimDuration::ZERO, Then::Continue);
+                    return;
+                }
+            }
             _ => return,
         }
         self.drive(host, i, now);
@@ -473,7 +499,7 @@ impl Runner {
     /// Wakes a sleeping thread early (its clone was stopped).
     pub(super) fn interrupt_sleep<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, now: SimTime) {
         let t = &mut self.clones[i].thread;
-        if matches!(t.step, Step::Sleeping) {
+        if matches!(t.step, Step::Sleeping { .. }) {
             t.step = Step::Idle;
             t.generation = t.generation.wrapping_add(1);
             self.drive(host, i, now);
@@ -501,7 +527,7 @@ impl Runner {
             }
             Then::Think { sleep } => {
                 if sleep > SimDuration::ZERO {
-                    self.sleep(i, now + sleep);
+                    self.sleep(host, i, now, now + sleep);
                 }
             }
             Then::Sync { end } => self.send_sync(host, i, now, end),

@@ -50,6 +50,7 @@ mod event_loop;
 mod finish;
 mod flow;
 mod io_loop;
+mod jitter;
 mod latency;
 mod phase;
 mod placement;
@@ -62,7 +63,6 @@ mod submit;
 mod thread;
 mod validate;
 mod verify;
-mod wakeup;
 mod window;
 
 pub(crate) use engine_run::EngineRun;

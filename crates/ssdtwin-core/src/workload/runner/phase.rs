@@ -8,10 +8,10 @@ use super::super::trace::IologWriter;
 use super::super::{JobError, JobSet, JobSpec};
 use super::clone::{CloneSetup, JobClone};
 use super::engine_run::EngineRun;
+use super::jitter::CpuDraws;
 use super::placement::pick_core;
 use super::replay::ReplayCursor;
 use super::thread::ThreadState;
-use super::wakeup::WakeupDraws;
 use super::{Group, RunError, RunOptions, Runner, Timer, clone_ids};
 use crate::block::BlockDevice;
 use crate::engine::{SimDuration, SimTime};
@@ -42,8 +42,8 @@ impl Runner {
         }
         for c in phase {
             // Work that costs nothing would take effect when booked, ahead of its time.
-            let w = c.thread.wakeup_work;
-            let costs = w.user + w.sys > SimDuration::ZERO;
+            let (user, sys) = c.thread.wakeup_work.cpu();
+            let costs = user + sys > SimDuration::ZERO;
             c.thread.sees_ahead = c.thread.plain_loop && costs && on_core[c.thread.core.0 as usize] == 1;
         }
     }
@@ -88,7 +88,7 @@ impl Runner {
                 let mut thread = ThreadState::new(engines[j].clone(), spec, core, host.irq_core(core));
                 thread.flush_sync_writes = opts.fs_syncs && spec.sync_writes && thread.engine.buffered.is_none();
                 let h = host.config();
-                thread.wakeups = WakeupDraws::new(h.wakeup, h.wakeup_jitter, opts.seed, thread_number);
+                thread.cpu_draws = CpuDraws::new(h.wakeup, h.cpu_jitter, opts.seed, thread_number);
                 let logs =
                     JobLogs::open(spec, thread_number, &opts.log_dir, !super::super::is_sync_engine(&spec.ioengine))?;
                 let files = placed.next().expect("one placement per clone");

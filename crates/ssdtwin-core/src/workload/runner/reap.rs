@@ -56,9 +56,10 @@ impl Runner {
         if e.polled {
             // The thread spun on its core since it began to wait: that time is its own.
             let n = t.visible.len() as u32;
-            let sys = e.poll_io.times(u64::from(n)) + e.reap_call + e.reap_io.times(u64::from(n));
-            let user = e.account.times(u64::from(n));
+            let (user, reap_sys) = e.reap_cpu(n);
+            let poll_sys = e.poll_io.times(u64::from(n));
             let c = &mut self.clones[i];
+            let (user, sys) = c.thread.vary_call(user, poll_sys + reap_sys);
             if now >= c.ramp_end && now < c.deadline {
                 c.thread.sys_ns += now.since(since).as_ns();
             }
@@ -104,15 +105,23 @@ impl Runner {
             return false;
         }
         let c = &mut self.clones[i];
-        let mut work = c.thread.wakeup_work;
-        if let Some(w) = c.thread.wakeups.as_mut() {
-            work.sys = w.vary(work.sys);
-        }
-        let end = now + work.user + work.sys;
+        let mean = c.thread.wakeup_work;
+        let ((user, sys), issue_cost) = match c.thread.cpu_draws.as_mut() {
+            None => (mean.cpu(), mean.issue()),
+            Some(d) => {
+                // The loop's order: the reap call, its wakeup, the issue.
+                d.mark();
+                let (reap_user, reap_sys) = d.call(mean.reap_user, mean.reap_sys);
+                let wake = d.wakeup(mean.wake);
+                let (issue_user, issue_sys) = d.call(mean.issue_user, mean.issue_sys);
+                ((reap_user + issue_user, reap_sys + wake + issue_sys), issue_user + issue_sys)
+            }
+        };
+        let end = now + user + sys;
         if c.out_of_work(end) {
-            // The loop prices this wakeup instead: it gets the same draw.
-            if let Some(w) = c.thread.wakeups.as_mut() {
-                w.put_back();
+            // The loop prices this wakeup instead: it gets the same draws.
+            if let Some(d) = c.thread.cpu_draws.as_mut() {
+                d.rewind();
             }
             return false;
         }
@@ -134,8 +143,8 @@ impl Runner {
             },
             "the loop decides the same"
         );
-        let then = Then::ReapOneAndIssue { id, issue_cost: work.issue };
-        self.work(host, i, now, work.user, work.sys, then);
+        let then = Then::ReapOneAndIssue { id, issue_cost };
+        self.work(host, i, now, user, sys, then);
         true
     }
 

@@ -21,7 +21,8 @@
 //! * `Idle`: runnable now; `Runner::drive` picks its next action;
 //! * `Cpu`: its work is booked and takes effect at the booking's end (`then`);
 //! * `Blocked`: waiting for `need` visible completions (asleep, or spinning when polled);
-//! * `Sleeping`: thinktime or a rate limit; a timer makes it `Idle`;
+//! * `Sleeping`: thinktime, a rate limit or a flow; a timer makes it `Idle`, or first books
+//!   the spin that ends a sleep on time (`spin_until`, see `Runner::sleep`);
 //! * `Done`: stopped with nothing in flight.
 //!
 //! fio's timestamps: an I/O starts when its preparation starts, is issued when the submit
@@ -40,7 +41,7 @@ pub(super) enum Step {
     Idle,
     Cpu { booking: Booking, then: Then },
     Blocked { need: u32, since: SimTime },
-    Sleeping,
+    Sleeping { spin_until: SimTime },
     Done,
 }
 
@@ -151,14 +152,23 @@ pub(super) struct ThreadState {
     pub mmap_direct: bool,
     /// The advice the mmap engine gives its mappings (`fadvise_hint=`).
     pub mmap_hint: Option<crate::os::vm::Madvise>,
-    /// How its wakeups vary (`None`: each costs the host's `wakeup`).
-    pub wakeups: Option<super::wakeup::WakeupDraws>,
+    /// How its calls and wakeups vary (`None`: each costs its mean).
+    pub cpu_draws: Option<super::jitter::CpuDraws>,
 }
 
 // The first cache line holds the step and the counts beside it; the queues start the next.
 const _: () = assert!(std::mem::offset_of!(ThreadState, visible) == 64);
 
 impl ThreadState {
+    /// One call's CPU work (user, system), given at its mean, as this thread pays it.
+    #[inline]
+    pub(super) fn vary_call(&mut self, user: SimDuration, sys: SimDuration) -> (SimDuration, SimDuration) {
+        match self.cpu_draws.as_mut() {
+            Some(d) => d.call(user, sys),
+            None => (user, sys),
+        }
+    }
+
     pub(super) fn new(engine: EngineRun, spec: &JobSpec, core: CoreId, irq_core: CoreId) -> Self {
         ThreadState {
             wakeup_work: engine.wakeup_work(),
@@ -200,7 +210,7 @@ impl ThreadState {
             quiesce: false,
             mmaps: Vec::new(),
             mmap_direct: spec.direct,
-            wakeups: None,
+            cpu_draws: None,
             mmap_hint: super::mmap_hint(spec.fadvise_hint, spec.rw.is_random()),
         }
     }

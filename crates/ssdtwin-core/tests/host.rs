@@ -227,6 +227,49 @@ fn submission_latency_spreads_by_the_hosts_call_variation() {
     assert!((s.mean() - m - p * t).abs() < 20.0, "mean {} vs {m} + {}", s.mean(), p * t);
 }
 
+#[test]
+fn interrupt_coalescing_holds_a_lone_completion_for_its_time() {
+    // Feature 08h with TIME 100 us and THR 7 (8 entries): a QD1 read's entry is never
+    // joined by seven others, so each waits the whole aggregation time; THR 0 is off.
+    let qd1 = |sets: &[&str]| {
+        let mut all = ideal_host_overrides();
+        all.extend(sets.iter().map(ToString::to_string));
+        let h = load_host("linux-6.1", &all).unwrap();
+        let r = run_jobs(&mut filled_generic(), h, vec![timed(job("r", RwPattern::RandRead, 4096, 1), "psync", 50)]);
+        r.jobs[0].dirs[0].latency.clat.mean()
+    };
+    let off = qd1(&[]);
+    let held = qd1(&["kernel.nvme_int_coalesce_time_us=100", "kernel.nvme_int_coalesce_thr=7"]);
+    assert!((held - off - 100_000.0).abs() < 1.0, "{held} vs {off} + 100 us");
+    assert_eq!(qd1(&["kernel.nvme_int_coalesce_time_us=100", "kernel.nvme_int_coalesce_thr=0"]), off);
+}
+
+#[test]
+fn interrupt_coalescing_at_depth_takes_fewer_interrupts_and_refuses_odd_times() {
+    // At QD32 entries come faster than the aggregation time: eight share each interrupt,
+    // so the interrupts' entry cost falls about eightfold.
+    let irq_entries = |sets: &[&str]| {
+        let mut all = ideal_host_overrides();
+        all.extend(sets.iter().map(ToString::to_string));
+        let h = load_host("linux-6.1", &all).unwrap();
+        let irq = ns(h.irq);
+        let r = run_jobs(&mut filled_generic(), h, vec![timed(job("r", RwPattern::RandRead, 4096, 32), "libaio", 50)]);
+        let ios = r.jobs[0].dirs[0].total_ios as f64;
+        (r.groups[0].counters_end.get("host.cpu_irq_ns").unwrap() as f64, irq, ios)
+    };
+    let (off_ns, irq, off_ios) = irq_entries(&[]);
+    let (held_ns, _, held_ios) = irq_entries(&["kernel.nvme_int_coalesce_time_us=200", "kernel.nvme_int_coalesce_thr=7"]);
+    let h = host("linux-6.1");
+    let work = ns(h.block_complete + h.engine("libaio").unwrap().complete_io);
+    // Each completion's handler work stays; the entries are what coalescing saves.
+    let entries = |total: f64, ios: f64| (total - ios * work) / irq;
+    let (off_entries, held_entries) = (entries(off_ns, off_ios), entries(held_ns, held_ios));
+    assert!(held_entries < off_entries / 4.0, "{held_entries} interrupts vs {off_entries}");
+    assert!((held_entries / (held_ios / 8.0) - 1.0).abs() < 0.1, "{held_entries} interrupts for {held_ios} reads");
+    let err = load_host("linux-6.1", &["kernel.nvme_int_coalesce_time_us=150".to_string()]).unwrap_err().to_string();
+    assert!(err.contains("nvme_int_coalesce_time_us") && err.contains("multiples of 100"), "{err}");
+}
+
 // ---- CPU limits ----
 
 #[test]

@@ -28,6 +28,7 @@
 
 mod apst;
 mod buffered;
+mod coalesce;
 mod cpu;
 mod hmb;
 mod md;
@@ -46,8 +47,8 @@ pub use cpu::{Booking, CoreId, CoreTime, Cpu};
 pub use hmb::{HmbSetting, negotiate_hmb};
 pub use md::{Md, MdLayout};
 pub use profile::{
-    CpuJitter, DriverCosts, EngineCosts, EngineKind, FsCosts, HostApst, HostConfig, HostProfile, MemoryConfig,
-    OsFamily, SHIPPED_HOSTS, SleepTimer, build_host, ideal_host_overrides, load_host, shipped_host_names,
+    CpuJitter, DriverCosts, EngineCosts, EngineKind, FsCosts, HostApst, HostConfig, HostProfile, IntCoalescing,
+    MemoryConfig, OsFamily, SHIPPED_HOSTS, SleepTimer, build_host, ideal_host_overrides, load_host, shipped_host_names,
 };
 
 use crate::block::{BlockDevice, BlockGeometry, Command, CounterRow, Opcode};
@@ -146,6 +147,8 @@ enum Event {
     Buffered(buffered::BufferedEvent),
     /// Virtual memory: kswapd's next batch, a waiting thread's wakeup.
     Vm(vm::VmEvent),
+    /// Interrupt coalescing: the aggregation time of `core`'s window `generation` ran out.
+    CoalesceTimer { core: CoreId, generation: u32 },
 }
 
 /// A host over block target `D`. See the module documentation.
@@ -181,6 +184,8 @@ pub struct Host<D: BlockDevice> {
     driver_memory_bytes: u64,
     /// Memory the kernel leaves for pages, if set instead of the profile's.
     vm_memory_bytes: Option<u64>,
+    /// Completion entries held back by interrupt coalescing, where the driver set it.
+    coalescer: Option<Box<coalesce::Coalescer>>,
 }
 
 impl<D: BlockDevice> Host<D> {
@@ -226,6 +231,10 @@ impl<D: BlockDevice> Host<D> {
             vm: None,
             driver_memory_bytes,
             vm_memory_bytes: None,
+            coalescer: config
+                .nvme_int_coalescing
+                .filter(|_| !config.is_none())
+                .map(|c| Box::new(coalesce::Coalescer::new(c, config.cores))),
             config,
             device,
         }
@@ -505,7 +514,21 @@ impl<D: BlockDevice> Host<D> {
                 self.paths[command_tag.path()]
             };
             let visible = match path {
-                CompletionPath::Interrupt { core, work } if !self.free => self.cpu.irq(core, at, self.config.irq, work),
+                CompletionPath::Interrupt { core, work } if !self.free => {
+                    if let Some(c) = self.coalescer.as_deref_mut() {
+                        let held = coalesce::Held { command_tag, device_done: at, work };
+                        match c.post(core, held) {
+                            coalesce::Posted::Held(timer) => {
+                                if let Some((time, generation)) = timer {
+                                    self.events.push(time, Event::CoalesceTimer { core, generation });
+                                }
+                            }
+                            coalesce::Posted::Fire(entries) => self.interrupt(core, at, &entries),
+                        }
+                        return None;
+                    }
+                    self.cpu.irq(core, at, self.config.irq, work)
+                }
                 _ => at,
             };
             if visible > at {
@@ -537,6 +560,23 @@ impl<D: BlockDevice> Host<D> {
             }
             Event::Buffered(e) => self.buffered_event(at, e),
             Event::Vm(e) => self.vm_event(at, e),
+            Event::CoalesceTimer { core, generation } => {
+                let entries = self.coalescer.as_deref_mut().and_then(|c| c.expire(core, generation));
+                if let Some(entries) = entries {
+                    self.interrupt(core, at, &entries);
+                }
+                None
+            }
+        }
+    }
+
+    /// One interrupt at `at` on `core` for coalesced `entries`: each handler's work runs
+    /// in it, and each completion becomes visible when its work ends.
+    fn interrupt(&mut self, core: CoreId, at: SimTime, entries: &[coalesce::Held]) {
+        for e in entries {
+            let visible = self.cpu.irq(core, at, self.config.irq, e.work);
+            self.events
+                .push_in_order(visible, Event::Visible { command_tag: e.command_tag, device_done: e.device_done });
         }
     }
 

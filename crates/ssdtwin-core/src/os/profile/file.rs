@@ -294,6 +294,14 @@ pub struct KernelSection {
     /// prefers). Linux: `max_host_mem_size_mb`, default 128.
     #[serde(default)]
     pub nvme_hmb_cap_mib: Option<u32>,
+    /// NVMe interrupt coalescing the driver sets (Feature 08h), aggregation time, µs: a
+    /// multiple of 100 up to 25 500; 0 (the reset value, and Linux's) is off.
+    #[serde(default)]
+    pub nvme_int_coalesce_time_us: u32,
+    /// Aggregation threshold as the feature takes it: entries per interrupt less one (0–255;
+    /// 0 is off).
+    #[serde(default)]
+    pub nvme_int_coalesce_thr: u32,
     /// How the NVMe driver programs Autonomous Power State Transitions: "off", "heuristic"
     /// (Linux before 2021: 50 × each state's latency) or "timeouts" (later Linux: the
     /// `apst_primary_*` and `apst_secondary_*` parameters below).

@@ -38,6 +38,15 @@ impl CpuJitter {
     }
 }
 
+/// NVMe interrupt coalescing as the driver set it (Feature 08h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntCoalescing {
+    /// Aggregation time: the longest an entry waits for others.
+    pub time: SimDuration,
+    /// Aggregation threshold: entries that raise the interrupt at once.
+    pub threshold: u32,
+}
+
 /// When a sleeping thread's timer fires (`[kernel] timer_slack_us`, `timer_tick_us`): a
 /// high-resolution timer fires up to its slack late (Linux lets the kernel batch expiries
 /// within it, and a quiet core has nothing to batch with, so the whole slack is paid); a
@@ -194,6 +203,8 @@ pub struct HostConfig {
     pub nvme_hmb_cap_bytes: Option<u64>,
     /// How the NVMe driver builds the APST table.
     pub nvme_apst: HostApst,
+    /// Interrupt coalescing the NVMe driver sets (`None`: off, the reset value).
+    pub nvme_int_coalescing: Option<IntCoalescing>,
     /// Block-layer submit per request.
     pub block_submit: SimDuration,
     /// Block-layer completion per request.

@@ -92,6 +92,22 @@ fn build_cpu_jitter(c: &Checker<'_>, k: &file::KernelSection, speed: f64) -> Res
     })
 }
 
+/// `[kernel] nvme_int_coalesce_time_us` and `nvme_int_coalesce_thr`, as Feature 08h takes
+/// them: TIME in 100 µs units up to 255, THR the entries less one; either 0 is off.
+fn build_int_coalescing(c: &Checker<'_>, k: &file::KernelSection) -> Result<Option<IntCoalescing>, ProfileError> {
+    let time_us = c.range("kernel.nvme_int_coalesce_time_us", k.nvme_int_coalesce_time_us, 0, 25_500)?;
+    if time_us % 100 != 0 {
+        return Err(c.bad(
+            "kernel.nvme_int_coalesce_time_us",
+            &time_us,
+            "allowed multiples of 100 (the feature's unit)",
+        ));
+    }
+    let thr = c.range("kernel.nvme_int_coalesce_thr", k.nvme_int_coalesce_thr, 0, 255)?;
+    Ok((time_us > 0 && thr > 0)
+        .then(|| IntCoalescing { time: SimDuration::from_us(u64::from(time_us)), threshold: thr + 1 }))
+}
+
 /// `[kernel] timer_slack_us` and `timer_tick_us`: the kernel's timers, not the CPU's speed.
 fn build_sleep_timer(c: &Checker<'_>, k: &file::KernelSection) -> Result<SleepTimer, ProfileError> {
     let slack_us = c.range("kernel.timer_slack_us", k.timer_slack_us, 0.0, 1_000_000.0)?;
@@ -159,6 +175,7 @@ pub fn build_host(loaded: &LoadedProfile) -> Result<HostConfig, ProfileError> {
         sleep_timer: build_sleep_timer(&c, &p.kernel)?,
         nvme_hmb_cap_bytes: p.kernel.nvme_hmb_cap_mib.map(|m| u64::from(m) << 20),
         nvme_apst: build_apst(&c, &p.kernel)?,
+        nvme_int_coalescing: build_int_coalescing(&c, &p.kernel)?,
         block_submit: cost("block.submit_ns", p.block.submit_ns)?,
         block_complete: cost("block.complete_ns", p.block.complete_ns)?,
         max_request_bytes: max_sectors_kb * 1024,

@@ -138,12 +138,53 @@ class _Observer:
 def _busy_device(e: BaseException) -> BaseException:
     """A progress callback that used the device it reports on gets pyo3's "Already (mutably)
     borrowed"; say what happened and what to do instead."""
-    if isinstance(e, RuntimeError) and "borrowed" in str(e):
+    if (isinstance(e, RuntimeError) and "borrowed" in str(e)) or (
+        isinstance(e, DeviceError) and str(e).startswith("this Device is busy")
+    ):
         return DeviceError(
             "the device is busy with the run or fill that called this progress callback: the callback cannot use "
             "it; read the progress arguments, and use the device once the call returns"
         )
     return e
+
+
+class _OneCallAtATime:
+    """The core's device, which serves one call at a time: a call made while another is
+    under way (from another thread, which the core lets run while it works) fails in pyo3
+    with "Already borrowed"; this says what happened and what to do instead."""
+
+    __slots__ = ("_core",)
+
+    def __init__(self, core: Any) -> None:
+        self._core = core
+
+    def __getattr__(self, name: str) -> Any:
+        with _refusing_concurrent_use():
+            attribute = getattr(self._core, name)
+        if not callable(attribute):
+            return attribute
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with _refusing_concurrent_use():
+                return attribute(*args, **kwargs)
+
+        return call
+
+    def __repr__(self) -> str:
+        return repr(self._core)
+
+
+@contextmanager
+def _refusing_concurrent_use() -> Iterator[None]:
+    try:
+        yield
+    except RuntimeError as e:
+        if "borrowed" not in str(e):
+            raise
+        raise DeviceError(
+            "this Device is busy with a call from another thread: a Device serves one call at a time; give each "
+            "thread its own (Device.copy()) or hold a lock around its calls"
+        ) from None
 
 
 class RunResult:
@@ -293,7 +334,9 @@ class Device:
         **keyword_overrides: object,
     ) -> None:
         limit = None if max_memory_gib is None else _memory_limit_bytes(max_memory_gib)
-        self._dev = _ssdtwin.Device(str(profile), override_strings(overrides, keyword_overrides), verify, limit)
+        self._dev = _OneCallAtATime(
+            _ssdtwin.Device(str(profile), override_strings(overrides, keyword_overrides), verify, limit)
+        )
         self._attach(host, host_overrides, hmb)
 
     def _attach(self, host: str | Path, host_overrides: Mapping[str, object] | None, hmb: str | int) -> None:
@@ -318,7 +361,7 @@ class Device:
         would exceed the machine's memory and swap (or ``max_memory_gib``) is refused first."""
         dev = cls.__new__(cls)
         limit = None if max_memory_gib is None else _memory_limit_bytes(max_memory_gib)
-        dev._dev = _ssdtwin.Device.load(str(path), limit)
+        dev._dev = _OneCallAtATime(_ssdtwin.Device.load(str(path), limit))
         dev._attach(host, host_overrides, hmb)
         return dev
 
@@ -353,7 +396,7 @@ class Device:
         67108864
         """
         twin = Device.__new__(Device)
-        twin._dev = self._dev.copy()
+        twin._dev = _OneCallAtATime(self._dev.copy())
         twin._host, twin._host_overrides = self._host, list(self._host_overrides)
         return twin
 

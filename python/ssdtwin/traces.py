@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import gzip
 import io
+import math
 import os
 import re
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,13 +74,22 @@ def _csv_fields(line: str, n: int, where: str) -> list[str]:
     return fields
 
 
+#: The largest number a trace field may hold: times and offsets end up as fio's 64-bit
+#: signed values.
+_MOST = 2**63 - 1
+
+
 def _number(text: str, what: str, where: str, kind: Callable[[str], float] = int) -> float:
     try:
         value = kind(text)
     except ValueError:
         raise TraceError(f"{where}: {what} '{text}' is not a number") from None
+    if not math.isfinite(value):
+        raise TraceError(f"{where}: {what} '{text}' is not a finite number")
     if value < 0:
         raise TraceError(f"{where}: {what} {text} is negative")
+    if value > _MOST:
+        raise TraceError(f"{where}: {what} {text} is beyond {_MOST}")
     return value
 
 
@@ -176,6 +187,8 @@ def _data_lines(f: TextIO, name: str) -> Iterator[tuple[int, str]]:
             yield n, text
     except UnicodeDecodeError:
         raise TraceError(f"{name}: not UTF-8 text (a binary blktrace file replays directly with read_iolog=)") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise TraceError(f"{name}: not a whole gzip file ({e})") from None
 
 
 def convert_trace(
@@ -220,6 +233,10 @@ def convert_trace(
     if namespace_bytes < SECTOR:
         raise TraceError(f"namespace of {namespace_bytes} bytes; allowed at least {SECTOR}")
     src, dst = Path(source), Path(out)
+    if not src.is_file():
+        # A FIFO or a device would be read for ever (/dev/zero), or block.
+        what = "does not exist" if not os.path.lexists(src) else "is not a regular file (a FIFO, socket or device)"
+        raise TraceError(f"{src} {what}; convert a trace file")
     if dst.exists() and not overwrite:
         raise TraceError(f"{dst} exists; convert to another file or allow overwriting")
     records = written = skipped = wrapped = 0

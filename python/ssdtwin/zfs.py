@@ -32,6 +32,7 @@ from .device import (
     report_stamp,
 )
 from .errors import PoolError
+from .files import place_text
 from .jobs import job_input
 
 if TYPE_CHECKING:
@@ -388,8 +389,6 @@ class Pool:
         """Writes the pool's state: its resolved pool file, host and every call made on it.
         The model is deterministic, so :meth:`load` replays the calls to the same state."""
         path = Path(path)
-        if path.exists() and not overwrite:
-            raise FileExistsError(f"{path} exists")
         state = {
             "format": STATE_FORMAT,
             "version": 1,
@@ -398,7 +397,10 @@ class Pool:
             "host": self._host,
             "calls": self._log,
         }
-        path.write_text(json.dumps(state) + "\n")
+        try:
+            place_text(path, json.dumps(state) + "\n", replace=overwrite)
+        except FileExistsError:
+            raise FileExistsError(f"{path} exists; pass overwrite=True to replace it") from None
 
     @classmethod
     def load(cls, path: str | Path, *, progress: TreeProgress | None = None) -> Pool:

@@ -125,3 +125,42 @@ fn a_superblock_retired_in_one_plane_only_is_refused() {
     });
     assert!(e.contains(": corrupt state: wear: superblock 0 is retired in some planes and not others"), "{e}");
 }
+
+#[test]
+fn a_state_that_decompresses_far_past_its_content_is_refused_without_buffering_it() {
+    // The rest of the frame was read whole before the check (3.9 GiB for a crafted file);
+    // now one byte past the content is enough to refuse it. 1 GiB of zeros packs into a few
+    // MiB: buffered, it would take a gigabyte here.
+    let mut dev = Ssd::new(small_config(48, 25.0, &["nand.pages_per_block=3"]));
+    dev.fill(FillPattern::Sequential { percent: 10.0, command_bytes: 1 << 17 }).unwrap();
+    dev.quiesce();
+    let path = std::env::temp_dir().join(format!("ssdtwin-crafted-bomb-{}.state", std::process::id()));
+    dev.save(&path).unwrap();
+    let (head, header, rest) = unpack(&path);
+    let header = serde_json::to_vec(&header).unwrap();
+    let mut out = head.clone();
+    let info = lz4_flex::frame::FrameInfo::new().content_checksum(true);
+    let mut frame = lz4_flex::frame::FrameEncoder::with_frame_info(info, &mut out);
+    frame.write_all(&(header.len() as u64).to_le_bytes()).unwrap();
+    frame.write_all(&header).unwrap();
+    frame.write_all(&rest).unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..1024 {
+        frame.write_all(&zeros).unwrap();
+    }
+    frame.finish().unwrap();
+    std::fs::write(&path, out).unwrap();
+    let e = Ssd::load(&path).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("data after the end of the state"), "{e}");
+    // A header claiming more than a header can be is refused before anything is read.
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.truncate(12);
+    let info = lz4_flex::frame::FrameInfo::new().content_checksum(true);
+    let mut frame = lz4_flex::frame::FrameEncoder::with_frame_info(info, &mut bytes);
+    frame.write_all(&(1u64 << 40).to_le_bytes()).unwrap();
+    frame.finish().unwrap();
+    std::fs::write(&path, bytes).unwrap();
+    let e = Ssd::load(&path).err().map(|e| e.to_string()).unwrap_or_default();
+    std::fs::remove_file(&path).unwrap();
+    assert!(e.contains("header length is implausible"), "{e}");
+}

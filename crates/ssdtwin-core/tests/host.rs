@@ -258,7 +258,8 @@ fn interrupt_coalescing_at_depth_takes_fewer_interrupts_and_refuses_odd_times() 
         (r.groups[0].counters_end.get("host.cpu_irq_ns").unwrap() as f64, irq, ios)
     };
     let (off_ns, irq, off_ios) = irq_entries(&[]);
-    let (held_ns, _, held_ios) = irq_entries(&["kernel.nvme_int_coalesce_time_us=200", "kernel.nvme_int_coalesce_thr=7"]);
+    let (held_ns, _, held_ios) =
+        irq_entries(&["kernel.nvme_int_coalesce_time_us=200", "kernel.nvme_int_coalesce_thr=7"]);
     let h = host("linux-6.1");
     let work = ns(h.block_complete + h.engine("libaio").unwrap().complete_io);
     // Each completion's handler work stays; the entries are what coalescing saves.

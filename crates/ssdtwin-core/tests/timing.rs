@@ -114,6 +114,19 @@ fn reads_of_unwritten_lbas_never_touch_nand() {
     let c = dev.counters();
     assert_eq!(c.nand_host_read_bytes, 0);
     assert!(c.unmapped_units_read >= d.total_ios);
+    assert_eq!(c.unmapped_read_bytes, c.host_read_bytes, "every byte read was never written");
+}
+
+#[test]
+fn a_read_smaller_than_a_unit_counts_only_its_own_unwritten_bytes() {
+    // A 512-byte read of an unwritten 4 KiB unit read 512 bytes of zeros, not 4096 (the
+    // never-written share of an iolog replay of small reads came to 188 %).
+    let mut dev = Ssd::new(generic());
+    let r = run_one(&mut dev, job("r", RwPattern::RandRead, 512, 1), Some(1 << 30), Some(5));
+    let c = dev.counters();
+    assert!(r.jobs[0].dirs[0].total_ios > 10);
+    assert_eq!(c.unmapped_read_bytes, c.host_read_bytes);
+    assert_eq!(c.unmapped_units_read * 512, c.unmapped_read_bytes);
 }
 
 #[test]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -10,6 +11,8 @@ from typing import Any, TypeVar
 import click
 
 from ..device import DEFAULT_HOST, DEFAULT_PROFILE, Device, RawToml
+from ..files import place_text
+from ..params import FiniteFloat
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,7 +34,7 @@ def profile_options(f: F) -> F:
     f = click.option("--profile", help="Shipped profile name or TOML file (default: generic-tlc-1tb).")(f)
     f = click.option(
         "--max-memory",
-        type=click.FloatRange(min=0, min_open=True),
+        type=FiniteFloat(min=0, min_open=True),
         metavar="GIB",
         expose_value=False,
         callback=_remember_max_memory,
@@ -111,7 +114,27 @@ class OutputFile(click.Path):
             self.fail(
                 f"'{value}' is not a regular file (a device, FIFO or socket); ssdtwin writes only files", param, ctx
             )
+        # Files are placed through a temporary file beside them: the directory must take one.
+        try:
+            with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{path.name}.", suffix=".check"):
+                pass
+        except OSError as e:
+            self.fail(f"'{value}': cannot write in {parent} ({e.strerror or e})", param, ctx)
         return path
+
+
+def write_state(target: Any, path: Path, force: bool, option: str = "--save-state") -> None:
+    """Saves a drive's or pool's state to ``path``: replacing a file there only with
+    ``force``, and placing it exclusively otherwise, so that of two runs saving to one new
+    name, one wins and the other is told. The loser's state is kept beside it, not lost."""
+    try:
+        target.save(path, overwrite=force)
+    except FileExistsError:
+        kept = path.with_name(f"{path.name}.{os.getpid()}")
+        target.save(kept, overwrite=False)
+        raise click.UsageError(
+            f"{option} {path} was written by another run meanwhile; this state is in {kept} (add --force to replace)"
+        ) from None
 
 
 def save_figure(figure: Any, path: Path) -> None:
@@ -129,17 +152,9 @@ def save_figure(figure: Any, path: Path) -> None:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Writes ``text`` to ``path`` through a temporary file beside it, renamed over it once
-    written and synced: a failed write (a full disk) leaves no truncated file that looks whole."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    """Writes ``text`` to ``path`` whole (see ``ssdtwin.files``): a failed write (a full
+    disk) leaves no truncated file that looks whole."""
+    place_text(path, text)
 
 
 class CInteger(click.ParamType[int, Any]):

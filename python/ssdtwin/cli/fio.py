@@ -9,11 +9,12 @@ import click
 
 from .. import _ssdtwin
 from ..device import DEFAULT_PROFILE, DEFAULT_RUN_SEED, Device, RunResult
+from ..params import SEED, FiniteFloat, FioTime
 from ..plots.latency import plot_latency
 from ..terse import VERSIONS, terse_lines
 from ..zfs import Pool, is_pool_state
 from . import progress
-from .common import OutputFile, host_options, load_device, profile_options, save_figure, write_atomically
+from .common import OutputFile, host_options, load_device, profile_options, save_figure, write_atomically, write_state
 from .precondition import parse_fill
 from .zfs import load_pool
 
@@ -57,7 +58,7 @@ def _formats(value: str) -> list[str]:
 )
 @click.option("--save-state", type=OutputFile(), help="Save the device state after the run.")
 @click.option("--force", is_flag=True, help="Let --save-state replace an existing file.")
-@click.option("--seed", type=int, default=DEFAULT_RUN_SEED, show_default=True, help="Seed of every random stream.")
+@click.option("--seed", type=SEED, default=DEFAULT_RUN_SEED, show_default=True, help="Seed of every random stream.")
 @click.option("--parse-only", is_flag=True, help="As fio's: check the jobs and their options, run nothing.")
 @click.option("--showcmd", is_flag=True, help="As fio's: print each job file as the command line that runs it.")
 @click.option(
@@ -87,9 +88,18 @@ def _formats(value: str) -> list[str]:
     show_default=True,
     help="Progress on stderr: when it is a terminal, always, or never.",
 )
-@click.option("--eta-newline", metavar="TIME", help="Accepted as fio's (the progress bar redraws in place).")
-@click.option("--eta-interval", metavar="TIME", help="Accepted as fio's (the progress bar has its own pace).")
-@click.option("--status-interval", metavar="TIME", help="Accepted as fio's (a simulated run reports once, at its end).")
+@click.option(
+    "--eta-newline", type=FioTime(), metavar="TIME", help="Accepted as fio's (the progress bar redraws in place)."
+)
+@click.option(
+    "--eta-interval", type=FioTime(), metavar="TIME", help="Accepted as fio's (the progress bar has its own pace)."
+)
+@click.option(
+    "--status-interval",
+    type=FioTime(),
+    metavar="TIME",
+    help="Accepted as fio's (a simulated run reports once, at its end).",
+)
 @click.option(
     "--plot",
     type=OutputFile(),
@@ -106,7 +116,7 @@ def _formats(value: str) -> list[str]:
 @click.option(
     "--series-window",
     "series_window_ms",
-    type=click.FloatRange(min=1.0, max=3_600_000.0),
+    type=FiniteFloat(min=1.0, max=3_600_000.0),
     metavar="MSEC",
     help="Window of --series and --plot, ms (default 100; 500 with --bandwidth-log, whose windows it sets).",
 )
@@ -177,10 +187,6 @@ def command(
         target = load_pool(pool, state, overrides, host, host_overrides)
     else:
         target = device = load_device(profile, state, overrides, host, host_overrides, hmb)
-        grant = device.hmb()
-        if grant["message"]:
-            # What the Linux driver logs when it sets up the HMB (dmesg), kept off stdout.
-            click.echo(grant["message"], err=True)
     machine_output = output is None and any(f != "normal" for f in formats)
     show = eta == "auto" and progress.wanted(machine_output)
     if fill is not None and not on_pool:
@@ -190,6 +196,10 @@ def command(
     window_ms = series_window_ms or (AGG_BW_WINDOW_MS if bandwidth_log else DEFAULT_WINDOW_MS)
     with progress.simulation_bar("simulating", show, forced=eta == "always") as bar:
         result = target.run(args, seed=seed, progress=bar, series_window_ms=window_ms)
+    if not on_pool and (grant := device.hmb())["message"]:
+        # What the Linux driver logs when it sets up the HMB (dmesg), kept off stdout, once
+        # the jobs are known to be good: bad input gets its one line alone.
+        click.echo(grant["message"], err=True)
     for warning in result.warnings:
         click.echo(f"ssdtwin: warning: {warning}", err=True)
     for line in result.errors:
@@ -209,7 +219,7 @@ def command(
         title = _title(result, profile or (str(state) if state else None) or pool or DEFAULT_PROFILE, host)
         save_figure(plot_latency(result.latency_histogram, result.series, title), plot)
     if save_state is not None:
-        target.save(save_state, overwrite=True)
+        write_state(target, save_state, force)
     if result.errors:
         # As fio: a job that ended with an error makes the run exit 1, reports printed.
         raise click.exceptions.Exit(1)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..perftest import MAX_THREADS, MODES, perftest
-from .common import OutputFile, host_options, load_device, profile_options
+from .common import OutputFile, host_options, load_device, profile_options, write_state
 
 
 @click.command("perftest", context_settings={"help_option_names": ["-h", "--help"]})
@@ -76,4 +76,4 @@ def command(
     result = perftest(device, threads=threads, operation=operation, size=size, seconds=seconds, mode=mode)
     click.echo(result.report(perthread), nl=False)
     if save_state is not None:
-        device.save(save_state, overwrite=True)
+        write_state(device, save_state, force)

@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 
 from ..device import DEFAULT_SETUP_SEED
+from ..params import SEED
 from . import progress
-from .common import OutputFile, load_device, profile_options
+from .common import OutputFile, load_device, profile_options, write_state
 
 
 def parse_fill(value: str) -> tuple[str, float]:
@@ -42,7 +43,7 @@ def parse_fill(value: str) -> tuple[str, float]:
 @click.option("--exact", is_flag=True, help="Place every random overwrite instead of sampling GC (slow).")
 @click.option("--save", "save", required=True, type=OutputFile(), help="State file to write.")
 @click.option("--force", is_flag=True, help="Replace the state file if it exists.")
-@click.option("--seed", type=int, default=DEFAULT_SETUP_SEED, show_default=True, help="Seed of the random fill.")
+@click.option("--seed", type=SEED, default=DEFAULT_SETUP_SEED, show_default=True, help="Seed of the random fill.")
 def command(
     profile: str | None,
     state: Path | None,
@@ -67,7 +68,7 @@ def command(
     device = load_device(profile, state, overrides)
     with progress.fill_bar(f"{kind} fill", progress.wanted(False)) as bar:
         device.fill(kind, percent, seed=seed, progress=bar, exact=exact)
-    device.save(save, overwrite=True)
+    write_state(device, save, force, "--save")
     c = device.counters()
     click.echo(
         f"{save}: {device.profile_name}, {kind} fill of {percent:g}% "

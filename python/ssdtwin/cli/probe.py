@@ -20,6 +20,7 @@ import click
 
 from ..device import DEFAULT_HOST, RawToml
 from ..errors import ProbeError
+from ..params import FiniteFloat
 from ..probe import MEASUREMENTS, READ_ONLY, Settings, probe
 from ..probe.facts import Facts, block_facts, file_facts, nvme_health, twin_facts
 from ..probe.nbd import nbd_facts
@@ -88,18 +89,18 @@ def _direct_io(path: Path) -> bool:
 @click.option("--size", "size", help="Create a file TARGET of this size (e.g. 8g).")
 @click.option(
     "--time-scale",
-    type=click.FloatRange(0.001, 1e6),
+    type=FiniteFloat(0.001, 1e6),
     default=1.0,
     show_default=True,
     help="An NBD TARGET served with ssdtwin serve --time-scale K: divide what fio measures by K.",
 )
 @click.option("--only", "only", help=f"Run only these measurements ({', '.join(MEASUREMENTS)}).")
 @click.option("--skip", "skip", help="Leave these measurements out.")
-@click.option("--point-seconds", type=click.FloatRange(min=0.001), help="Seconds per throughput point.")
+@click.option("--point-seconds", type=FiniteFloat(min=0.001), help="Seconds per throughput point.")
 @click.option("--qd1-ios", type=click.IntRange(min=10), help="I/Os per queue-depth-1 latency point.")
 @click.option(
     "--purge-idle",
-    type=click.FloatRange(min=0),
+    type=FiniteFloat(min=0),
     default=10.0,
     show_default=True,
     help="Seconds a TARGET rests after the TRIM of every LBA that purges it.",

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from ..device import DEFAULT_MEMORY_LIMIT_GIB
-from .common import OutputFile, host_options, load_device, profile_options, write_atomically
+from ..params import FiniteFloat
+from .common import OutputFile, host_options, load_device, profile_options, write_atomically, write_state
 
 
 def listen_address(value: str | None) -> str | None:
@@ -38,7 +39,7 @@ def listen_address(value: str | None) -> str | None:
 @click.option("--export-name", default="", help="The export's name (clients that give none ask for '').")
 @click.option(
     "--time-scale",
-    type=click.FloatRange(0.001, 1e6),
+    type=FiniteFloat(0.001, 1e6),
     default=1.0,
     show_default=True,
     help="Simulated time runs this many times slower than wall time.",
@@ -47,7 +48,7 @@ def listen_address(value: str | None) -> str | None:
 @click.option(
     "--memory-limit",
     "memory_limit_gib",
-    type=click.FloatRange(min=0.001),
+    type=FiniteFloat(min=0.001),
     default=DEFAULT_MEMORY_LIMIT_GIB,
     show_default=True,
     help="GiB of client data kept in memory without --data; writes beyond it fail with ENOSPC.",
@@ -118,4 +119,4 @@ def command(
     if stats_file is not None:
         write_atomically(stats_file, json.dumps(stats, indent=2) + "\n")
     if save_state is not None:
-        device.save(save_state, overwrite=True)
+        write_state(device, save_state, force)

@@ -20,6 +20,7 @@ import click
 import pandas as pd
 
 from ..device import DEFAULT_HOST, DEFAULT_SETUP_SEED, RawToml
+from ..params import SEED
 from ..plots import FIGURES
 from ..studies import REGISTRY, Study, run_study, study_parts
 from ..studies.base import choice_list
@@ -28,7 +29,7 @@ from ..studies.zfs_special import size_list, zfs_special_sweep
 from ..sweep import open_executor
 from ..zfs import DEFAULT_POOL, OPERATIONS
 from . import progress
-from .common import parse_overrides, save_figure
+from .common import parse_overrides, save_figure, write_atomically
 
 
 def output_paths(name: str, out: Path, profiles: list[str], figure_keys: list[str] | None = None) -> list[Path]:
@@ -46,8 +47,8 @@ def output_paths(name: str, out: Path, profiles: list[str], figure_keys: list[st
 def write_outputs(table: pd.DataFrame, figures: list[Any], paths: list[Path]) -> None:
     """Writes the table (CSV and JSON records) and the figures to ``paths``."""
     paths[0].parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(paths[0], index=False)
-    paths[1].write_text(table.to_json(orient="records", indent=1) + "\n")
+    write_atomically(paths[0], table.to_csv(index=False))
+    write_atomically(paths[1], table.to_json(orient="records", indent=1) + "\n")
     for figure, path in zip(figures, paths[2:], strict=True):
         save_figure(figure, path)
 
@@ -227,7 +228,7 @@ for _study in REGISTRY:
     "--fill-special-size", default="1G", show_default=True, help="Special partition of the fill-to-spill run."
 )
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="Host profile.")
-@click.option("--seed", type=int, default=DEFAULT_SETUP_SEED, show_default=True)
+@click.option("--seed", type=SEED, default=DEFAULT_SETUP_SEED, show_default=True)
 def zfs_special(
     pool: str,
     overrides: tuple[str, ...],

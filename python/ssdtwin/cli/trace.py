@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..device import DEFAULT_PROFILE, RawToml, profile_derived
+from ..params import FiniteFloat
 from ..traces import FORMATS, convert_trace
 from .common import OutputFile, parse_overrides
 
@@ -29,7 +30,7 @@ def command() -> None:
 @click.option("--disk", "--volume", "stream", help="Keep one disk, device or volume of a multi-volume trace.")
 @click.option(
     "--time-scale",
-    type=click.FloatRange(min=0.000001),
+    type=FiniteFloat(min=0.000001),
     default=1.0,
     show_default=True,
     help="Replay this many times faster (times are divided by it).",

@@ -12,10 +12,11 @@ import click
 import pandas as pd
 
 from ..device import DEFAULT_HOST, DEFAULT_SETUP_SEED, RawToml
+from ..params import SEED
 from ..studies.zfs_special import size_list
 from ..zfs import DEFAULT_POOL, OPERATIONS, PLAN_THRESHOLDS, Pool, is_pool_state, nicenum, plan_table, zdb_plan
 from . import progress
-from .common import OutputFile, parse_overrides
+from .common import OutputFile, parse_overrides, write_state
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -110,7 +111,7 @@ def tree_options(f: F) -> F:
             ),
             click.option("--dataset", help="Dataset (default: the pool's first below its root)."),
             click.option(
-                "--seed", type=int, default=DEFAULT_SETUP_SEED, show_default=True, help="Seed of the sizes drawn."
+                "--seed", type=SEED, default=DEFAULT_SETUP_SEED, show_default=True, help="Seed of the sizes drawn."
             ),
         ]
     ):
@@ -215,7 +216,7 @@ def run(
         )
     table = pd.DataFrame(rows)
     if save_state is not None:
-        p.save(save_state, overwrite=True)
+        write_state(p, save_state, force)
     if as_json:
         click.echo(json.dumps(json.loads(table.to_json(orient="records")), indent=1))
     else:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..files import place_text
 from .plan import ProbeResult
 from .runner import Runner, outcome_record
 
@@ -95,7 +96,7 @@ def write_report(result: ProbeResult, runner: Runner, directory: Path) -> list[P
     written = []
     for stem, table in tables(result).items():
         path = directory / f"{stem}.csv"
-        table.to_csv(path, index=False)
+        place_text(path, table.to_csv(index=False))
         written.append(path)
     figures = []
     if result.cliff is not None:
@@ -117,7 +118,7 @@ def write_report(result: ProbeResult, runner: Runner, directory: Path) -> list[P
         plt.close(figure)
         written.append(path)
     path = directory / "probe.json"
-    path.write_text(json.dumps(document(result), indent=1) + "\n")
+    place_text(path, json.dumps(document(result), indent=1) + "\n")
     written.append(path)
     steps = [
         {"measurement": s.measurement, "kind": s.kind, "seconds": s.seconds}
@@ -125,6 +126,6 @@ def write_report(result: ProbeResult, runner: Runner, directory: Path) -> list[P
         for s in runner.steps
     ]
     path = directory / "jobs.json"
-    path.write_text(json.dumps(steps, indent=1) + "\n")
+    place_text(path, json.dumps(steps, indent=1) + "\n")
     written.append(path)
     return written

@@ -10,6 +10,8 @@ from typing import Any
 import click
 import pandas as pd
 
+from ..params import SEED
+
 #: Called once per finished point with a short label (for a progress bar).
 Advance = Callable[[str], None] | None
 
@@ -67,7 +69,7 @@ class Study:
 
 def seed_option() -> click.Option:
     """``--seed``, the random seed of every stream of a run, as every study takes it."""
-    return click.Option(["--seed"], type=int, default=1, show_default=True, help="Random seed.")
+    return click.Option(["--seed"], type=SEED, default=1, show_default=True, help="Random seed.")
 
 
 def int_list(text: str, param_hint: str | None = None) -> list[int]:

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..device import Device, RawToml
 from ..errors import JobError
+from ..params import FiniteFloat
 from .base import Advance, Study
 
 #: Seconds in a day.
@@ -401,7 +402,7 @@ STUDY = Study(
     options=[
         click.Option(
             ["--duty-cycle"],
-            type=float,
+            type=FiniteFloat(),
             default=1.0,
             show_default=True,
             help="Share of each day the workload runs (0 to 1).",
@@ -424,14 +425,14 @@ STUDY = Study(
         ),
         click.Option(
             ["--window"],
-            type=click.FloatRange(min=0.001),
+            type=FiniteFloat(min=0.001),
             default=30.0,
             show_default=True,
             help="Simulated seconds per measuring window; steady state is three windows within 5 %.",
         ),
         click.Option(
             ["--turnover"],
-            type=click.FloatRange(min=0.0, max=MAX_TURNOVER),
+            type=FiniteFloat(min=0.0, max=MAX_TURNOVER),
             default=None,
             help=(
                 "Drive writes each workload makes before its windows count, so GC's victims hold what it "

@@ -24,6 +24,7 @@ import pandas as pd
 from .._ssdtwin import __version__
 from ..device import Device, profile_toml
 from ..errors import StateError
+from ..params import FiniteFloat
 from .base import Advance, Study, choice_list, int_list, seed_option
 
 RW_CHOICES = ("randread", "randwrite", "randrw")
@@ -218,7 +219,13 @@ STUDY = Study(
             show_default=True,
             help="Percent reads of randrw (R7: 50).",
         ),
-        click.Option(["--seconds"], type=float, default=10.0, show_default=True, help="Runtime per point (simulated)."),
+        click.Option(
+            ["--seconds"],
+            type=FiniteFloat(min=0.001),
+            default=10.0,
+            show_default=True,
+            help="Runtime per point (simulated).",
+        ),
         seed_option(),
     ],
     sweep=_sweep,

@@ -23,6 +23,7 @@ import click
 import pandas as pd
 
 from ..device import DEFAULT_HOST, Device
+from ..params import FiniteFloat
 from .base import Advance, Study, int_list, seed_option
 
 RP_NAMES = ("Best", "Better", "Good", "Degraded")
@@ -202,10 +203,10 @@ STUDY = Study(
     help="Every LBA format measured, and the Relative Performance each deserves beside the advertised one (R4).",
     options=[
         click.Option(
-            ["--span-gib"], type=click.FloatRange(min=0.001), default=8.0, show_default=True, help="LBA span tested."
+            ["--span-gib"], type=FiniteFloat(min=0.001), default=8.0, show_default=True, help="LBA span tested."
         ),
         click.Option(
-            ["--seconds"], type=click.FloatRange(min=0.001), default=1.0, show_default=True, help="Runtime per test."
+            ["--seconds"], type=FiniteFloat(min=0.001), default=1.0, show_default=True, help="Runtime per test."
         ),
         seed_option(),
         click.Option(

@@ -24,6 +24,7 @@ import pandas as pd
 
 from .. import _ssdtwin
 from ..device import RunResult, override_strings
+from ..params import FiniteFloat
 from .base import Advance, Study, choice_list, int_list, seed_option
 
 #: ``--kernel`` names of R6's two kernels; any other value is a host profile.
@@ -426,10 +427,16 @@ STUDY = Study(
         ),
         click.Option(["--pattern"], default="seq,random", show_default=True, help="memcpy/fio unit order."),
         click.Option(["--threads"], default="1,8", show_default=True, help="Threads (one per core)."),
-        click.Option(["--size-gib"], type=float, default=40.0, show_default=True, help="memcpy and fio size, GiB."),
+        click.Option(
+            ["--size-gib"],
+            type=FiniteFloat(),
+            default=40.0,
+            show_default=True,
+            help="memcpy and fio size, GiB.",
+        ),
         click.Option(
             ["--dram-fraction"],
-            type=float,
+            type=FiniteFloat(),
             default=0.75,
             show_default=True,
             help="Share of --size-gib the memory for pages holds (R6: 0.75 of 40 GiB).",
@@ -464,7 +471,13 @@ STUDY = Study(
         ),
         click.Option(["--fio-rw"], default="read,write", show_default=True, help="fio bench directions."),
         click.Option(["--fio-msync"], default="no,yes", show_default=True, help="fio: sync after every write."),
-        click.Option(["--fio-runtime"], type=float, default=5.0, show_default=True, help="fio runtime per point, s."),
+        click.Option(
+            ["--fio-runtime"],
+            type=FiniteFloat(min=0.001),
+            default=5.0,
+            show_default=True,
+            help="fio runtime per point, s.",
+        ),
         seed_option(),
     ],
     sweep=_sweep,

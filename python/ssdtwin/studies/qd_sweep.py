@@ -10,6 +10,7 @@ import click
 import pandas as pd
 
 from ..device import DEFAULT_HOST, DEFAULT_PROFILE, Device
+from ..params import FiniteFloat
 from .base import Advance, Study, choice_list, int_list, seed_option
 
 RW_CHOICES = ("randread", "randwrite", "randrw", "read", "write")
@@ -124,8 +125,20 @@ STUDY = Study(
         click.Option(["--rw"], default="randread,randwrite", show_default=True, help="Access patterns."),
         click.Option(["--depths"], default="1,2,4,8,16,32,64,128", show_default=True, help="Queue depths."),
         click.Option(["--bs"], default="4k", show_default=True, help="Block size (fio syntax)."),
-        click.Option(["--seconds"], type=float, default=1.0, show_default=True, help="Simulated seconds per point."),
-        click.Option(["--span-gib"], type=float, default=16.0, show_default=True, help="LBA span in GiB."),
+        click.Option(
+            ["--seconds"],
+            type=FiniteFloat(min=0.001),
+            default=1.0,
+            show_default=True,
+            help="Simulated seconds per point.",
+        ),
+        click.Option(
+            ["--span-gib"],
+            type=FiniteFloat(min=0.001),
+            default=16.0,
+            show_default=True,
+            help="LBA span in GiB.",
+        ),
         seed_option(),
     ],
     sweep=_sweep,

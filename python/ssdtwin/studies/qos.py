@@ -21,6 +21,7 @@ import click
 import pandas as pd
 
 from ..device import DEFAULT_HOST, DEFAULT_PROFILE, Device, profile_derived
+from ..params import FiniteFloat
 from .base import Advance, Study, choice_list, int_list, seed_option
 
 RW_CHOICES = ("randread", "randwrite")
@@ -167,7 +168,7 @@ STUDY = Study(
         click.Option(["--depths"], default="1,32", show_default=True, help="Queue depths."),
         click.Option(
             ["--seconds"],
-            type=click.FloatRange(min=0.001),
+            type=FiniteFloat(min=0.001),
             default=4.0,
             show_default=True,
             help="Simulated seconds measured per point.",

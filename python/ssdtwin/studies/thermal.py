@@ -17,6 +17,7 @@ import click
 import pandas as pd
 
 from ..device import Device
+from ..params import FiniteFloat
 from .base import Advance, Study
 
 
@@ -123,9 +124,7 @@ STUDY = Study(
         click.Option(
             ["--airflow"], default="0,2", show_default=True, help="Airflows over the drive, m/s (comma-separated)."
         ),
-        click.Option(
-            ["--seconds"], type=click.FloatRange(min=0.001), default=300.0, show_default=True, help="Write time."
-        ),
+        click.Option(["--seconds"], type=FiniteFloat(min=0.001), default=300.0, show_default=True, help="Write time."),
         click.Option(["--bs"], default="128k", show_default=True, help="Bytes per write (fio's bs)."),
     ],
     sweep=_sweep,

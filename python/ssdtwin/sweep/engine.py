@@ -19,6 +19,7 @@ import pandas as pd
 from .._ssdtwin import __version__
 from ..device import Device, RawToml, profile_toml
 from ..errors import SsdtwinError
+from ..files import place_text
 from .grid import Grid, Point
 
 #: Tables up to this many rows are also written as CSV and JSON.
@@ -242,7 +243,7 @@ def _write_results(table: pd.DataFrame, axes: Sequence[str], out: Path) -> None:
         shutil.rmtree(target)
     os.replace(tmp, target)
     if len(table) <= SMALL_ROWS:
-        table.to_csv(out / "results.csv", index=False)
+        place_text(out / "results.csv", table.to_csv(index=False))
         table.to_json(out / "results.json", orient="records", indent=1)
 
 

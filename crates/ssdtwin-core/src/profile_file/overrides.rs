@@ -32,6 +32,13 @@ pub(crate) fn split_override(text: &str) -> Option<Override<'_>> {
 pub fn apply_overrides(profile: &mut LoadedProfile, overrides: &[String]) -> Result<(), ProfileError> {
     for text in overrides {
         let bad = |problem: &str| ProfileError::BadOverride { text: text.clone(), problem: problem.to_string() };
+        // TOML would read a second line as another key and the override would lose it.
+        if text.contains(|c: char| c.is_control()) {
+            return Err(ProfileError::BadOverride {
+                text: text.escape_debug().to_string(),
+                problem: "a value is one line, without control characters".into(),
+            });
+        }
         let Override { path, value } = split_override(text).ok_or_else(|| bad("expected section.field=value"))?;
         profile.edited();
         let mut table = &mut profile.table;

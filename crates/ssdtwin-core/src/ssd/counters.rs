@@ -24,6 +24,9 @@ pub struct HostCounters {
     pub bytes_trimmed: u64,
     /// Map units read that were unmapped (served as zeros without NAND).
     pub unmapped_units_read: u64,
+    /// The bytes of host reads in those units (a read smaller than a unit reads part of it).
+    #[serde(default)]
+    pub unmapped_bytes_read: u64,
     /// Map units read from controller memory (written, not yet programmed).
     pub buffered_units_read: u64,
     /// Map units of host reads served from NAND.

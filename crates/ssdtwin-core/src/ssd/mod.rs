@@ -439,7 +439,7 @@ impl Ssd {
             erases: f.superblock_erases,
             free_superblocks: u64::from(self.ftl.sbs.free_count()),
             unmapped_units_read: self.counters.unmapped_units_read,
-            unmapped_read_bytes: self.counters.unmapped_units_read * unit,
+            unmapped_read_bytes: self.counters.unmapped_bytes_read,
             buffered_units_read: self.counters.buffered_units_read,
             write_stalls: self.counters.write_stalls,
             suspensions: self.counters.suspensions_before_restore

@@ -26,7 +26,9 @@ impl Ssd {
     /// one die read per program unit touched. Unmapped and buffered units go straight to
     /// the link.
     pub(super) fn start_read(&mut self, slot: u32, ready: SimTime) {
-        let Slot { first_unit, units, .. } = self.slots[slot as usize];
+        let Slot { first_unit, units, command, .. } = self.slots[slot as usize];
+        let lba_bytes = self.config.namespace.lba_bytes();
+        let (start_byte, end_byte) = (command.slba * lba_bytes, (command.slba + u64::from(command.blocks)) * lba_bytes);
         let mut group: Option<Group> = None;
         let mut memory_units = 0;
         let mut die_reads = 0;
@@ -38,6 +40,11 @@ impl Ssd {
             match self.ftl.locate(lpn) {
                 Location::Unmapped => {
                     self.counters.unmapped_units_read += 1;
+                    // The command's bytes in the unit: a read smaller than a unit reads
+                    // only part of it.
+                    let unit_start = lpn * UNIT_BYTES;
+                    self.counters.unmapped_bytes_read +=
+                        end_byte.min(unit_start + UNIT_BYTES) - start_byte.max(unit_start);
                     memory_units += 1;
                 }
                 Location::Buffered => {

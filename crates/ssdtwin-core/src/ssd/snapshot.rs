@@ -237,12 +237,16 @@ impl Ssd {
         let mut input = lz4_flex::frame::FrameDecoder::new(input);
         let mut len = [0u8; 8];
         input.read_exact(&mut len).map_err(damaged)?;
-        let len = usize::try_from(u64::from_le_bytes(len)).map_err(|_| corrupt("header length"))?;
-        if len > 1 << 30 {
+        let len = u64::from_le_bytes(len);
+        if len > MAX_HEADER_BYTES {
             return Err(corrupt("header length is implausible"));
         }
-        let mut header = vec![0u8; len];
-        input.read_exact(&mut header).map_err(damaged)?;
+        // Grown as the bytes arrive, not allocated from the length a file claims.
+        let mut header = Vec::new();
+        (&mut input).take(len).read_to_end(&mut header).map_err(damaged)?;
+        if header.len() as u64 != len {
+            return Err(corrupt("damaged or truncated (the header ends early); save the drive again"));
+        }
         let header: Header = serde_json::from_slice(&header).map_err(|e| corrupt(&format!("header: {e}")))?;
         let loaded =
             LoadedProfile::from_str(&header.profile_toml, &format!("{name} (stored profile)"), &header.profile_name)
@@ -286,11 +290,12 @@ impl Ssd {
             None
         };
         // Reading to the end of the frame checks its content checksum; nothing may follow.
-        let mut rest = Vec::new();
-        input.read_to_end(&mut rest).map_err(damaged)?;
-        let mut tail = Vec::new();
-        input.into_inner().read_to_end(&mut tail).map_err(io)?;
-        if !rest.is_empty() || !tail.is_empty() {
+        // One byte is enough to tell, so a file that decompresses to far more than a state
+        // is refused without being buffered.
+        let mut probe = [0u8; 1];
+        let rest = input.read(&mut probe).map_err(damaged)?;
+        let tail = input.into_inner().read(&mut probe).map_err(io)?;
+        if rest != 0 || tail != 0 {
             return Err(corrupt("damaged: data after the end of the state"));
         }
         // The checksum cannot catch a crafted file: its content must hold together too.
@@ -313,6 +318,10 @@ impl Ssd {
         Ok(device)
     }
 }
+
+/// The largest header a state may claim: its JSON holds the profile, the FTL's small
+/// state and the counters, kilobytes to a few megabytes.
+const MAX_HEADER_BYTES: u64 = 64 << 20;
 
 /// Writes `values` little-endian; with `delta`, each as its difference from the one before,
 /// starting from (and updating) the value it holds, so a sequence written in pieces reads

@@ -144,7 +144,7 @@ fn job_object(e: &Entry<'_>, report: &Report<'_>, result: &RunResult, elapsed_s:
 
     let total = e.total_ios();
     let depth_keys = ["1", "2", "4", "8", "16", "32", ">=64"];
-    job.object("iodepth_level", pct_object(&depth_keys, &report::depth_pct(&e.iodepth_level, total)));
+    job.object("iodepth_level", pct_object(&depth_keys, &report::depth_pct(&e.iodepth_level)));
     let batch_keys = ["0", "4", "8", "16", "32", "64", ">=64"];
     job.object("iodepth_submit", pct_object(&batch_keys, &report::batch_pct(total)));
     job.object("iodepth_complete", pct_object(&batch_keys, &report::batch_pct(total)));

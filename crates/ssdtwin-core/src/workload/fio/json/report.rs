@@ -49,9 +49,12 @@ pub(crate) fn has_disk(set: &JobSet) -> bool {
     set.jobs.iter().any(|j| !is_diskless_engine(&j.ioengine))
 }
 
-/// fio's `stat_calc_dist`: counts as percentages of `total`, with any non-zero share below
-/// 0.1 % shown as 0.1 % (which is why fio's depth percentages can sum past 100).
-pub(crate) fn depth_pct(counts: &[u64], total: u64) -> Vec<f64> {
+/// fio's `stat_calc_dist` of its depth counts: percentages of the I/Os issued (fio's
+/// `total_io_u`, which counts the same submissions; I/Os still in flight at the deadline are
+/// issued but not completed), with any non-zero share below 0.1 % shown as 0.1 % (which is
+/// why fio's depth percentages can sum past 100).
+pub(crate) fn depth_pct(counts: &[u64]) -> Vec<f64> {
+    let total: u64 = counts.iter().sum();
     counts
         .iter()
         .map(|&c| {
@@ -530,9 +533,9 @@ mod tests {
 
     #[test]
     fn percentages_floor_small_shares_like_fio() {
-        assert_eq!(depth_pct(&[1, 9999, 0], 10_000), vec![0.1, 99.99, 0.0]);
+        assert_eq!(depth_pct(&[1, 9999, 0]), vec![0.1, 99.99, 0.0]);
         assert_eq!(lat_pct(&[1, 0], 1_000_000), vec![0.01, 0.0]);
-        assert_eq!(depth_pct(&[3], 0), vec![0.0]);
+        assert_eq!(depth_pct(&[0, 0]), vec![0.0, 0.0]);
     }
 
     #[test]

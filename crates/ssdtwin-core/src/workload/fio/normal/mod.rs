@@ -163,7 +163,7 @@ fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &Outp
 
     let (usr_cpu, sys_cpu) = e.cpu_pct();
     put!(out, "  cpu          : usr={usr_cpu:.2}%, sys={sys_cpu:.2}%, ctx={}, majf=0, minf=0\n", e.ctx);
-    let depth = report::depth_pct(&e.iodepth_level, total);
+    let depth = report::depth_pct(&e.iodepth_level);
     put!(out, "  IO depths    : {}\n", pct_list(&["1", "2", "4", "8", "16", "32", ">=64"], &depth));
     let batch_keys = ["0", "4", "8", "16", "32", "64", ">=64"];
     let batch = report::batch_pct(total);

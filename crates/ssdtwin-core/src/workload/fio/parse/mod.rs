@@ -89,6 +89,9 @@ use std::path::Path;
 /// Place label for errors in command-line arguments.
 const COMMAND_LINE: &str = "command line";
 
+/// fio's `REAL_MAX_JOBS`: the most jobs (clones included) one run has.
+const MAX_JOBS: u64 = 4096;
+
 /// Parses a job file; relative includes are resolved against its directory.
 pub fn parse_job_file(path: &Path) -> Result<JobSet, JobError> {
     let mut session = Session::new(&process_env);
@@ -142,7 +145,7 @@ pub fn parse_command_line(args: &[String]) -> Result<JobSet, JobError> {
         };
         if def.name == "name" {
             if let Some(done) = job.take() {
-                session.jobs.push(done.finish()?);
+                session.push_job(done, COMMAND_LINE)?;
             }
             let name = value.unwrap_or_default();
             if !name.starts_with("global") {
@@ -152,7 +155,7 @@ pub fn parse_command_line(args: &[String]) -> Result<JobSet, JobError> {
         set(job.as_mut().unwrap_or(&mut session.global), def, key, value, COMMAND_LINE)?;
     }
     if let Some(done) = job {
-        session.jobs.push(done.finish()?);
+        session.push_job(done, COMMAND_LINE)?;
     }
     for (index, file) in files.into_iter().enumerate() {
         if index > 0 {
@@ -321,10 +324,30 @@ impl<'e> Session<'e> {
         if std::mem::take(&mut self.stonewall_next_job) {
             job.spec.stonewall = true;
         }
+        let place = entries.last().map_or_else(|| format!("section [{}]", section.name), |(_, e)| e.place.clone());
         for (def, entry) in entries {
             set(&mut job, def, &entry.key, entry.value.as_deref(), &entry.place)?;
         }
-        self.jobs.push(job.finish()?);
+        self.push_job(job, &place)
+    }
+
+    /// Adds a finished job, refusing one that takes the run past fio's limit on jobs
+    /// (every `numjobs` clone is one): a job file of many sections is refused as it is read,
+    /// not after its jobs have taken memory.
+    fn push_job(&mut self, job: JobDraft, place: &str) -> Result<(), JobError> {
+        let job = job.finish()?;
+        let clones: u64 = self.jobs.iter().chain([&job]).map(|j| u64::from(j.numjobs)).sum();
+        if clones > MAX_JOBS {
+            return Err(JobError::Syntax {
+                place: place.into(),
+                message: format!(
+                    "job '{}' takes the run to {clones} jobs counting numjobs clones; fio runs at most {MAX_JOBS} \
+                     (its REAL_MAX_JOBS)",
+                    job.name
+                ),
+            });
+        }
+        self.jobs.push(job);
         Ok(())
     }
 
@@ -710,6 +733,22 @@ mod tests {
             "job.fio:2: fio option 'bs_range' is not supported by ssdtwin; did you mean 'bsrange'?"
         );
         assert_eq!(err("[j]\nzzz_unknown=1\n"), "job.fio:2: fio option 'zzz_unknown' is not supported by ssdtwin");
+    }
+
+    #[test]
+    fn a_run_has_at_most_fio_s_4096_jobs_counting_clones() {
+        // 100 K sections took 14.5 GiB before they were refused.
+        let many = (0..5000).fold(String::new(), |mut text, i| {
+            writeln!(text, "[j{i}]\nsize=1m").unwrap();
+            text
+        });
+        assert_eq!(
+            err(&many),
+            "job.fio:8194: job 'j4096' takes the run to 4097 jobs counting numjobs clones; fio runs at most 4096 \
+             (its REAL_MAX_JOBS)"
+        );
+        assert!(err("[a]\nnumjobs=4000\n[b]\nnumjobs=97\n").starts_with("job.fio:4: job 'b' takes the run to 4097"));
+        assert!(parse("[a]\nsize=1m\n[b]\nnumjobs=4095\n").is_ok(), "4096 jobs is fio's limit, not past it");
     }
 
     #[test]

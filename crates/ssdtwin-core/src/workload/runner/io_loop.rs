@@ -168,6 +168,10 @@ impl Runner {
         if self.issues_after_reap(i, n, now + user + sys + issue_cost) {
             self.work(host, i, now, user + issue_user, sys + issue_sys, Then::ReapAndIssue { n, issue_cost });
         } else {
+            // The issue priced to decide comes later, on its own path: with this draw.
+            if let Some(d) = self.clones[i].thread.cpu_draws.as_mut() {
+                d.put_back_call();
+            }
             self.work(host, i, now, user, sys, Then::Reap { n });
         }
         true

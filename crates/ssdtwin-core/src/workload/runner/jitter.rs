@@ -24,8 +24,12 @@ pub(super) struct CpuDraws {
     call_factor: Option<UnitLognormal>,
     call_preempt_chance: f64,
     calls: SimRng,
-    /// Both streams as they were at the last [`Self::mark`].
-    marked: (SimRng, SimRng),
+    /// A call's draw (factor, wait ns) given back (`put_back_call`): the next call uses it.
+    held_call: Option<(f64, f64)>,
+    /// The last call's draw.
+    last_call: (f64, f64),
+    /// Both streams and the held call as they were at the last [`Self::mark`].
+    marked: (SimRng, SimRng, Option<(f64, f64)>),
 }
 
 impl CpuDraws {
@@ -44,7 +48,9 @@ impl CpuDraws {
             preempt_mean_ns: jitter.preempt_mean.as_ns() as f64,
             call_factor: jitter.calls_vary().then(|| UnitLognormal::with_cv(jitter.call_cv)),
             call_preempt_chance: jitter.call_preempt_chance,
-            marked: (wakeups.clone(), calls.clone()),
+            held_call: None,
+            last_call: (1.0, 0.0),
+            marked: (wakeups.clone(), calls.clone(), None),
             wakeups,
             calls,
         })
@@ -61,15 +67,28 @@ impl CpuDraws {
     /// call held up by other work on its core has the wait in its system time.
     pub(super) fn call(&mut self, user: SimDuration, sys: SimDuration) -> (SimDuration, SimDuration) {
         let Some(f) = self.call_factor else { return (user, sys) };
-        let factor = f.sample(&mut self.calls);
-        let wait = busy_core_wait(&mut self.calls, self.call_preempt_chance, self.preempt_mean_ns);
+        let (factor, wait) = self.held_call.take().unwrap_or_else(|| {
+            let factor = f.sample(&mut self.calls);
+            (factor, busy_core_wait(&mut self.calls, self.call_preempt_chance, self.preempt_mean_ns))
+        });
+        self.last_call = (factor, wait);
         (user.scaled(factor), SimDuration((sys.as_ns() as f64 * factor + wait + 0.5) as u64))
+    }
+
+    /// The call last priced by [`Self::call`] was not made after all (the caller priced it
+    /// to decide, then took another path): the next call uses its draw, so a thread's
+    /// draws stay one per call whichever path makes it.
+    pub(super) fn put_back_call(&mut self) {
+        if self.call_factor.is_some() {
+            self.held_call = Some(self.last_call);
+        }
     }
 
     /// Remembers where both streams are, for [`Self::rewind`].
     pub(super) fn mark(&mut self) {
         self.marked.0.clone_from(&self.wakeups);
         self.marked.1.clone_from(&self.calls);
+        self.marked.2 = self.held_call;
     }
 
     /// The draws since the last [`Self::mark`] did not happen after all (the caller decided
@@ -78,6 +97,7 @@ impl CpuDraws {
     pub(super) fn rewind(&mut self) {
         self.wakeups.clone_from(&self.marked.0);
         self.calls.clone_from(&self.marked.1);
+        self.held_call = self.marked.2;
     }
 }
 
@@ -168,6 +188,18 @@ mod tests {
         // P(wait > x) = 0.01 e^(-x / 8 us): the 99.9th percentile is 8 us × ln 10.
         let p999 = waits[(n as f64 * 0.999) as usize];
         assert!((p999 / (8_000.0 * 10f64.ln()) - 1.0).abs() < 0.08, "{p999}");
+    }
+
+    #[test]
+    fn a_call_put_back_is_the_next_one_priced() {
+        let mut d = draws(0.5, 0.0, 0.0, 0);
+        let us = SimDuration::from_us;
+        let first = d.call(us(1), us(2));
+        d.put_back_call();
+        assert_eq!(d.call(us(1), us(2)), first, "the same draw, on the call actually made");
+        let mut fresh = draws(0.5, 0.0, 0.0, 0);
+        fresh.call(us(1), us(2));
+        assert_eq!(d.call(us(1), us(2)), fresh.call(us(1), us(2)), "and the stream goes on from there");
     }
 
     #[test]

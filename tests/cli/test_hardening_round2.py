@@ -9,6 +9,9 @@ import errno
 import gzip
 import json
 import os
+import resource
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +22,7 @@ import ssdtwin
 from ssdtwin.cli.common import write_state
 from ssdtwin.device import RawToml
 from ssdtwin.files import place_text
+from ssdtwin.studies.qd_sweep import qd_sweep
 
 from ..helpers import Outcome, assert_one_line_error
 
@@ -200,3 +204,33 @@ def test_a_device_used_from_two_threads_at_once_says_what_is_allowed(small_devic
     assert len(seen) == 1 and isinstance(seen[0], ssdtwin.DeviceError), seen
     assert "one call at a time" in str(seen[0]) and "Device.copy()" in str(seen[0])
     assert small_device.counters()["host_write_bytes"] > 0, "usable again once the run returns"
+
+
+def test_study_depths_are_checked_before_the_drive_is_built(run_main: RunMain) -> None:
+    assert_one_line_error(run_main("study", "qd-sweep", "--depths", "0,-1"), "--depths", "0: allowed 1..65536")
+    with pytest.raises(ssdtwin.JobError, match=r"iodepth 0: allowed 1\.\.65536"):
+        qd_sweep(depths=[0], overrides={"no.such": 1})  # refused before the profile is even read
+
+
+@pytest.mark.skipif(not hasattr(resource, "RLIMIT_AS"), reason="no address-space limit on this system")
+def test_a_drive_too_large_for_the_address_space_is_refused_up_front(tmp_path: Path) -> None:
+    # A panic ("cannot map … bytes of memory for the model") under ulimit -v 4 GiB before: the
+    # model's maps were met by a failed mapping midway through building the drive.
+    def limit_address_space() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    argv = [sys.executable, "-m", "ssdtwin", "fio", "--profile", "micron-9200max", *JOB]
+    run = subprocess.run(
+        argv, capture_output=True, text=True, cwd=tmp_path, preexec_fn=limit_address_space, timeout=120
+    )
+    assert run.returncode == 2, run
+    assert run.stderr.count("\n") == 1 and "GiB of memory for its maps" in run.stderr, run.stderr
+    assert "address-space limit" in run.stderr, run.stderr
+
+
+def test_fio_options_once_refused_without_a_reason_are_taken_or_explained(run_main: RunMain) -> None:
+    for option in ("--allrandrepeat=1", "--ioscheduler=mq-deadline", "--softrandommap=1", "--unit_base=1"):
+        assert run_main("fio", *JOB, option).status == 0, option
+    assert_one_line_error(run_main("fio", *JOB, "--unified_rw_reporting=1"), "sum them from --output-format=json")
+    assert_one_line_error(run_main("fio", *JOB, "--significant_figures=6"), "4 significant figures")
+    assert_one_line_error(run_main("fio", *JOB, "--ioengine=cpp_null"), "C++ example engine")

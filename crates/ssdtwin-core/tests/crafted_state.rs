@@ -164,3 +164,11 @@ fn a_state_that_decompresses_far_past_its_content_is_refused_without_buffering_i
     std::fs::remove_file(&path).unwrap();
     assert!(e.contains("header length is implausible"), "{e}");
 }
+
+#[test]
+fn host_counters_that_no_run_makes_are_refused() {
+    let e = load_after("reads", |h| h["host"]["read_cmds"] = serde_json::json!(10));
+    assert!(e.contains("counters that no run makes (0 bytes read by 10 commands of at least 512 bytes each)"), "{e}");
+    let e = load_after("shutdowns", |h| h["host"]["unsafe_shutdowns"] = serde_json::json!(1_000));
+    assert!(e.contains("1000 unsafe shutdowns in"), "{e}");
+}

@@ -34,7 +34,21 @@ fn machine_memory_bytes() -> Option<u64> {
             .find_map(|l| l.strip_prefix(name))
             .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
     };
-    Some((field("MemTotal:")? + field("SwapTotal:").unwrap_or(0)) * 1024)
+    let machine = (field("MemTotal:")? + field("SwapTotal:").unwrap_or(0)) * 1024;
+    Some(address_space_left_bytes().map_or(machine, |left| left.min(machine)))
+}
+
+/// What the process may still map under its address-space limit (`ulimit -v`, `RLIMIT_AS`),
+/// if it has one: the model's maps are refused up front against it, not met by a failed
+/// mapping in the middle of building the drive.
+fn address_space_left_bytes() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let soft = limits.lines().find_map(|l| l.strip_prefix("Max address space"))?.split_whitespace().next()?;
+    let limit: u64 = soft.parse().ok()?; // "unlimited" is no limit
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let used_kib: u64 =
+        status.lines().find_map(|l| l.strip_prefix("VmSize:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(limit.saturating_sub(used_kib * 1024))
 }
 
 /// The longest `idle` accepted at once: 10⁹ s keeps simulated time far from overflowing.
@@ -95,7 +109,11 @@ impl Device {
             && needed > limit
         {
             let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
-            let whose = if max_memory_bytes.is_some() { "the limit given" } else { "this machine's memory and swap" };
+            let whose = if max_memory_bytes.is_some() {
+                "the limit given"
+            } else {
+                "what this machine's memory and swap and the process's address-space limit leave"
+            };
             return Err(errors::device(
                 py,
                 format!(
@@ -104,6 +122,16 @@ impl Device {
                      --max-memory)",
                     gib(needed),
                     gib(limit)
+                ),
+            ));
+        }
+        if !ssdtwin_core::engine::can_map(needed) {
+            return Err(errors::device(
+                py,
+                format!(
+                    "profile '{profile}' needs about {:.1} GiB of memory for its maps, and this process cannot map that \
+                     much now (its address-space limit, ulimit -v, or memory): model a smaller drive, or raise the limit",
+                    needed as f64 / f64::from(1u32 << 30)
                 ),
             ));
         }

@@ -179,6 +179,9 @@ pub fn handshake(stream: &mut (impl Read + Write), export: &Export) -> io::Resul
                 stream.write_all(&out)?;
                 return Ok(Handshake::Transmission);
             }
+            // The spec gives these two no data: with some, the option is invalid (the
+            // client is answered, and negotiation goes on).
+            OPT_ABORT | OPT_LIST if !data.is_empty() => option_reply(stream, option, REP_ERR_INVALID, &[])?,
             OPT_ABORT => {
                 // The client may already have gone: a failed ACK is no error.
                 let _ = option_reply(stream, option, REP_ACK, &[]);
@@ -357,6 +360,20 @@ mod tests {
         assert!(matches!(r, Ok(Handshake::Left)));
         let kinds: Vec<u32> = replies(&out).iter().map(|x| x.1).collect();
         assert_eq!(kinds, vec![REP_ERR_UNSUP, REP_SERVER, REP_ACK, REP_ACK]);
+    }
+
+    #[test]
+    fn list_and_abort_with_data_are_invalid_and_negotiation_goes_on() {
+        // Both were taken as if they had none before.
+        let mut client = 3u32.to_be_bytes().to_vec();
+        client.extend(option(OPT_LIST, b"x"));
+        client.extend(option(OPT_ABORT, &[0, 0, 0, 0]));
+        client.extend(option(OPT_LIST, &[]));
+        client.extend(option(OPT_ABORT, &[]));
+        let (r, out) = run(client);
+        assert!(matches!(r, Ok(Handshake::Left)));
+        let kinds: Vec<u32> = replies(&out).iter().map(|x| x.1).collect();
+        assert_eq!(kinds, vec![REP_ERR_INVALID, REP_ERR_INVALID, REP_SERVER, REP_ACK, REP_ACK]);
     }
 
     #[test]

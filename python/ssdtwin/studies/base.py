@@ -72,8 +72,9 @@ def seed_option() -> click.Option:
     return click.Option(["--seed"], type=SEED, default=1, show_default=True, help="Random seed.")
 
 
-def int_list(text: str, param_hint: str | None = None) -> list[int]:
-    """``1,2,4`` as integers (``param_hint`` names the option in errors).
+def int_list(text: str, param_hint: str | None = None, low: int | None = None, high: int | None = None) -> list[int]:
+    """``1,2,4`` as integers, each in ``[low, high]`` where given (``param_hint`` names the
+    option in errors).
 
     >>> int_list("1, 2,4")
     [1, 2, 4]
@@ -84,6 +85,10 @@ def int_list(text: str, param_hint: str | None = None) -> list[int]:
         raise click.BadParameter(f"'{text}': expected comma-separated integers", param_hint=param_hint) from None
     if not values:
         raise click.BadParameter(f"'{text}': expected at least one value", param_hint=param_hint)
+    for v in values:
+        if (low is not None and v < low) or (high is not None and v > high):
+            allowed = f"{low if low is not None else ''}..{high if high is not None else ''}"
+            raise click.BadParameter(f"{v}: allowed {allowed}", param_hint=param_hint)
     return values
 
 

@@ -10,10 +10,13 @@ import click
 import pandas as pd
 
 from ..device import DEFAULT_HOST, DEFAULT_PROFILE, Device
+from ..errors import JobError
 from ..params import FiniteFloat
 from .base import Advance, Study, choice_list, int_list, seed_option
 
 RW_CHOICES = ("randread", "randwrite", "randrw", "read", "write")
+#: fio's largest iodepth.
+MAX_IODEPTH = 65536
 
 
 def qd_sweep(
@@ -42,6 +45,10 @@ def qd_sweep(
     >>> bool(t.iops[1] > t.iops[0])
     True
     """
+    bad = [d for d in depths or [] if not 1 <= d <= MAX_IODEPTH]
+    if bad:
+        # Before the drive is built: a bad point must not cost (or fail) its memory first.
+        raise JobError(f"iodepth {bad[0]}: allowed 1..{MAX_IODEPTH}")
     rows = []
     filled = Device(profile, overrides=overrides, host=host)
     filled.fill("seq", 100.0)
@@ -95,7 +102,7 @@ def _sweep(
         host=host,
         overrides=overrides,
         rws=choice_list(rw, RW_CHOICES, "--rw"),
-        depths=int_list(depths, "--depths"),
+        depths=int_list(depths, "--depths", 1, MAX_IODEPTH),
         bs=bs,
         seconds=seconds,
         span_gib=span_gib,
@@ -114,7 +121,7 @@ def _parts(rw: str, **_: Any) -> list[dict[str, Any]]:
 
 
 def _count(profile: str, rw: str, depths: str, **_: Any) -> int:
-    return len(choice_list(rw, RW_CHOICES, "--rw")) * len(int_list(depths, "--depths"))
+    return len(choice_list(rw, RW_CHOICES, "--rw")) * len(int_list(depths, "--depths", 1, MAX_IODEPTH))
 
 
 STUDY = Study(

@@ -19,6 +19,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// hypervisor backs on first touch, 0.49 GB/s on this project's machine).
 const POPULATE_CHUNK_BYTES: usize = 64 << 20;
 
+/// True if `bytes` of anonymous memory can be mapped now (and they are unmapped again):
+/// the model's arrays are mapped when the drive is built, so a process whose address space
+/// or memory is limited is refused before it starts building, with an error, not midway
+/// with a failed mapping.
+pub fn can_map(bytes: u64) -> bool {
+    let Ok(len) = usize::try_from(bytes) else { return false };
+    len == 0 || MmapOptions::new().len(len).no_reserve_swap().map_anon().is_ok()
+}
+
 /// A fixed-length array of plain values in its own mapping.
 pub struct BigArray<T: Pod> {
     map: Option<MmapMut>,

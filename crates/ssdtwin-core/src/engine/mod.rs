@@ -16,7 +16,7 @@ mod rng;
 mod slab;
 mod time;
 
-pub use big_array::BigArray;
+pub use big_array::{BigArray, can_map};
 pub use prefetch::{prefetch, prefetch_ref};
 pub use queue::EventQueue;
 pub use resource::{BusyResource, ServerPool};

@@ -59,6 +59,36 @@ pub struct HostCounters {
     pub power_on_ns_before_restore: u64,
 }
 
+impl HostCounters {
+    /// Why these counters cannot have come from any run, if they cannot: every command
+    /// moves at least one LBA of `lba_bytes`, the reads' units are at least the commands',
+    /// and a read's never-written bytes are among its bytes. A crafted or damaged state is
+    /// refused with it (its checksum holds).
+    pub fn impossibility(&self, lba_bytes: u64) -> Option<String> {
+        let at_least = |what: &str, bytes: u64, cmds: u64| {
+            (bytes < cmds.saturating_mul(lba_bytes))
+                .then(|| format!("{bytes} bytes {what} by {cmds} commands of at least {lba_bytes} bytes each"))
+        };
+        at_least("read", self.bytes_read, self.read_cmds)
+            .or_else(|| at_least("written", self.bytes_written, self.write_cmds))
+            .or_else(|| at_least("deallocated", self.bytes_trimmed, self.trim_cmds))
+            .or_else(|| {
+                (self.unmapped_bytes_read > self.bytes_read).then(|| {
+                    format!("{} never-written bytes read of {} bytes read", self.unmapped_bytes_read, self.bytes_read)
+                })
+            })
+            .or_else(|| {
+                let units = self.unmapped_units_read + self.buffered_units_read + self.nand_units_read;
+                (units < self.read_cmds).then(|| format!("{units} units read by {} read commands", self.read_cmds))
+            })
+            .or_else(|| {
+                (self.unsafe_shutdowns > self.power_cycles).then(|| {
+                    format!("{} unsafe shutdowns in {} power cycles", self.unsafe_shutdowns, self.power_cycles)
+                })
+            })
+    }
+}
+
 /// A flat, named view of every counter, for JSON output and time series.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CounterSnapshot {

@@ -83,6 +83,17 @@ pub enum SnapshotError {
         /// The limit.
         limit: u64,
     },
+    /// The process cannot map the model's arrays now (its address-space limit, or memory).
+    #[error(
+        "{path}: the drive saved here needs about {} GiB of memory for its maps, and this process cannot map that much now (its address-space limit, ulimit -v, or memory): raise the limit or free memory",
+        gib(*needed)
+    )]
+    CannotMap {
+        /// File.
+        path: String,
+        /// Bytes the model would take.
+        needed: u64,
+    },
     /// The device is busy.
     #[error("cannot save while commands or background work are pending; quiesce first")]
     Busy,
@@ -256,11 +267,18 @@ impl Ssd {
         if let Some(limit) = max_memory_bytes.filter(|&limit| needed > limit) {
             return Err(SnapshotError::TooLarge { path: name.clone(), needed, limit });
         }
+        if !crate::engine::can_map(needed) {
+            return Err(SnapshotError::CannotMap { path: name.clone(), needed });
+        }
         let mut device = Ssd::with_verify(config, header.verify);
         if header.lba_format >= device.config.namespace.formats.len() {
             return Err(corrupt("LBA format index out of range"));
         }
         device.config.namespace.current = header.lba_format;
+        let lba_bytes = device.config.namespace.formats.iter().map(|f| u64::from(f.data_bytes)).min().unwrap_or(512);
+        if let Some(why) = header.impossibility(lba_bytes) {
+            return Err(corrupt(&format!("corrupt state: {why}")));
+        }
         let mut delta_from = 0;
         device
             .ftl
@@ -304,18 +322,27 @@ impl Ssd {
         // Loading powers the drive on: one more power cycle (a state saved before they were
         // counted had been powered on once).
         device.counters.power_cycles = header.host.power_cycles.max(1) + 1;
-        if !header.thermal.energy_j.is_finite() || !header.thermal.max_temperature_k.is_finite() {
-            return Err(corrupt("corrupt state: the thermal history is not a finite number"));
-        }
         device.thermal.totals = header.thermal;
-        let hazard = header.media_errors.hazard;
-        if !hazard.is_finite() || hazard < 0.0 {
-            return Err(corrupt("corrupt state: the media-error hazard is not a finite, non-negative number"));
-        }
         device.media = MediaErrors::restore(device.config.endurance.seed, header.media_errors);
         device.host_units_admitted = header.host_units_admitted;
         device.rebuild_map_cache();
         Ok(device)
+    }
+}
+
+impl Header {
+    /// Why the header's counters and histories cannot have come from any drive, if they
+    /// cannot (`lba_bytes`: the smallest LBA its namespace has had).
+    fn impossibility(&self, lba_bytes: u64) -> Option<String> {
+        if let Some(why) = self.host.impossibility(lba_bytes) {
+            return Some(format!("counters that no run makes ({why})"));
+        }
+        if !self.thermal.energy_j.is_finite() || !self.thermal.max_temperature_k.is_finite() {
+            return Some("the thermal history is not a finite number".into());
+        }
+        let hazard = self.media_errors.hazard;
+        (!hazard.is_finite() || hazard < 0.0)
+            .then(|| "the media-error hazard is not a finite, non-negative number".into())
     }
 }
 

@@ -123,6 +123,10 @@ pub const ENGINES: &[FioEngine] = &[
     refused("cpuio", "it only burns CPU and issues no I/O"),
     refused("exec", EXTERNAL),
     refused("external", EXTERNAL),
+    refused(
+        "cpp_null",
+        "it is fio's C++ example engine, built outside fio's default engines, which ssdtwin cannot run; use null",
+    ),
     modelled("diskspd", false),
     FioEngine { kernel_callback: true, ..modelled("nvmecontrol-intr", false) },
     modelled("nvmecontrol-wait", true),

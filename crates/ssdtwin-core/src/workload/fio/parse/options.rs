@@ -785,6 +785,35 @@ static OPTIONS: &[OptionDef] = &[
     value("dedupe_mode", |_, v| values::one_of(v, &["repeat", "working_set"]).map(drop)),
     value("dedupe_working_set_percentage", |_, v| values::count_in(v, 1024, 0, 100).map(drop)),
     value("dedupe_global", no_effect_flag),
+    // Every stream of a run is seeded from its seed whatever these say; fio's random map,
+    // buffers and identity do not touch the drive.
+    flag("allrandrepeat", no_effect_flag),
+    flag("softrandommap", no_effect_flag),
+    flag("allow_mounted_write", no_effect_flag),
+    value("lockmem", |d, v| values::size(v, d.kb_base).map(drop)),
+    alias(
+        value("mem", |_, v| {
+            let kind = v.split_once(':').map_or(v, |(kind, _)| kind);
+            values::one_of(kind, &["malloc", "shm", "shmhuge", "mmap", "mmaphuge", "mmapshared", "cudamalloc"])
+                .map(drop)
+        }),
+        &["iomem"],
+    ),
+    value("iomem_align", |d, v| values::size(v, d.kb_base).map(drop)),
+    value("gtod_cpu", |_, v| values::plain_integer(v).map(drop)),
+    value("uid", |_, v| values::plain_integer(v).map(drop)),
+    value("gid", |_, v| values::plain_integer(v).map(drop)),
+    // The host model has no I/O scheduler costs: NVMe's default is none.
+    value("ioscheduler", |_, v| {
+        if v.is_empty() { Err("needs a scheduler name (none, mq-deadline, kyber, bfq)".into()) } else { Ok(()) }
+    }),
+    // Deprecated in fio 3.33: accepted and ignored, as fio does.
+    value("rwmixcycle", |_, _| Ok(())),
+    value("unit_base", |_, v| match v {
+        "0" | "1" => Ok(()),
+        "8" => Err("the reports are in bytes; bits (8) are not supported".into()),
+        _ => Err("allowed 0 (bytes), 1 (bytes) or 8 (bits)".into()),
+    }),
     // Which latencies' percentiles the report shows (all three histograms are always kept).
     flag("clat_percentiles", |d, v| {
         d.spec.percentiles_of.clat = values::boolean(v)?;
@@ -1318,8 +1347,94 @@ const HINTS: &[(&[&str], &str)] = &[
          serve the twin with 'ssdtwin serve' to reach it over NBD",
     ),
     (
-        &["zonemode", "zonesize", "zonerange", "zonecapacity", "max_open_zones", "zone_reset_threshold"],
+        &[
+            "zonemode",
+            "zonesize",
+            "zonerange",
+            "zonecapacity",
+            "zoneskip",
+            "max_open_zones",
+            "job_max_open_zones",
+            "zone_reset_threshold",
+            "zone_reset_frequency",
+            "ignore_zone_limits",
+            "read_beyond_wp",
+        ],
         "zoned drives are not modelled yet",
+    ),
+    (&["gpu_dev_id"], "it is an option of an engine that does I/O to a GPU, which ssdtwin does not model"),
+    (
+        &["unified_rw_reporting"],
+        "the reports keep read, write and trim apart; sum them from --output-format=json, or use group_reporting",
+    ),
+    (
+        &["significant_figures"],
+        "the normal report uses fio's default of 4 significant figures; --output-format=json has every digit",
+    ),
+    (
+        &["bwavgtime", "iopsavgtime"],
+        "bandwidth and IOPS samples are taken over fio's default 500 ms; log_avg_msec sets the logs' windows",
+    ),
+    (&["stats", "disk_util"], "every job's statistics and the drive's are always gathered and reported"),
+    (
+        &[
+            "log_entries",
+            "log_compression",
+            "log_compression_cpus",
+            "log_store_compressed",
+            "log_alternate_epoch",
+            "log_alternate_epoch_clock_id",
+            "log_unix_epoch",
+            "log_max_value",
+        ],
+        "logs are written whole, uncompressed, with fio's default timestamps and averaged values",
+    ),
+    (
+        &["cgroup", "cgroup_weight", "cgroup_nodelete"],
+        "control groups are not modelled; give the host's cores with --host-set cpu.cores",
+    ),
+    (&["exec_prerun", "exec_postrun"], "it runs a program around the job; ssdtwin runs no programs"),
+    (
+        &["percentage_random", "percentage_sequential"],
+        "a mix of sequential and random offsets in one job is not modelled; run a sequential and a random job side by side",
+    ),
+    (
+        &["bs_is_seq_rand", "bs_unaligned", "offset_align"],
+        "block sizes are per direction and aligned as bs= gives them (blockalign= aligns random offsets)",
+    ),
+    (&["serialize_overlap"], "data contents are not modelled, so overlapping writes in flight need no ordering"),
+    (&["rate_ignore_thinktime"], "thinktime counts against rate= here, as by fio's default"),
+    (&["atomic", "write_hint"], "atomic writes and write-lifetime hints are not modelled"),
+    (&["block_error_percentiles"], "trim and zone error histograms are not kept"),
+    (&["profile"], "fio's built-in job profiles (tiobench, act) are not modelled; write their jobs out instead"),
+    (
+        &[
+            "fdp",
+            "dataplacement",
+            "plids",
+            "plid_select",
+            "dp_scheme",
+            "sprandom",
+            "spr_op",
+            "spr_num_regions",
+            "spr_cs",
+            "num_range",
+            "random_sequence_stride",
+            "thinkcycles",
+            "priohint",
+            "verify_header_seed",
+            "verify_pattern_interval",
+            "verify_policy",
+            "verify_write_sequence",
+            "write_zone_remainder",
+            "recover_zbd_write_error",
+            "log_issue_time",
+            "log_window_value",
+            "job_start_clock_id",
+            "filetype",
+            "comm",
+        ],
+        "it came to fio after 3.33, the version whose options and output ssdtwin follows",
     ),
     (
         &["sg_write_mode", "cmd_type", "hipri_percentage", "xnvme_async", "xnvme_sync", "xnvme_admin", "xnvme_be"],
@@ -1397,6 +1512,71 @@ mod tests {
             apply(&mut d, name, v).unwrap_or_else(|e| panic!("{name}={v}: {e}"));
         }
         d
+    }
+
+    #[test]
+    fn options_with_no_effect_on_a_simulated_drive_are_accepted_and_their_values_checked() {
+        // Each was refused with no reason before.
+        let d = job(&[
+            ("allrandrepeat", "1"),
+            ("softrandommap", "1"),
+            ("allow_mounted_write", "1"),
+            ("lockmem", "1m"),
+            ("mem", "mmaphuge:/hugepages/fio"),
+            ("iomem", "malloc"),
+            ("iomem_align", "4k"),
+            ("gtod_cpu", "1"),
+            ("uid", "0"),
+            ("gid", "0"),
+            ("ioscheduler", "mq-deadline"),
+            ("rwmixcycle", "500"),
+            ("unit_base", "1"),
+        ]);
+        assert_eq!(d.spec, JobDraft::defaults().spec, "none of them changes the job");
+        assert!(apply(&mut JobDraft::defaults(), "unit_base", "8").unwrap_err().contains("bits"));
+        assert!(apply(&mut JobDraft::defaults(), "mem", "vram").is_err());
+        assert!(apply(&mut JobDraft::defaults(), "ioscheduler", "").is_err());
+    }
+
+    #[test]
+    fn every_fio_3_33_option_is_taken_or_refused_with_a_reason() {
+        // The names of fio 3.33's options (its options.c); several were refused with no
+        // reason before (unified_rw_reporting, ioscheduler, significant_figures, ...).
+        let names = include_str!("../../../../../../tests/data/fio-3.33/option-names.txt");
+        assert!(names.lines().count() > 200);
+        let bare: Vec<&str> =
+            names.lines().filter(|n| lookup(n).is_none() && unsupported_hint(n, false).is_empty()).collect();
+        assert!(bare.is_empty(), "refused without a reason: {bare:?}");
+    }
+
+    #[test]
+    fn every_refused_fio_option_says_why() {
+        let refused = [
+            "unified_rw_reporting",
+            "significant_figures",
+            "bwavgtime",
+            "iopsavgtime",
+            "stats",
+            "disk_util",
+            "log_compression",
+            "cgroup",
+            "exec_prerun",
+            "percentage_random",
+            "bs_unaligned",
+            "offset_align",
+            "serialize_overlap",
+            "rate_ignore_thinktime",
+            "atomic",
+            "block_error_percentiles",
+            "zoneskip",
+            "read_beyond_wp",
+            "fdp",
+            "sprandom",
+        ];
+        for name in refused {
+            assert!(lookup(name).is_none(), "{name} is refused");
+            assert!(unsupported_hint(name, false).len() > 10, "{name} says why");
+        }
     }
 
     // ---- the table ----

@@ -232,5 +232,15 @@ def test_fio_options_once_refused_without_a_reason_are_taken_or_explained(run_ma
     for option in ("--allrandrepeat=1", "--ioscheduler=mq-deadline", "--softrandommap=1", "--unit_base=1"):
         assert run_main("fio", *JOB, option).status == 0, option
     assert_one_line_error(run_main("fio", *JOB, "--unified_rw_reporting=1"), "sum them from --output-format=json")
-    assert_one_line_error(run_main("fio", *JOB, "--significant_figures=6"), "4 significant figures")
+    assert_one_line_error(run_main("fio", *JOB, "--significant_figures=11"), "significant_figures=11: allowed 1..=10")
     assert_one_line_error(run_main("fio", *JOB, "--ioengine=cpp_null"), "C++ example engine")
+
+
+def test_significant_figures_set_the_normal_report_s_figures(run_main: RunMain) -> None:
+    # fio's num2str with the job's figures: 8,827 IOPS and 34.5 MiB/s print as "9k" and
+    # "34MiB/s" with 2, as "8827" and "34.5MiB/s" with fio's default 4.
+    job = ["--profile", "p32a80", "--fill", "seq:1", "--name=j", "--rw=read", "--size=1m"]
+    reports = {figures: run_main("fio", *job, f"--significant_figures={figures}").out for figures in (2, 4)}
+    assert "IOPS=9k, BW=34MiB/s" in reports[2] and "READ: bw=34MiB/s" in reports[2], reports[2]
+    assert "IOPS=8827, BW=34.5MiB/s" in reports[4] and "READ: bw=34.5MiB/s" in reports[4], reports[4]
+    assert reports[4] == run_main("fio", *job).out, "4 is fio's default"

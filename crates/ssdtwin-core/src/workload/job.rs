@@ -401,6 +401,8 @@ pub struct JobSpec {
     pub percentile_list: Vec<f64>,
     /// Which latencies' percentiles are reported.
     pub percentiles_of: PercentilesOf,
+    /// `significant_figures=`: figures of the normal report's IOPS, bandwidths and sizes (1 to 10).
+    pub significant_figures: u8,
     /// `write_lat_log=` prefix.
     pub write_lat_log: Option<String>,
     /// `write_bw_log=` prefix.
@@ -848,6 +850,7 @@ impl JobSpec {
             rate_poisson: false,
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             percentiles_of: PercentilesOf::default(),
+            significant_figures: 4,
             write_lat_log: None,
             write_bw_log: None,
             write_iops_log: None,

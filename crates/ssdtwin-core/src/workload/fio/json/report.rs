@@ -361,6 +361,9 @@ impl Entry<'_> {
     }
 }
 
+/// fio's default `significant_figures`.
+const SIG_FIGS_DEFAULT: usize = 4;
+
 /// fio's `struct group_run_stats`, per direction (index = fio's `ddir`).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct GroupRun {
@@ -378,6 +381,8 @@ pub(crate) struct GroupRun {
     pub(crate) iobytes: [u64; 3],
     /// Aggregate bandwidth, B/s: `iobytes * 1000 / max_run`.
     pub(crate) agg: [u64; 3],
+    /// Significant figures of its normal report: its last entry's (fio's `rs->sig_figs`).
+    pub(crate) sig_figs: usize,
 }
 
 impl GroupRun {
@@ -390,11 +395,13 @@ impl GroupRun {
             max_bw: [0; 3],
             iobytes: [0; 3],
             agg: [0; 3],
+            sig_figs: SIG_FIGS_DEFAULT,
         }
     }
 
     /// Folds in one entry, as the loop over `threadstats` in `__show_run_stats`.
     fn add(&mut self, entry: &Entry<'_>) {
+        self.sig_figs = usize::from(entry.spec.significant_figures);
         for (i, d) in entry.dirs.iter().enumerate() {
             if d.runtime_ms == 0 {
                 continue;

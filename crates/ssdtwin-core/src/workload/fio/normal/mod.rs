@@ -50,7 +50,6 @@ use num2str::{Unit, num2str};
 use std::fmt::Write;
 
 /// fio's default `sig_figs`: significant characters of shortened numbers.
-const SIG_FIGS: usize = 4;
 /// fio's default `percentile_precision`: decimals of percentile labels.
 const PERCENTILE_PRECISION: usize = 2;
 
@@ -98,9 +97,9 @@ pub fn fio_normal(set: &JobSet, result: &RunResult, opts: &OutputOptions) -> Str
 
 /// The line fio prints as it adds each job (init.c `add_job`), and `...` for its clones.
 fn write_job_headers(out: &mut String, set: &JobSet, result: &RunResult) {
-    let size = |b: u64| num2str(b, SIG_FIGS, 1, true, Unit::Byte);
-    let range = |bs: &BlockSize| format!("{}-{}", size(bs.min()), size(bs.max()));
     for (index, spec) in set.jobs.iter().enumerate() {
+        let size = |b: u64| num2str(b, usize::from(spec.significant_figures), 1, true, Unit::Byte);
+        let range = |bs: &BlockSize| format!("{}-{}", size(bs.min()), size(bs.max()));
         let groupid = result.jobs.iter().find(|j| j.job == index).map_or(0, |j| j.groupid);
         put!(
             out,
@@ -147,11 +146,12 @@ fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &Outp
         ),
     }
     let percentiles = e.percentile_list();
+    let sig_figs = usize::from(e.spec.significant_figures);
     for dir in Direction::ALL {
         let d = &e.dirs[dir.index()];
         if d.io_bytes > 0 {
             let group_agg = report.group(e.groupid).map_or(0, |g| g.agg[dir.index()]);
-            write_dir(out, dir, d, group_agg, &percentiles, e.spec.percentiles_of);
+            write_dir(out, dir, d, group_agg, &percentiles, e.spec.percentiles_of, sig_figs);
         }
     }
 
@@ -187,9 +187,9 @@ fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &Outp
             out,
             "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}\n",
             if ss.attained { "yes" } else { "no" },
-            num2str(bw_mean / 1024, SIG_FIGS, 1024, true, Unit::BytePerSec),
-            num2str(bw_mean / 1024, SIG_FIGS, 1024, false, Unit::BytePerSec),
-            num2str(iops_mean, SIG_FIGS, 1, false, Unit::None),
+            num2str(bw_mean / 1024, sig_figs, 1024, true, Unit::BytePerSec),
+            num2str(bw_mean / 1024, sig_figs, 1024, false, Unit::BytePerSec),
+            num2str(iops_mean, sig_figs, 1, false, Unit::None),
             if ss.spec.bandwidth { "bw" } else { "iops" },
             if ss.spec.slope { " slope" } else { " mean dev" },
             ss.criterion,
@@ -212,6 +212,7 @@ fn write_dir(
     group_agg: u64,
     percentiles: &[f64],
     percentiles_of: PercentilesOf,
+    sig_figs: usize,
 ) {
     if d.runtime_ms == 0 {
         return;
@@ -223,10 +224,10 @@ fn write_dir(
         out,
         "  {}: IOPS={}, BW={} ({})({}/{}msec){post}\n",
         dir.name(),
-        num2str(d.iops_int(), SIG_FIGS, 1, false, Unit::None),
-        num2str(bw, SIG_FIGS, 1, true, Unit::BytePerSec),
-        num2str(bw, SIG_FIGS, 1, false, Unit::BytePerSec),
-        num2str(d.io_bytes, SIG_FIGS, 1, true, Unit::Byte),
+        num2str(d.iops_int(), sig_figs, 1, false, Unit::None),
+        num2str(bw, sig_figs, 1, true, Unit::BytePerSec),
+        num2str(bw, sig_figs, 1, false, Unit::BytePerSec),
+        num2str(d.io_bytes, sig_figs, 1, true, Unit::Byte),
         d.runtime_ms
     );
     write_lat(out, "slat", &d.latency.slat);
@@ -383,8 +384,8 @@ fn write_group(out: &mut String, g: &GroupRun) {
         if g.max_run[i] == 0 {
             continue;
         }
-        let rate = |v: u64, pow2: bool| num2str(v, SIG_FIGS, 1, pow2, Unit::BytePerSec);
-        let bytes = |v: u64, pow2: bool| num2str(v, SIG_FIGS, 1, pow2, Unit::Byte);
+        let rate = |v: u64, pow2: bool| num2str(v, g.sig_figs, 1, pow2, Unit::BytePerSec);
+        let bytes = |v: u64, pow2: bool| num2str(v, g.sig_figs, 1, pow2, Unit::Byte);
         put!(
             out,
             "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec\n",

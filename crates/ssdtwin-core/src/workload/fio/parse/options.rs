@@ -814,6 +814,10 @@ static OPTIONS: &[OptionDef] = &[
         "8" => Err("the reports are in bytes; bits (8) are not supported".into()),
         _ => Err("allowed 0 (bytes), 1 (bytes) or 8 (bits)".into()),
     }),
+    value("significant_figures", |d, v| {
+        d.spec.significant_figures = values::count_in(v, d.kb_base, 1, 10)? as u8;
+        Ok(())
+    }),
     // Which latencies' percentiles the report shows (all three histograms are always kept).
     flag("clat_percentiles", |d, v| {
         d.spec.percentiles_of.clat = values::boolean(v)?;
@@ -1368,10 +1372,6 @@ const HINTS: &[(&[&str], &str)] = &[
         "the reports keep read, write and trim apart; sum them from --output-format=json, or use group_reporting",
     ),
     (
-        &["significant_figures"],
-        "the normal report uses fio's default of 4 significant figures; --output-format=json has every digit",
-    ),
-    (
         &["bwavgtime", "iopsavgtime"],
         "bandwidth and IOPS samples are taken over fio's default 500 ms; log_avg_msec sets the logs' windows",
     ),
@@ -1553,7 +1553,6 @@ mod tests {
     fn every_refused_fio_option_says_why() {
         let refused = [
             "unified_rw_reporting",
-            "significant_figures",
             "bwavgtime",
             "iopsavgtime",
             "stats",

@@ -137,10 +137,9 @@ class _Observer:
 
 def _busy_device(e: BaseException) -> BaseException:
     """A progress callback that used the device it reports on gets pyo3's "Already (mutably)
-    borrowed"; say what happened and what to do instead."""
-    if (isinstance(e, RuntimeError) and "borrowed" in str(e)) or (
-        isinstance(e, DeviceError) and str(e).startswith("this Device is busy")
-    ):
+    borrowed" (a pool's), or its Device's word for it; say what happened and what to do
+    instead."""
+    if isinstance(e, _ConcurrentUse) or (isinstance(e, RuntimeError) and "borrowed" in str(e)):
         return DeviceError(
             "the device is busy with the run or fill that called this progress callback: the callback cannot use "
             "it; read the progress arguments, and use the device once the call returns"
@@ -174,6 +173,10 @@ class _OneCallAtATime:
         return repr(self._core)
 
 
+class _ConcurrentUse(DeviceError):
+    """A call on a Device while another call on it is under way."""
+
+
 @contextmanager
 def _refusing_concurrent_use() -> Iterator[None]:
     try:
@@ -181,7 +184,7 @@ def _refusing_concurrent_use() -> Iterator[None]:
     except RuntimeError as e:
         if "borrowed" not in str(e):
             raise
-        raise DeviceError(
+        raise _ConcurrentUse(
             "this Device is busy with a call from another thread: a Device serves one call at a time; give each "
             "thread its own (Device.copy()) or hold a lock around its calls"
         ) from None

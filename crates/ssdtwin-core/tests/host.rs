@@ -32,7 +32,14 @@ fn filled_generic_with(overrides: &[&str]) -> Ssd {
 
 /// A shipped host with every wakeup at its mean cost, so that paths add up exactly.
 fn host(name: &str) -> HostConfig {
-    load_host(name, &ideal_host_overrides()).unwrap()
+    ideal_host_with(name, &[])
+}
+
+/// [`host`] with `sets` on top.
+fn ideal_host_with(name: &str, sets: &[&str]) -> HostConfig {
+    let mut all = ideal_host_overrides();
+    all.extend(sets.iter().map(ToString::to_string));
+    load_host(name, &all).unwrap()
 }
 
 fn timed(mut j: JobSpec, engine: &str, ms: u64) -> JobSpec {
@@ -232,9 +239,7 @@ fn interrupt_coalescing_holds_a_lone_completion_for_its_time() {
     // Feature 08h with TIME 100 us and THR 7 (8 entries): a QD1 read's entry is never
     // joined by seven others, so each waits the whole aggregation time; THR 0 is off.
     let qd1 = |sets: &[&str]| {
-        let mut all = ideal_host_overrides();
-        all.extend(sets.iter().map(ToString::to_string));
-        let h = load_host("linux-6.1", &all).unwrap();
+        let h = ideal_host_with("linux-6.1", sets);
         let r = run_jobs(&mut filled_generic(), h, vec![timed(job("r", RwPattern::RandRead, 4096, 1), "psync", 50)]);
         r.jobs[0].dirs[0].latency.clat.mean()
     };
@@ -249,9 +254,7 @@ fn interrupt_coalescing_at_depth_takes_fewer_interrupts_and_refuses_odd_times() 
     // At QD32 entries come faster than the aggregation time: eight share each interrupt,
     // so the interrupts' entry cost falls about eightfold.
     let irq_entries = |sets: &[&str]| {
-        let mut all = ideal_host_overrides();
-        all.extend(sets.iter().map(ToString::to_string));
-        let h = load_host("linux-6.1", &all).unwrap();
+        let h = ideal_host_with("linux-6.1", sets);
         let irq = ns(h.irq);
         let r = run_jobs(&mut filled_generic(), h, vec![timed(job("r", RwPattern::RandRead, 4096, 32), "libaio", 50)]);
         let ios = r.jobs[0].dirs[0].total_ios as f64;

@@ -11,7 +11,6 @@ from typing import Any, TypeVar
 import click
 
 from ..device import DEFAULT_HOST, DEFAULT_PROFILE, Device, RawToml
-from ..files import place_text
 from ..params import FiniteFloat
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -149,12 +148,6 @@ def save_figure(figure: Any, path: Path) -> None:
         import matplotlib.pyplot as plt
 
         plt.close(figure)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Writes ``text`` to ``path`` whole (see ``ssdtwin.files``): a failed write (a full
-    disk) leaves no truncated file that looks whole."""
-    place_text(path, text)
 
 
 class CInteger(click.ParamType[int, Any]):

@@ -9,12 +9,13 @@ import click
 
 from .. import _ssdtwin
 from ..device import DEFAULT_PROFILE, DEFAULT_RUN_SEED, Device, RunResult
+from ..files import place_text
 from ..params import SEED, FiniteFloat, FioTime
 from ..plots.latency import plot_latency
 from ..terse import VERSIONS, terse_lines
 from ..zfs import Pool, is_pool_state
 from . import progress
-from .common import OutputFile, host_options, load_device, profile_options, save_figure, write_atomically, write_state
+from .common import OutputFile, host_options, load_device, profile_options, save_figure, write_state
 from .precondition import parse_fill
 from .zfs import load_pool
 
@@ -208,13 +209,13 @@ def command(
     if output is None:
         click.echo(report, nl=False)
     else:
-        write_atomically(output, report)
+        place_text(output, report)
     if bandwidth_log:
         _write_agg_bw_logs(result, Path("."))
     if series_file is not None:
         table = result.series
         text = table.to_csv(index=False) if series_file.suffix == ".csv" else table.to_json(orient="records") + "\n"
-        write_atomically(series_file, text)
+        place_text(series_file, text)
     if plot is not None:
         title = _title(result, profile or (str(state) if state else None) or pool or DEFAULT_PROFILE, host)
         save_figure(plot_latency(result.latency_histogram, result.series, title), plot)

@@ -20,6 +20,7 @@ import click
 
 from ..device import DEFAULT_HOST, RawToml
 from ..errors import ProbeError
+from ..files import place_text
 from ..params import FiniteFloat
 from ..probe import MEASUREMENTS, READ_ONLY, Settings, probe
 from ..probe.facts import Facts, block_facts, file_facts, nvme_health, twin_facts
@@ -27,7 +28,7 @@ from ..probe.nbd import nbd_facts
 from ..probe.report import document, text, write_report
 from ..probe.runner import FioRunner, FioTarget, Runner, TwinRunner
 from ..probe.safety import Claim, DeviceTree, check_device, check_file, check_signatures
-from .common import OutputFile, parse_overrides, write_atomically
+from .common import OutputFile, parse_overrides
 
 
 def measurement_list(value: str | None, option: str) -> tuple[str, ...] | None:
@@ -182,7 +183,7 @@ def command(
         result = probe(runner, facts, settings, target=label, advance=say)
         profile = result.profile_toml()
         if out is not None:
-            write_atomically(out, profile)
+            place_text(out, profile)
         if report is not None:
             write_report(result, runner, report)
         if as_json:

@@ -9,8 +9,9 @@ from pathlib import Path
 import click
 
 from ..device import DEFAULT_MEMORY_LIMIT_GIB
+from ..files import place_text
 from ..params import FiniteFloat
-from .common import OutputFile, host_options, load_device, profile_options, write_atomically, write_state
+from .common import OutputFile, host_options, load_device, profile_options, write_state
 
 
 def listen_address(value: str | None) -> str | None:
@@ -117,6 +118,6 @@ def command(
         err=True,
     )
     if stats_file is not None:
-        write_atomically(stats_file, json.dumps(stats, indent=2) + "\n")
+        place_text(stats_file, json.dumps(stats, indent=2) + "\n")
     if save_state is not None:
         write_state(device, save_state, force)

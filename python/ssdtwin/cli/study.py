@@ -20,6 +20,7 @@ import click
 import pandas as pd
 
 from ..device import DEFAULT_HOST, DEFAULT_SETUP_SEED, RawToml
+from ..files import place_text
 from ..params import SEED
 from ..plots import FIGURES
 from ..studies import REGISTRY, Study, run_study, study_parts
@@ -29,7 +30,7 @@ from ..studies.zfs_special import size_list, zfs_special_sweep
 from ..sweep import open_executor
 from ..zfs import DEFAULT_POOL, OPERATIONS
 from . import progress
-from .common import parse_overrides, save_figure, write_atomically
+from .common import parse_overrides, save_figure
 
 
 def output_paths(name: str, out: Path, profiles: list[str], figure_keys: list[str] | None = None) -> list[Path]:
@@ -47,8 +48,8 @@ def output_paths(name: str, out: Path, profiles: list[str], figure_keys: list[st
 def write_outputs(table: pd.DataFrame, figures: list[Any], paths: list[Path]) -> None:
     """Writes the table (CSV and JSON records) and the figures to ``paths``."""
     paths[0].parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(paths[0], table.to_csv(index=False))
-    write_atomically(paths[1], table.to_json(orient="records", indent=1) + "\n")
+    place_text(paths[0], table.to_csv(index=False))
+    place_text(paths[1], table.to_json(orient="records", indent=1) + "\n")
     for figure, path in zip(figures, paths[2:], strict=True):
         save_figure(figure, path)
 

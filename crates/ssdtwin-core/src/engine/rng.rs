@@ -45,6 +45,13 @@ impl SimRng {
         self.unit_f64() < p
     }
 
+    /// An exponentially distributed value of mean `mean` (one uniform draw).
+    #[inline]
+    pub fn exponential(&mut self, mean: f64) -> f64 {
+        // 1 − u is in (0, 1], so the log is finite.
+        -mean * (1.0 - self.unit_f64()).ln()
+    }
+
     /// A standard normal value (`rand_distr`'s ziggurat: one uniform and a table lookup almost
     /// every time, where Box–Muller took a logarithm, a square root and a cosine).
     #[inline]

@@ -1,7 +1,7 @@
 //! The validated host, [`HostConfig`], and its built parts: costs already divided by the
 //! CPU's speed factor, policies as enums.
 
-use crate::engine::SimDuration;
+use crate::engine::{SimDuration, SimTime};
 use crate::nvme::ApstPolicy;
 
 /// How a thread's CPU work varies: a log-normal factor on each I/O call's work and on each
@@ -66,13 +66,14 @@ impl SleepTimer {
         self.tick + self.slack + wakeup
     }
 
-    /// When the timer of a sleep asked to end at `until` (ns since the run's start) fires.
-    pub fn fires(&self, until: u64) -> u64 {
+    /// When the timer of a sleep asked to end at `until` fires (ticks count from the run's
+    /// start).
+    pub fn fires(&self, until: SimTime) -> SimTime {
         let on_tick = match self.tick.as_ns() {
             0 => until,
-            tick => until.div_ceil(tick) * tick,
+            tick => SimTime(until.0.div_ceil(tick) * tick),
         };
-        on_tick + self.slack.as_ns()
+        on_tick + self.slack
     }
 }
 

@@ -625,12 +625,8 @@ impl JobClone {
     pub(super) fn charge_rate(&mut self, dir: Direction, bytes: u64) {
         let Some(limit) = self.rate[dir.index()] else { return };
         let mean = limit.gap(bytes);
-        let gap = if self.rate_poisson {
-            let u = self.rate_rng.unit_f64();
-            SimDuration((-(1.0 - u).ln() * mean.as_ns() as f64) as u64)
-        } else {
-            mean
-        };
+        let gap =
+            if self.rate_poisson { SimDuration(self.rate_rng.exponential(mean.as_ns() as f64) as u64) } else { mean };
         let next = &mut self.next_rate[dir.index()];
         *next = (*next).max(self.start) + gap;
     }

@@ -462,7 +462,7 @@ impl Runner {
                 return;
             }
             c.thread.ctx += 1;
-            (SimTime(h.sleep_timer.fires(until.saturating_sub(granularity).0)) + h.wakeup, until)
+            (h.sleep_timer.fires(until.saturating_sub(granularity)) + h.wakeup, until)
         };
         c.thread.step = Step::Sleeping { spin_until };
         c.thread.generation = c.thread.generation.wrapping_add(1);

@@ -103,12 +103,7 @@ impl CpuDraws {
 
 /// A wait for a busy core, ns: with `chance`, exponential of mean `mean_ns`.
 fn busy_core_wait(rng: &mut SimRng, chance: f64, mean_ns: f64) -> f64 {
-    if rng.chance(chance) {
-        // 1 − u is in (0, 1], so the log is finite.
-        -mean_ns * (1.0 - rng.unit_f64()).ln()
-    } else {
-        0.0
-    }
+    if rng.chance(chance) { rng.exponential(mean_ns) } else { 0.0 }
 }
 
 #[cfg(test)]

@@ -474,8 +474,7 @@ impl<D: BlockDevice> Host<D> {
     /// As [`Self::poll`], but a caller's I/O comes back as soon as the target posts its
     /// (last) completion, with `visible` when its interrupt handler will end: the caller
     /// sees it then, or hands it back with [`Self::defer`] to have it from a poll at that
-    /// time. An I/O that comes back with `visible` later than `device_done` from a poll at
-    /// its `visible` time is one handed back.
+    /// time.
     #[inline]
     pub fn poll_early(&mut self) -> Option<IoDone> {
         self.next_done::<true>()

@@ -40,8 +40,10 @@ impl Runner {
                         // Posted now, seen when its interrupt handler ends.
                         self.on_posted(host, done);
                     } else {
-                        if done.visible > done.device_done {
-                            // Handed back by `on_posted`: its handler has ended.
+                        if std::mem::take(&mut self.ios[id].handed_back) {
+                            // Its handler has ended. (Not every completion seen after its
+                            // device time was handed back: a coalesced one comes from the
+                            // host at its handler's end.)
                             self.clones[i].thread.handlers_pending -= 1;
                         }
                         // The next completion's thread is warmed while this one is handled.

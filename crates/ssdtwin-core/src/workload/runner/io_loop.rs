@@ -363,7 +363,17 @@ impl Runner {
             host.prefetch(next.offset);
             c.ahead.push_back(next);
         }
-        self.ios.insert(InFlightIo { dir, offset, bytes, start, issue: now, sync: SyncCall::No, read_back, prio })
+        self.ios.insert(InFlightIo {
+            dir,
+            offset,
+            bytes,
+            start,
+            issue: now,
+            sync: SyncCall::No,
+            read_back,
+            prio,
+            handed_back: false,
+        })
     }
 
     /// Prepares one I/O; submits it (a synchronous engine, or a full batch) or queues it.

@@ -222,6 +222,9 @@ struct InFlightIo {
     read_back: bool,
     /// Its priority's index in the clone's list (0: the job's own).
     prio: u8,
+    /// Handed back to the host by `on_posted` to come back when its interrupt handler
+    /// ends (counted in its thread's `handlers_pending` until then).
+    handed_back: bool,
 }
 
 /// The ids of the clones at `indices` of the runner's clones.

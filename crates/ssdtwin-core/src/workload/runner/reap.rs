@@ -161,6 +161,7 @@ impl Runner {
             return;
         }
         self.clones[i].thread.handlers_pending += 1;
+        self.ios[id].handed_back = true;
         host.defer(done);
     }
 

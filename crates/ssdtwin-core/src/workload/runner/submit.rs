@@ -21,6 +21,7 @@ impl Runner {
             sync,
             read_back: false,
             prio: 0,
+            handed_back: false,
         };
         let id = self.ios.insert(io);
         let t = &mut self.clones[i].thread;

@@ -17,9 +17,9 @@ from ssdtwin import _ssdtwin
 from ssdtwin.probe import Settings, TwinRunner, compare, probe, summary, twin_facts
 from ssdtwin.probe.gc import measure_gc
 from ssdtwin.probe.plan import ProbeResult
-from ssdtwin.probe.profile import check_profile
 from ssdtwin.probe.runner import Job
 from ssdtwin.probe.suspend import derived_program_time_ns, measure_suspend
+from ssdtwin.profile_text import check_profile
 from ssdtwin.testing import ideal_overrides
 
 GIB = 1 << 30

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..errors import ProbeError
+from ..profile_text import Profile, check_profile
 from .estimate import Estimate
 from .facts import Facts
 from .floor import Floor, measure_floor
@@ -45,7 +46,7 @@ from .geometry import (
 from .lbaf import Formats, measure_lbaf
 from .map_cache import SEGMENT_SPAN, Coverage, fill_rest, measure_coverage
 from .parallelism import QdSweep, measure_qd
-from .profile import Profile, build_profile, check_profile
+from .profile import build_profile
 from .runner import Job, Runner
 from .settings import Settings
 from .slc import Cliff, FoldReads, Recovery, measure_cliff, measure_fold_reads, measure_recovery

@@ -480,8 +480,17 @@ impl Device {
         d.set_item("volatile_write_cache", !c.controller.power_protected)?;
         d.set_item("io_queues", c.link.io_queues)?;
         d.set_item("queue_depth", c.link.queue_depth)?;
-        d.set_item("pcie_gen", c.link.gen_)?;
-        d.set_item("pcie_lanes", c.link.lanes)?;
+        match c.link.bus {
+            ssdtwin_core::nvme::Bus::Pcie => {
+                d.set_item("transport", "pcie")?;
+                d.set_item("pcie_gen", c.link.gen_)?;
+                d.set_item("pcie_lanes", c.link.lanes)?;
+            }
+            ssdtwin_core::nvme::Bus::Sata => {
+                d.set_item("transport", "sata")?;
+                d.set_item("sata_gen", c.link.gen_)?;
+            }
+        }
         Ok(d)
     }
 

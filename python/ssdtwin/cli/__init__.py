@@ -24,6 +24,7 @@ SUBCOMMANDS = {
     "perftest": "perftest",
     "precondition": "precondition",
     "probe": "probe",
+    "profile": "profile",
     "profiles": "profiles",
     "serve": "serve",
     "smartctl": "smartctl",

@@ -21,6 +21,7 @@ from .qd_sweep import plot_qd_sweep
 from .qlc_tr import plot_qlc_tr
 from .qos import plot_qos
 from .read_after_write import plot_read_after_write
+from .slc_fill import plot_fill
 from .slc_write import plot_slc_write
 from .thermal import plot_thermal
 from .zfs_special import plot_zfs_special
@@ -36,7 +37,9 @@ FIGURES: dict[str, Callable[[pd.DataFrame], Any]] = {
     "qlc-tr": plot_qlc_tr,
     "qos": plot_qos,
     "read-after-write": plot_read_after_write,
+    "slc-fill": plot_fill,
     "slc-write": plot_slc_write,
     "thermal": plot_thermal,
+    "whole-fill": plot_fill,
     "zfs-special": plot_zfs_special,
 }

@@ -26,11 +26,26 @@ from .qd_sweep import STUDY as QD_SWEEP
 from .qlc_tr import STUDY as QLC_TR
 from .qos import STUDY as QOS
 from .read_after_write import STUDY as READ_AFTER_WRITE
+from .slc_fill import SLC_FILL, WHOLE_FILL
 from .slc_write import STUDY as SLC_WRITE
 from .thermal import STUDY as THERMAL
 
 #: Every study, in the order ``ssdtwin study --help`` lists them.
-REGISTRY: list[Study] = [HMB, QLC_TR, SLC_WRITE, READ_AFTER_WRITE, LBAF, CDM, QD_SWEEP, QOS, MEMORY, ENDURANCE, THERMAL]
+REGISTRY: list[Study] = [
+    HMB,
+    QLC_TR,
+    SLC_WRITE,
+    SLC_FILL,
+    WHOLE_FILL,
+    READ_AFTER_WRITE,
+    LBAF,
+    CDM,
+    QD_SWEEP,
+    QOS,
+    MEMORY,
+    ENDURANCE,
+    THERMAL,
+]
 
 __all__ = ["REGISTRY", "Study", "StudyPart", "run_part", "run_study", "study_parts"]
 

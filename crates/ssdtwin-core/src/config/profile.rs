@@ -159,10 +159,18 @@ pub struct PowerStateSection {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSection {
-    /// PCIe generation, 1 to 6.
-    pub pcie_gen: u32,
-    /// PCIe lanes: 1, 2, 4, 8 or 16.
-    pub pcie_lanes: u32,
+    /// `"pcie"` (NVMe) or `"sata"` (AHCI with NCQ).
+    #[serde(default)]
+    pub transport: Transport,
+    /// PCIe generation, 1 to 6 (PCIe only; required there).
+    #[serde(default)]
+    pub pcie_gen: Option<u32>,
+    /// PCIe lanes: 1, 2, 4, 8 or 16 (PCIe only; required there).
+    #[serde(default)]
+    pub pcie_lanes: Option<u32>,
+    /// SATA generation, 1 to 3 (1.5, 3 or 6 Gb/s; SATA only, default 3).
+    #[serde(default)]
+    pub sata_gen: Option<u32>,
     /// Maximum TLP payload (MPS), bytes: 128 to 4096, a power of two.
     #[serde(default = "default_mps")]
     pub max_payload_bytes: u32,
@@ -182,6 +190,17 @@ pub struct LinkSection {
     /// Entries per I/O queue (one is always left empty, as NVMe requires).
     #[serde(default = "default_queue_depth")]
     pub queue_depth: u32,
+}
+
+/// The bus between host and drive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    /// PCIe: NVMe's queues over TLPs.
+    #[default]
+    Pcie,
+    /// SATA: one AHCI command list of 32 NCQ slots, data in FIS of at most 8 KiB.
+    Sata,
 }
 
 fn default_mps() -> u32 {

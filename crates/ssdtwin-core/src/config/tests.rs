@@ -281,3 +281,36 @@ fn unknown_profile_lists_shipped_ones() {
     let e = load_profile("no-such-drive").unwrap_err();
     assert!(e.to_string().contains("generic-tlc-1tb"), "{e}");
 }
+
+/// `generic-tlc-1tb` with its `[link]` replaced by `link`.
+fn generic_with_link(link: &str) -> Result<DeviceConfig, ProfileError> {
+    let text = load_profile("generic-tlc-1tb").unwrap().text().unwrap().to_string();
+    let start = text.find("[link]").unwrap();
+    let end = start + 1 + text[start + 1..].find("\n[").unwrap();
+    let text = format!("{}{link}\n{}", &text[..start], &text[end..]);
+    build(&LoadedProfile::from_str(&text, "sata.toml", "sata").unwrap())
+}
+
+#[test]
+fn a_sata_link_has_one_ncq_queue_at_the_sata_line_rate() {
+    let c = generic_with_link("[link]\ntransport = \"sata\"\nio_queues = 1\nqueue_depth = 33\n").unwrap();
+    assert_eq!(c.link.bus, crate::nvme::Bus::Sata);
+    // 6 Gb/s, 8b/10b: 600 MB/s, less 24 bytes of framing per 8192-byte data FIS.
+    assert_eq!(c.link.bytes_per_sec, (600e6 * 8192.0 / 8216.0) as u64);
+    assert_eq!(c.link.max_outstanding(), 32);
+    let c = generic_with_link("[link]\ntransport = \"sata\"\nsata_gen = 1\nio_queues = 1\nqueue_depth = 33\n").unwrap();
+    assert_eq!(c.link.bytes_per_sec, (150e6 * 8192.0 / 8216.0) as u64);
+}
+
+#[test]
+fn a_sata_link_refuses_pcie_fields_and_nvme_queues() {
+    let e =
+        generic_with_link("[link]\ntransport = \"sata\"\npcie_gen = 3\nio_queues = 1\nqueue_depth = 33\n").unwrap_err();
+    assert!(e.to_string().contains("link.pcie_gen = given: only with transport = \"pcie\""), "{e}");
+    let e = generic_with_link("[link]\ntransport = \"sata\"\n").unwrap_err();
+    assert!(e.to_string().contains("SATA has io_queues = 1 and at most 33 entries"), "{e}");
+    let e = generic_with_link("[link]\npcie_lanes = 4\n").unwrap_err();
+    assert!(e.to_string().contains("link.pcie_gen is required (a PCIe link)"), "{e}");
+    let e = generic_with_link("[link]\ntransport = \"usb\"\npcie_gen = 3\npcie_lanes = 4\n").unwrap_err();
+    assert!(e.to_string().contains("line 24, column 13: unknown variant `usb`, expected `pcie` or `sata`"), "{e}");
+}

@@ -18,9 +18,11 @@ use crate::engine::SimDuration;
 /// Link bandwidth and the device's per-command link costs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkConfig {
-    /// PCIe generation.
+    /// PCIe or SATA.
+    pub bus: Bus,
+    /// The bus's generation (PCIe 1-6, SATA 1-3).
     pub gen_: u32,
-    /// Lanes.
+    /// Lanes (1 on SATA).
     pub lanes: u32,
     /// Payload bytes per second in each direction.
     pub bytes_per_sec: u64,
@@ -32,6 +34,15 @@ pub struct LinkConfig {
     pub io_queues: u32,
     /// Entries per queue.
     pub queue_depth: u32,
+}
+
+/// The bus between host and drive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bus {
+    /// PCIe (NVMe).
+    Pcie,
+    /// SATA (AHCI with NCQ).
+    Sata,
 }
 
 impl LinkConfig {
@@ -51,7 +62,36 @@ impl LinkConfig {
         let mps = f64::from(max_payload_bytes);
         let efficiency = mps / (mps + f64::from(tlp_overhead_bytes));
         let bytes_per_sec = (raw_bits_per_lane / 8.0 * f64::from(lanes) * efficiency) as u64;
-        LinkConfig { gen_, lanes, bytes_per_sec, command_fetch, completion_post, io_queues, queue_depth }
+        LinkConfig {
+            bus: Bus::Pcie,
+            gen_,
+            lanes,
+            bytes_per_sec,
+            command_fetch,
+            completion_post,
+            io_queues,
+            queue_depth,
+        }
+    }
+
+    /// A SATA link of generation `gen_` (1.5, 3 or 6 Gb/s, 8b/10b): one AHCI command list of
+    /// `queue_depth - 1` NCQ slots; data moves in FIS of at most 8192 bytes, each framed by
+    /// SOF, FIS type, CRC and EOF and the receiver's `R_RDY`/`R_OK` primitives (24 bytes).
+    pub fn sata(gen_: u32, command_fetch: SimDuration, completion_post: SimDuration, queue_depth: u32) -> Self {
+        const DATA_FIS_BYTES: f64 = 8192.0;
+        const FIS_FRAMING_BYTES: f64 = 24.0;
+        let line_bits = 1.5e9 * f64::from(1u32 << (gen_ - 1)) * 8.0 / 10.0;
+        let bytes_per_sec = (line_bits / 8.0 * DATA_FIS_BYTES / (DATA_FIS_BYTES + FIS_FRAMING_BYTES)) as u64;
+        LinkConfig {
+            bus: Bus::Sata,
+            gen_,
+            lanes: 1,
+            bytes_per_sec,
+            command_fetch,
+            completion_post,
+            io_queues: 1,
+            queue_depth,
+        }
     }
 
     /// Commands the controller can hold at once (one slot per queue stays empty).

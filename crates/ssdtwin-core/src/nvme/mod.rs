@@ -11,6 +11,6 @@ mod namespace;
 pub mod power;
 
 pub use hmb::{HmbGrant, HmbRequest};
-pub use link::LinkConfig;
+pub use link::{Bus, LinkConfig};
 pub use namespace::{LbaFormat, Namespace};
 pub use power::{ApstEntry, ApstPolicy, PowerState, PowerStates, apst_table};

@@ -35,6 +35,15 @@ impl Checker<'_> {
         }
     }
 
+    /// `v`, which must be given (`why` says what needs it).
+    pub(crate) fn required<T>(&self, field: &str, v: Option<T>, why: &str) -> Result<T, ProfileError> {
+        v.ok_or_else(|| ProfileError::Missing {
+            file: self.file.to_string(),
+            field: field.to_string(),
+            why: why.to_string(),
+        })
+    }
+
     /// A time in microseconds, 0 to 1e9, as a duration rounded to the nanosecond.
     pub(crate) fn us(&self, field: &str, v: f64) -> Result<SimDuration, ProfileError> {
         if !v.is_finite() || !(0.0..=1e9).contains(&v) {

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from ssdtwin import _ssdtwin
 from ssdtwin.datasheet import build_from_sheet, idema_bytes, parse_sheet
+from ssdtwin.datasheet.build import write_rates_mbps
 from ssdtwin.datasheet.priors import nand_generation, priors
 from ssdtwin.errors import ProfileError
 
@@ -36,9 +37,17 @@ def test_the_namespace_is_the_idema_size_and_the_dies_hold_it_with_the_spare(tmp
 def test_the_rated_writes_set_the_program_times(tmp_path: Path) -> None:
     """In-cache: the rated sequential write over the dies' SLC programs; after the cache:
     the rated post-cache write over the native programs (tPROG rounded to 0.1 us)."""
-    _, d = built(sheet_with("post_cache_write_mbps = 1200"), tmp_path)
-    assert d["nand_slc_program_bytes_per_sec"] == pytest.approx(4500e6, rel=1e-3)
-    assert d["nand_program_bytes_per_sec"] == pytest.approx(1200e6, rel=1e-3)
+    p, _ = built(sheet_with("post_cache_write_mbps = 1200"), tmp_path)
+    rates = write_rates_mbps(p)
+    assert rates["slc"] == pytest.approx(4500, rel=1e-3)
+    assert rates["tlc"] == pytest.approx(1200, rel=1e-3)
+
+
+def test_a_rating_more_than_the_dies_can_program_leaves_the_generation_s_time(tmp_path: Path) -> None:
+    # 4 dies of a 256 GB drive cannot take 4.5 GB/s: 64 KiB per die would need programs
+    # shorter than their own 41 us transfer.
+    p, _ = built(sheet_with().replace("capacity_gb = 1000", "capacity_gb = 256"), tmp_path)
+    assert p["nand"]["slc"]["t_prog_us"] == nand_generation("tlc", 176)["slc_t_prog_us"]
 
 
 def test_without_a_post_cache_rating_the_generation_sets_the_native_program_time(tmp_path: Path) -> None:
@@ -84,7 +93,7 @@ def test_an_enterprise_drive_has_no_slc_cache_and_acknowledges_flushes(tmp_path:
     assert "slc_cache" not in p and p["controller"]["power_protected"] is True
     assert p["nand"]["channels"] == 16 and d["dies"] == 64
     # Without a cache the rated sequential write is the array's program rate.
-    assert d["nand_program_bytes_per_sec"] == pytest.approx(4500e6, rel=1e-3)
+    assert write_rates_mbps(p)["tlc"] == pytest.approx(4500, rel=1e-3)
 
 
 def test_every_prior_cites_a_source_the_file_lists() -> None:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import tempfile
+import tomllib
 from pathlib import Path
 
 import click
 
 from .. import _ssdtwin
 from ..datasheet import build_from_sheet, load_sheet
-from ..datasheet.build import cited
+from ..datasheet.build import cited, write_rates_mbps
 from ..files import place_text
 
 
@@ -55,10 +56,8 @@ def new(sheet_path: Path, out: Path, force: bool) -> None:
         f"  reads: array {mbps['nand_read_bytes_per_sec']:,.0f} MB/s, link {mbps['link_bytes_per_sec']:,.0f} MB/s"
         f" (rated {sheet.seq_read_mbps:,.0f})"
     )
-    writes = f"  writes: native {mbps['nand_program_bytes_per_sec']:,.0f} MB/s"
-    if "nand_slc_program_bytes_per_sec" in mbps and d.get("slc_cache_max_bytes", 0):
-        writes += (
-            f", SLC {mbps['nand_slc_program_bytes_per_sec']:,.0f} MB/s into a cache of up to"
-            f" {d['slc_cache_max_bytes'] / 1e9:,.0f} GB"
-        )
+    rates = write_rates_mbps(tomllib.loads(text))
+    writes = f"  writes: native {rates[sheet.cell]:,.0f} MB/s"
+    if d.get("slc_cache_max_bytes", 0):
+        writes += f", SLC {rates['slc']:,.0f} MB/s into a cache of up to {d['slc_cache_max_bytes'] / 1e9:,.0f} GB"
     click.echo(writes + f" (rated {sheet.seq_write_mbps:,.0f})")

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from ..errors import ProfileError
 from ..profile_text import Profile, check_profile, max_namespace
@@ -29,6 +31,10 @@ PAGE_BYTES = 16384
 GB = 1e9
 GIB = 2**30
 MB = 1e6
+CHANNEL_CMD_NS = 100
+#: The shortest program a fit may give: below it the rating needs more dies or faster
+#: channels than the sheet's drive has, and the generation's time stands.
+MIN_PROG_US = 50.0
 
 
 def idema_bytes(capacity_gb: float) -> int:
@@ -177,7 +183,7 @@ def build_from_sheet(sheet: Sheet, where: str = "sheet") -> Profile:
     p.set("nand", "page_bytes", PAGE_BYTES, "prior: every generation since 64 layers")
     channel_mts = int(iface["channel_mts"])
     p.set("nand", "channel_mts", channel_mts, f"prior [onfi]: {sheet.interface} controllers")
-    p.set("nand", "channel_cmd_ns", 100, "prior: address cycles")
+    p.set("nand", "channel_cmd_ns", CHANNEL_CMD_NS, "prior: address cycles")
     p.set("nand", "ecc_decode_ns", 2000, "prior: LDPC hard decode")
     if layers >= 96:
         p.set("nand", "suspend", "program-erase", "prior: program/erase suspend from 96 layers on")
@@ -186,20 +192,39 @@ def build_from_sheet(sheet: Sheet, where: str = "sheet") -> Profile:
 
     # --- NAND timings
     unit = planes * PAGE_BYTES
+    # A die takes its program's data over its channel, then programs: the rated rate per die
+    # is one program unit per (transfer + tPROG).
+    transfer_us = unit / channel_mts + CHANNEL_CMD_NS / 1e3
+
+    def fitted_prog_us(rate_mbps: float) -> float | None:
+        t = unit / (rate_mbps * MB / dies) * 1e6 - transfer_us
+        return round(t, 1) if t >= MIN_PROG_US else None
+
     cached = not enterprise and sheet.cell in ("tlc", "qlc", "mlc")
     native_prog, native_note = float(gen["t_prog_us"]), f"prior [{gen['source']}]: {layers_note}"
     rated_native = sheet.post_cache_write_mbps if cached else sheet.seq_write_mbps
     link_bound = sheet.seq_write_mbps >= 0.9 * iface["max_mbps"]
     if rated_native is not None and not (not cached and link_bound):
-        native_prog = round(unit / (rated_native * MB / dies) * 1e6, 1)
         what = "post-cache write" if cached else "sequential write (no SLC cache: the array's program rate)"
-        native_note = f"derived: {unit >> 10} KiB per program, rated {what} {rated_native:g} MB/s over {dies} dies"
+        fitted = fitted_prog_us(rated_native)
+        if fitted is None:
+            native_note += f"; the rated {what} {rated_native:g} MB/s is more than {dies} dies can program"
+        else:
+            native_prog = fitted
+            native_note = (
+                f"derived: the rated {what} {rated_native:g} MB/s over {dies} dies, "
+                f"{unit >> 10} KiB per program after a {transfer_us:.0f} us transfer"
+            )
     slc_prog, slc_note = float(gen["slc_t_prog_us"]), f"prior [{gen['source']}]"
     channels_mbps = channel_mts * channels
     if cached and not link_bound and sheet.seq_write_mbps < channels_mbps:
         # The rated sequential write is the in-cache rate, bound by the dies' SLC programs.
-        slc_prog = round(unit / (sheet.seq_write_mbps * MB / dies) * 1e6, 1)
-        slc_note = f"derived: rated sequential write {sheet.seq_write_mbps:g} MB/s into SLC over {dies} dies"
+        fitted = fitted_prog_us(sheet.seq_write_mbps)
+        if fitted is None:
+            slc_note += f"; the rated {sheet.seq_write_mbps:g} MB/s is more than {dies} dies can program"
+        else:
+            slc_prog = fitted
+            slc_note = f"derived: the rated sequential write {sheet.seq_write_mbps:g} MB/s into SLC over {dies} dies"
     elif cached:
         bound = "the link" if link_bound else f"{channels} channels at {channel_mts} MT/s"
         slc_note += f"; the rated {sheet.seq_write_mbps:g} MB/s is {bound}'s"
@@ -259,6 +284,22 @@ def build_from_sheet(sheet: Sheet, where: str = "sheet") -> Profile:
     _fit_blocks(p, capacity, where, sheet)
     check_profile(p.toml())
     return p
+
+
+def write_rates_mbps(profile: Mapping[str, Any]) -> dict[str, float]:
+    """What a built profile's array programs, MB/s, by cell mode (its native mode and
+    ``slc``): every die taking a program unit over its channel and then programming it,
+    as the fits assume, within what the channels carry."""
+    n = profile["nand"]
+    dies = n["channels"] * n["dies_per_channel"]
+    unit = n["planes"] * n["page_bytes"]
+    transfer_us = unit / n["channel_mts"] + n["channel_cmd_ns"] / 1e3
+    channels_mbps = n["channels"] * n["channel_mts"]
+    return {
+        mode: min(channels_mbps, dies * unit / (n[mode]["t_prog_us"] + transfer_us))
+        for mode in ("slc", "mlc", "tlc", "qlc")
+        if mode in n
+    }
 
 
 def controller_prior(sheet: Sheet) -> tuple[int, int, str]:

@@ -73,8 +73,8 @@ def fill_sweep(
 
 
 def summary(table: pd.DataFrame) -> dict[str, float]:
-    """A review's figures of one fill: the in-cache speed (median of the first tenth of the
-    windows), where the speed dropped (``DROP_SHARE`` of it, held ``DROP_WINDOWS`` windows;
+    """A review's figures of one fill: the in-cache speed (median of the first
+    ``DROP_WINDOWS`` windows), where the speed dropped (``DROP_SHARE`` of it, held ``DROP_WINDOWS`` windows;
     the whole fill when it never did), the mean speed after the drop (NaN without one) and
     over the whole fill.
 
@@ -87,8 +87,7 @@ def summary(table: pd.DataFrame) -> dict[str, float]:
     written = table.written_gb.to_numpy()
     seconds = float(table.t_s.iloc[-1])
     whole = written[-1] * 1e3 / seconds if seconds > 0 else float("nan")
-    head = max(1, len(rates) // 10)
-    in_cache = float(np.median(rates[:head]))
+    in_cache = float(np.median(rates[:DROP_WINDOWS]))
     below = rates < DROP_SHARE * in_cache
     drop = next(
         (i for i in range(len(rates) - DROP_WINDOWS + 1) if below[i : i + DROP_WINDOWS].all()),

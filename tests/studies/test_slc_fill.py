@@ -7,7 +7,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from ssdtwin import _ssdtwin
 from ssdtwin.datasheet import build_from_sheet, parse_sheet
 from ssdtwin.datasheet.build import write_rates_mbps

@@ -110,8 +110,7 @@ def test_an_existing_state_file_is_refused(run_main: RunMain, small_profile_file
         (
             ["--fill", "seq", "--save", "x.state", "--profile", "nope"],
             "ssdtwin: profile 'nope' is neither a shipped profile "
-            "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256, micron-9200max, iodrive2-1200, "
-            "intel-910-400) nor a readable TOML file",
+            f"({', '.join(ssdtwin.profiles())}) nor a readable TOML file",
         ),
     ],
 )

@@ -3,6 +3,7 @@ validated TOML that loads back as the same profile."""
 
 from __future__ import annotations
 
+import json
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -26,14 +27,44 @@ def show(*args: str) -> str:
 def test_profiles_lists_the_shipped_drives() -> None:
     result = CliRunner().invoke(cli, ["profiles"], catch_exceptions=False)
     assert result.exit_code == 0
-    assert result.stdout.splitlines()[:6] == [
-        "name             model                      capacity  nand        map",
-        "generic-tlc-1tb  ssdtwin Generic TLC 1TB    1,000 GB  TLC, 8 ch   dram",
-        "p32a80           SPCC M.2 PCIe SSD          256 GB    TLC, 4 ch   hmb",
-        "crucial-p1       CT1000P1SSD8               1,000 GB  QLC, 4 ch   dram",
-        "wd-black-256     WDC WDS256G1X0C-00ENX0     256 GB    TLC, 8 ch   dram",
-        "micron-9200max   Micron_9200_MTFDHAL1T6TCU  1,600 GB  TLC, 16 ch  dram",
-    ]
+    lines = result.stdout.splitlines()
+    assert [line.split("  ")[0] for line in lines[:3]] == ["name", "generic-tlc-1tb", "p32a80"]
+    assert lines[0].split() == ["name", "model", "capacity", "link", "nand", "map", "facts"]
+    assert lines[3].split()[:8] == ["crucial-p1", "CT1000P1SSD8", "1,000", "GB", "pcie3x4", "QLC,", "4", "ch"]
+    assert lines[3].endswith("dram  sources in the profile")
+    qvo = next(line for line in lines if line.startswith("samsung-870-qvo-4tb "))
+    assert "4,001 GB  sata3" in qvo and qvo.endswith("datasheet sheet, not calibrated")
+
+
+def records(*args: str) -> list[dict[str, object]]:
+    result = CliRunner().invoke(cli, ["profiles", "--json", *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    out: list[dict[str, object]] = json.loads(result.stdout)
+    return out
+
+
+def test_profiles_json_gives_one_record_per_drive_and_filters_narrow_it() -> None:
+    every = records()
+    assert [r["name"] for r in every] == ssdtwin.profiles()
+    assert set(every[0]) == {"name", "kind", "model", "capacity_bytes", "cell", "interface", "channels", "map", "facts"}
+    p1 = next(r for r in every if r["name"] == "crucial-p1")
+    assert (p1["kind"], p1["cell"], p1["interface"], p1["map"]) == ("hand-built", "qlc", "pcie3x4", "dram")
+    qlc_sata = records("--cell", "qlc", "--interface", "sata3")
+    assert {r["name"] for r in qlc_sata} == {"samsung-870-qvo-1tb", "samsung-870-qvo-4tb"}
+    assert all(r["kind"] == "library" for r in qlc_sata)
+    big = records("--min-capacity-gb", "1500", "--max-capacity-gb", "2500")
+    assert {r["name"] for r in big} == {"micron-9200max", "crucial-t500-2tb", "samsung-990-pro-2tb"}
+    assert {r["name"] for r in records("--map", "hmb")} == {"p32a80", "wd-black-sn770-1tb", "wd-blue-sn570-1tb"}
+    # A filter lists the drives alone, no hosts, disks or pools.
+    text = CliRunner().invoke(cli, ["profiles", "--cell", "mlc"], catch_exceptions=False).stdout
+    assert [line.split()[0] for line in text.splitlines()] == ["name", "iodrive2-1200", "intel-910-400"]
+
+
+def test_show_of_a_library_profile_ends_with_its_sheet() -> None:
+    text = show("samsung-980-pro-1tb")
+    assert "# built by 'ssdtwin profile new' from its sheet, ssdtwin/datasheet/sheets/samsung-980-pro-1tb.toml:" in text
+    assert '#   name = "Samsung 980 PRO 1TB"' in text
+    assert tomllib.loads(text)["identity"]["model"] == "Samsung 980 PRO 1TB"
 
 
 def test_profiles_lists_the_shipped_hosts_after_the_drives() -> None:
@@ -137,8 +168,7 @@ def test_show_validates(run_main: RunMain) -> None:
         (
             ["show", "no-such-drive"],
             "ssdtwin: profile 'no-such-drive' is neither a shipped profile "
-            "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256, micron-9200max, iodrive2-1200, "
-            "intel-910-400) nor a readable TOML file",
+            f"({', '.join(ssdtwin.profiles())}) nor a readable TOML file",
         ),
         (
             ["show", "generic-tlc-1tb", "--set", "nand"],

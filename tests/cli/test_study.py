@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import ssdtwin
 from click.testing import CliRunner
 from ssdtwin.cli import cli
 
@@ -145,8 +146,7 @@ def test_existing_outputs_are_refused_without_force(
         (
             ["--profile", "nope", "--depths", "1"],
             "ssdtwin: profile 'nope' is neither a shipped profile "
-            "(generic-tlc-1tb, p32a80, crucial-p1, wd-black-256, micron-9200max, iodrive2-1200, "
-            "intel-910-400) nor a readable TOML file",
+            f"({', '.join(ssdtwin.profiles())}) nor a readable TOML file",
         ),
     ],
 )

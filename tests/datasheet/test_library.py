@@ -4,13 +4,18 @@ published figures."""
 
 from __future__ import annotations
 
+import tomllib
+from importlib import resources
 from pathlib import Path
 
 import pytest
-from ssdtwin.datasheet import build_from_sheet, load_sheet
+import ssdtwin
+from ssdtwin.datasheet import build_from_sheet, library, load_sheet
+from ssdtwin.datasheet.build import profile_text
 from ssdtwin.studies.slc_fill import fill_sweep
 
-SHEETS = sorted((Path(__file__).parents[2] / "profiles" / "sheets").glob("*.toml"))
+REPO = Path(__file__).parents[2]
+SHEETS = sorted(Path(str(resources.files("ssdtwin.datasheet").joinpath("sheets"))).glob("*.toml"))
 
 #: How far the twin, built from ratings alone, may be from a review's figure. The ratings
 #: are measured at high queue depth on the vendor's bench and reviews fill at QD1 (slc-fill)
@@ -23,8 +28,19 @@ TOLERANCE = 0.25
 FILLS = {"slc-fill": ("1m", 1), "whole-fill": ("128k", 32)}
 
 
-def test_the_library_has_sheets() -> None:
+def test_the_library_has_sheets_and_ships_each_as_a_profile() -> None:
     assert len(SHEETS) >= 5
+    assert [p.stem for p in SHEETS] == library.sheets()
+    assert set(library.sheets()) <= set(ssdtwin.profiles())
+
+
+@pytest.mark.parametrize("path", SHEETS, ids=[p.stem for p in SHEETS])
+def test_each_shipped_library_profile_is_what_profile_new_builds_from_its_sheet(path: Path) -> None:
+    """The shipped profile is the builder's output, so a change of the builder or its
+    priors must rebuild the library (docs/profiles.md, "The library")."""
+    built = profile_text(load_sheet(path), f"python/ssdtwin/datasheet/sheets/{path.name}", str(path))
+    assert (REPO / "profiles" / f"{path.stem}.toml").read_text() == built
+    assert tomllib.loads(ssdtwin.profile_toml(path.stem)) == tomllib.loads(built)
 
 
 @pytest.mark.parametrize("path", SHEETS, ids=[p.stem for p in SHEETS])

@@ -9,8 +9,8 @@ from pathlib import Path
 import click
 
 from .. import _ssdtwin
-from ..datasheet import build_from_sheet, load_sheet
-from ..datasheet.build import cited, write_rates_mbps
+from ..datasheet import load_sheet
+from ..datasheet.build import profile_text, write_rates_mbps
 from ..files import place_text
 
 
@@ -37,14 +37,7 @@ def new(sheet_path: Path, out: Path, force: bool) -> None:
     if out.exists() and not force:
         raise click.UsageError(f"{out} exists; add --force to replace it (--out)")
     sheet = load_sheet(sheet_path)
-    profile = build_from_sheet(sheet, str(sheet_path))
-    header = (
-        f"{sheet.name}: built by 'ssdtwin profile new' from {sheet_path.name}, without calibration.\n"
-        "Each field says where it came from: the sheet, a derivation from it, or a prior of\n"
-        "ssdtwin's priors.toml for this class of drive, cited by the keys below."
-    )
-    header += "\n\nPriors' sources:\n" + "\n".join(cited(profile))
-    text = profile.toml(header)
+    text = profile_text(sheet, sheet_path.name, str(sheet_path))
     place_text(out, text, replace=force)
     with tempfile.TemporaryDirectory() as tmp:
         built = Path(tmp) / "built.toml"

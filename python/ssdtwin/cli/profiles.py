@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,27 +21,98 @@ def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
         click.echo("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
 
 
+def drive_record(name: str) -> dict[str, object]:
+    """One shipped drive profile as the listing shows it: what it is and where its facts
+    came from (a datasheet sheet of the library, or a profile built by hand from sources)."""
+    p = tomllib.loads(profile_toml(name))
+    ident, nand, link = p["identity"], p["nand"], p["link"]
+    interface = (
+        f"sata{link.get('sata_gen', 3)}"
+        if link.get("transport") == "sata"
+        else f"pcie{link['pcie_gen']}x{link['pcie_lanes']}"
+    )
+    sheet = library_sheet(name)
+    return {
+        "name": name,
+        "kind": "library" if sheet is not None else "hand-built",
+        "model": ident["model"],
+        "capacity_bytes": ident.get("capacity_bytes"),
+        "cell": nand["cell"],
+        "interface": interface,
+        "channels": nand["channels"],
+        "map": p.get("map_cache", {}).get("location", "dram"),
+        "facts": "datasheet sheet, not calibrated" if sheet is not None else "sources in the profile",
+    }
+
+
+def library_sheet(name: str) -> str | None:
+    """The package path of the sheet a library profile was built from, if it is one."""
+    from ..datasheet.library import sheet_path
+
+    path = sheet_path(name)
+    return None if path is None else f"ssdtwin/datasheet/sheets/{path.name}"
+
+
 @click.group("profiles", invoke_without_command=True)
+@click.option(
+    "--cell", "cells", multiple=True, type=click.Choice(["slc", "mlc", "tlc", "qlc"]), help="Only these cells."
+)
+@click.option(
+    "--interface",
+    "interfaces",
+    multiple=True,
+    type=click.Choice(["sata3", "pcie3x2", "pcie3x4", "pcie4x4", "pcie5x4"]),
+    help="Only drives on these links.",
+)
+@click.option("--map", "maps", multiple=True, type=click.Choice(["dram", "hmb", "sram"]), help="Where the map lives.")
+@click.option("--min-capacity-gb", type=click.FloatRange(min=0), help="At least this capacity (10^9 B).")
+@click.option("--max-capacity-gb", type=click.FloatRange(min=0), help="At most this capacity (10^9 B).")
+@click.option("--json", "as_json", is_flag=True, help="Print the drives as JSON records.")
 @click.pass_context
-def command(ctx: click.Context) -> None:
-    """List shipped drive, host and disk profiles and pools (or 'profiles show NAME')."""
+def command(
+    ctx: click.Context,
+    cells: tuple[str, ...],
+    interfaces: tuple[str, ...],
+    maps: tuple[str, ...],
+    min_capacity_gb: float | None,
+    max_capacity_gb: float | None,
+    as_json: bool,
+) -> None:
+    """List shipped drive, host and disk profiles and pools (or 'profiles show NAME'); with
+    a filter or --json, the drives alone."""
     if ctx.invoked_subcommand is not None:
         return
-    rows = []
-    for name in profiles():
-        p = tomllib.loads(profile_toml(name))
-        ident, nand = p["identity"], p["nand"]
-        cap = ident.get("capacity_bytes")
-        rows.append(
-            (
-                name,
-                ident["model"],
-                f"{cap / 1e9:,.0f} GB" if cap else "",
-                f"{nand['cell'].upper()}, {nand['channels']} ch",
-                p.get("map_cache", {}).get("location", "dram"),
-            )
+    records = [drive_record(name) for name in profiles()]
+
+    def keep(r: dict[str, object]) -> bool:
+        gb = float(r["capacity_bytes"] or 0) / 1e9  # type: ignore[arg-type]
+        return (
+            (not cells or r["cell"] in cells)
+            and (not interfaces or r["interface"] in interfaces)
+            and (not maps or r["map"] in maps)
+            and (min_capacity_gb is None or gb >= min_capacity_gb)
+            and (max_capacity_gb is None or gb <= max_capacity_gb)
         )
-    _table(("name", "model", "capacity", "nand", "map"), rows)
+
+    records = [r for r in records if keep(r)]
+    if as_json:
+        click.echo(json.dumps(records, indent=1))
+        return
+    rows = [
+        (
+            str(r["name"]),
+            str(r["model"]),
+            f"{float(r['capacity_bytes']) / 1e9:,.0f} GB" if r["capacity_bytes"] else "",  # type: ignore[arg-type]
+            str(r["interface"]),
+            f"{str(r['cell']).upper()}, {r['channels']} ch",
+            str(r["map"]),
+            str(r["facts"]),
+        )
+        for r in records
+    ]
+    _table(("name", "model", "capacity", "link", "nand", "map", "facts"), rows)
+    if cells or interfaces or maps or min_capacity_gb is not None or max_capacity_gb is not None:
+        return
     click.echo()
     host_rows = []
     for name in hosts():
@@ -96,6 +168,12 @@ def show(name: str, overrides: tuple[str, ...]) -> None:
         click.echo(resolved_toml(name, raw), nl=False)
         click.echo()
         click.echo("\n".join(f"# {line}" for line in derived_lines(dict(_ssdtwin.derived(name, raw)))))
+        sheet = library_sheet(name)
+        if sheet is not None:
+            from ..datasheet.library import sheet_text
+
+            click.echo(f"#\n# built by 'ssdtwin profile new' from its sheet, {sheet}:")
+            click.echo("\n".join(f"#   {line}".rstrip() for line in sheet_text(name).splitlines()))
 
 
 def derived_lines(d: dict[str, float]) -> list[str]:

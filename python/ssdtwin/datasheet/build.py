@@ -35,6 +35,8 @@ CHANNEL_CMD_NS = 100
 #: The shortest program a fit may give: below it the rating needs more dies or faster
 #: channels than the sheet's drive has, and the generation's time stands.
 MIN_PROG_US = 50.0
+#: The share of the interface's line rate from which a rated write is the link's.
+LINK_BOUND = 0.85
 
 
 def idema_bytes(capacity_gb: float) -> int:
@@ -46,6 +48,19 @@ def idema_bytes(capacity_gb: float) -> int:
     gb = math.ceil(capacity_gb)
     lbas = 97_696_368 + 1_953_504 * (gb - 50) if gb >= 50 else gb * 10**9 // 512
     return lbas * 512
+
+
+def profile_text(sheet: Sheet, sheet_name: str, where: str = "sheet") -> str:
+    """The profile ``sheet`` describes as commented TOML, its header naming the sheet
+    (``sheet_name``) and citing the priors it used: what ``profile new`` writes."""
+    profile = build_from_sheet(sheet, where)
+    header = (
+        f"{sheet.name}: built by 'ssdtwin profile new' from {sheet_name}, without calibration.\n"
+        "Each field says where it came from: the sheet, a derivation from it, or a prior of\n"
+        "ssdtwin's priors.toml for this class of drive, cited by the keys below.\n"
+        "\nPriors' sources:\n" + "\n".join(cited(profile))
+    )
+    return profile.toml(header)
 
 
 def cited(profile: Profile) -> list[str]:
@@ -203,7 +218,9 @@ def build_from_sheet(sheet: Sheet, where: str = "sheet") -> Profile:
     cached = not enterprise and sheet.cell in ("tlc", "qlc", "mlc")
     native_prog, native_note = float(gen["t_prog_us"]), f"prior [{gen['source']}]: {layers_note}"
     rated_native = sheet.post_cache_write_mbps if cached else sheet.seq_write_mbps
-    link_bound = sheet.seq_write_mbps >= 0.9 * iface["max_mbps"]
+    # A rating within LINK_BOUND of the interface's line rate is the link's (and its
+    # protocol's), not the array's: it says nothing of the programs behind it.
+    link_bound = sheet.seq_write_mbps >= LINK_BOUND * iface["max_mbps"]
     if rated_native is not None and not (not cached and link_bound):
         what = "post-cache write" if cached else "sequential write (no SLC cache: the array's program rate)"
         fitted = fitted_prog_us(rated_native)
@@ -222,6 +239,10 @@ def build_from_sheet(sheet: Sheet, where: str = "sheet") -> Profile:
         fitted = fitted_prog_us(sheet.seq_write_mbps)
         if fitted is None:
             slc_note += f"; the rated {sheet.seq_write_mbps:g} MB/s is more than {dies} dies can program"
+        elif fitted >= native_prog:
+            # SLC mode programs faster than the native mode: a rating the native programs
+            # alone would give is bound elsewhere (firmware, the host link's protocol).
+            slc_note += f"; the rated {sheet.seq_write_mbps:g} MB/s is slower than the native programs"
         else:
             slc_prog = fitted
             slc_note = f"derived: the rated sequential write {sheet.seq_write_mbps:g} MB/s into SLC over {dies} dies"

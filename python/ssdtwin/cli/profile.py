@@ -37,7 +37,7 @@ def new(sheet_path: Path, out: Path, force: bool) -> None:
     if out.exists() and not force:
         raise click.UsageError(f"{out} exists; add --force to replace it (--out)")
     sheet = load_sheet(sheet_path)
-    text = profile_text(sheet, sheet_path.name, str(sheet_path))
+    text = profile_text(sheet, str(sheet_path), str(sheet_path))
     place_text(out, text, replace=force)
     with tempfile.TemporaryDirectory() as tmp:
         built = Path(tmp) / "built.toml"

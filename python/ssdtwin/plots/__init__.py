@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from .cdm import plot_cdm
+from .dirty_recovery import plot_dirty_recovery
 from .endurance import plot_endurance
 from .hmb import plot_hmb
 from .lbaf import plot_lbaf
@@ -29,6 +30,7 @@ from .zfs_special import plot_zfs_special
 #: Each study's figure, by the study's name.
 FIGURES: dict[str, Callable[[pd.DataFrame], Any]] = {
     "cdm": plot_cdm,
+    "dirty-recovery": plot_dirty_recovery,
     "endurance": plot_endurance,
     "hmb": plot_hmb,
     "lbaf": plot_lbaf,

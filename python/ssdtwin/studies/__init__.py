@@ -18,6 +18,7 @@ from ..errors import SsdtwinError
 from ..sweep.engine import run_parts
 from .base import Advance, Study
 from .cdm import STUDY as CDM
+from .dirty_recovery import STUDY as DIRTY_RECOVERY
 from .endurance import STUDY as ENDURANCE
 from .hmb import STUDY as HMB
 from .lbaf import STUDY as LBAF
@@ -37,6 +38,7 @@ REGISTRY: list[Study] = [
     SLC_WRITE,
     SLC_FILL,
     WHOLE_FILL,
+    DIRTY_RECOVERY,
     READ_AFTER_WRITE,
     LBAF,
     CDM,

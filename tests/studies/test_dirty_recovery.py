@@ -30,11 +30,13 @@ def test_the_phases_each_measure_read_and_write_and_an_erase_frees_every_superbl
 
 
 @pytest.mark.slow
-def test_the_p1_recovers_with_a_secure_erase_as_cdrlabs_measured() -> None:
-    """CDRLabs' P1 1 TB: 48.8 MB/s dirty, 1,584 MB/s after a secure erase (the SLC cache's
-    rate). The twin's erase restores the in-cache rate within 5 %, and while dirty its writes
-    are bound by the QLC programs GC and the host share."""
+def test_the_p1_recovers_with_idle_and_with_a_secure_erase_as_cdrlabs_measured() -> None:
+    """CDRLabs' P1 1 TB: 48.8 MB/s dirty, 1,550.9 MB/s after 30 minutes of idle, 1,584 MB/s
+    after a secure erase. Dirty, writes share the QLC programs with GC; idle folds the whole
+    cache (`fold_idle_low_gib`) and the writes run into SLC until its 11.2 GiB static part
+    fills, 7 of the 10 s measured (hence the wider bound there); erased, the in-cache rate."""
     t = dirty_recovery_sweep("crucial-p1")
     writes = t[t.rw == "write"].set_index("phase").mb_per_s
-    assert writes["after erase"] == pytest.approx(1584, rel=0.05)
     assert writes["dirty"] == pytest.approx(48.8, rel=0.25)
+    assert writes["after idle"] == pytest.approx(1550.9, rel=0.25)
+    assert writes["after erase"] == pytest.approx(1584, rel=0.05)

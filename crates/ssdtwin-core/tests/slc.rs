@@ -280,3 +280,24 @@ fn an_slc_superblock_trimmed_while_open_is_erased_once_the_next_one_opens() {
     assert_eq!(c.slc_superblocks, 1, "{c:?}");
     dev.ftl().check_invariants().unwrap();
 }
+
+/// 1 MiB (two SLC superblocks) in GiB.
+const ONE_MIB_GIB: &str = "0.0009765625";
+
+#[test]
+fn an_idle_session_folds_down_to_its_own_watermark() {
+    // Fill the 2 MiB cache, then idle: a session folds down to `fold_low_gib` (1 MiB), unless
+    // `fold_idle_low_gib` gives the idle timer's sessions their own: empty, but for the SLC
+    // superblock still open for writes (folding takes closed ones).
+    let cached_after_idle = |extra: &[&str]| {
+        let low = format!("slc_cache.fold_low_gib={ONE_MIB_GIB}");
+        let mut o = vec!["slc_cache.fold_idle_ms=10", low.as_str()];
+        o.extend_from_slice(extra);
+        let mut dev = Ssd::new(slc_config(&o));
+        run_one(&mut dev, job("w", RwPattern::Write, 128 << 10, 4), Some(2 * MIB), None);
+        idle(&mut dev, 200);
+        dev.counters().slc_cached_bytes
+    };
+    assert_eq!(cached_after_idle(&[]), MIB);
+    assert_eq!(cached_after_idle(&["slc_cache.fold_idle_low_gib=0"]), MIB / 2);
+}

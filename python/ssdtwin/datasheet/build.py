@@ -288,7 +288,8 @@ def build_from_sheet(sheet: Sheet, where: str = "sheet") -> Profile:
             "prior: the dynamic part goes as the drive fills",
         )
         p.set("slc_cache", "when_full", "direct", "prior: writes go native when the cache is full")
-        p.set("slc_cache", "fold_idle_ms", c["fold_idle_ms"], "prior: the cache is folded when the drive idles")
+        p.set("slc_cache", "fold_idle_ms", c["fold_idle_ms"], "prior [reviews-recovery]: folded when the drive idles")
+        p.set("slc_cache", "fold_idle_low_gib", 0.0, "prior [reviews-recovery]: an idle drive folds the whole cache")
 
     # --- endurance
     pe = priors()["pe_cycles"].get(sheet.cell)

@@ -63,6 +63,10 @@ pub(super) fn build_slc(
             &format!("must exceed fold_low_gib ({})", s.fold_low_gib),
         ));
     }
+    let fold_idle_low_units = match s.fold_idle_low_gib {
+        Some(l) => units(gib("slc_cache.fold_idle_low_gib", l)?),
+        None => fold_low_units,
+    };
     let fold_urgent_units = match s.fold_urgent_gib {
         Some(u) => units(gib("slc_cache.fold_urgent_gib", u)?),
         None => u64::MAX,
@@ -80,6 +84,7 @@ pub(super) fn build_slc(
         fold_high_units,
         fold_low_units,
         fold_idle,
+        fold_idle_low_units,
         fold_on_read: s.fold_on_read,
         fold_in_background,
         fold_urgent_units,

@@ -550,6 +550,9 @@ pub struct SlcCacheSection {
     pub fold_low_gib: f64,
     /// Fold after the host has been idle this long, ms (absent: never on idle).
     pub fold_idle_ms: Option<f64>,
+    /// A session the idle timer starts folds down to this much cached data, GiB (absent:
+    /// `fold_low_gib`, as any other session).
+    pub fold_idle_low_gib: Option<f64>,
     /// A host read starts folding while data is cached.
     #[serde(default)]
     pub fold_on_read: bool,

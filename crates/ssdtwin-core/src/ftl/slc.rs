@@ -49,6 +49,8 @@ pub struct SlcCacheConfig {
     pub fold_low_units: u64,
     /// Fold after this long with no host command in flight (`None`: never on idle).
     pub fold_idle: Option<SimDuration>,
+    /// What a session the idle timer starts folds down to, units.
+    pub fold_idle_low_units: u64,
     /// A host read starts folding while data is cached.
     pub fold_on_read: bool,
     /// Fold programs yield to host programs and erases (else they queue with them).
@@ -68,6 +70,7 @@ impl SlcCacheConfig {
         fold_high_units: u64::MAX,
         fold_low_units: 0,
         fold_idle: None,
+        fold_idle_low_units: 0,
         fold_on_read: false,
         fold_in_background: true,
         fold_urgent_units: u64::MAX,

@@ -90,10 +90,12 @@ impl Ssd {
         }
     }
 
-    /// Starts a folding session if the SLC cache holds more than the low watermark.
-    pub(super) fn start_fold_session(&mut self) {
+    /// Starts a folding session down to `low_units` cached, if the SLC cache holds more
+    /// (a session already running goes on to the lower of its watermark and this one).
+    pub(super) fn start_fold_session(&mut self, low_units: u64) {
         let slc = self.ftl.slc;
-        if slc.enabled() && self.ftl.slc_valid_units() > slc.fold_low_units {
+        if slc.enabled() && self.ftl.slc_valid_units() > low_units {
+            self.session_low_units = if self.folding { self.session_low_units.min(low_units) } else { low_units };
             self.folding = true;
             self.maybe_start_fold();
         }
@@ -103,6 +105,9 @@ impl Ssd {
     /// superblock GC could make) start folding whatever the watermarks say.
     pub(super) fn maybe_fold_for_space(&mut self) {
         if self.writes_wait_for_space() && self.ftl.slc_valid_units() > 0 {
+            if !self.folding {
+                self.session_low_units = self.ftl.slc.fold_low_units;
+            }
             self.folding = true;
             self.maybe_start_fold();
         }
@@ -119,7 +124,7 @@ impl Ssd {
         if !self.folding || self.jobs_active[JobKind::Fold as usize] {
             return;
         }
-        if self.ftl.slc_valid_units() <= self.ftl.slc.fold_low_units && !self.writes_wait_for_space() {
+        if self.ftl.slc_valid_units() <= self.session_low_units && !self.writes_wait_for_space() {
             self.folding = false;
             return;
         }
@@ -148,7 +153,7 @@ impl Ssd {
         self.reclaim_stale_slc();
         self.maybe_start_gc();
         if self.ftl.slc_valid_units() >= self.ftl.slc.fold_high_units {
-            self.start_fold_session();
+            self.start_fold_session(self.ftl.slc.fold_low_units);
         } else {
             self.maybe_start_fold();
         }
@@ -318,7 +323,7 @@ impl Ssd {
     /// The host just went idle: arm the idle-fold timer.
     pub(super) fn host_went_idle(&mut self) {
         if let Some(delay) = self.ftl.slc.fold_idle
-            && self.ftl.slc_valid_units() > self.ftl.slc.fold_low_units
+            && self.ftl.slc_valid_units() > self.ftl.slc.fold_idle_low_units
         {
             self.queue.push(self.now + delay, Event::Idle { generation: self.idle_generation });
         }
@@ -327,7 +332,7 @@ impl Ssd {
     /// The idle timer fired: fold if the host has stayed idle since it was armed.
     pub(super) fn idle_timer(&mut self, generation: u32) {
         if generation == self.idle_generation && self.in_flight == 0 {
-            self.start_fold_session();
+            self.start_fold_session(self.ftl.slc.fold_idle_low_units);
         }
     }
 }

@@ -137,6 +137,8 @@ pub struct Ssd {
     held: [(Option<PuId>, Vec<u32>); 2],
     /// A folding session is under way.
     folding: bool,
+    /// The cached units the folding session under way stops at (its trigger's watermark).
+    session_low_units: u64,
     /// Bumped by every host command; the idle timer carries it.
     idle_generation: u32,
     /// Per superblock: relocation programs of its data still outstanding.
@@ -218,6 +220,7 @@ impl Ssd {
             program_victims: Vec::new(),
             held: Default::default(),
             folding: false,
+            session_low_units: 0,
             idle_generation: 0,
             victim_programs: vec![0; config.geometry.superblocks() as usize],
             victim_reads_done: vec![false; config.geometry.superblocks() as usize],
@@ -536,7 +539,7 @@ impl Ssd {
                 self.counters.read_cmds += 1;
                 self.counters.bytes_read += bytes;
                 if self.ftl.slc.fold_on_read && !self.folding {
-                    self.start_fold_session();
+                    self.start_fold_session(self.ftl.slc.fold_low_units);
                 }
                 let mut misses = std::mem::take(&mut self.miss_scratch);
                 let lookups = self.map_lookups(first_unit, units, arrive, &mut misses);

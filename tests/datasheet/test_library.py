@@ -1,4 +1,4 @@
-"""The sheets of real drives in ``profiles/sheets``: each builds, without calibration, into a
+"""The sheets of real drives in ``ssdtwin/datasheet/sheets``: each builds, without calibration, into a
 profile that loads; and the reviewers' fills on the built profile land near the reviews'
 published figures."""
 

@@ -114,3 +114,19 @@ def test_nand_that_cannot_hold_the_capacity_is_refused_naming_the_key() -> None:
     text = sheet_with("nand_dies = 16\nnand_die_gbit = 512").replace("capacity_gb = 1000", "capacity_gb = 1080")
     with pytest.raises(ProfileError, match=r"drive.nand_dies: 16 dies hold at most a [\d,]+ GB namespace"):
         build_from_sheet(parse_sheet(text))
+
+
+def test_calibrations_replace_derived_fields_and_say_so(tmp_path: Path) -> None:
+    cal = '[[calibrate]]\nfield = "nand.tlc.t_prog_us"\nvalue = 900.0\nreason = "a review: 1.2 GB/s after the cache"\n'
+    sheet = parse_sheet(BASE + cal)
+    text = build_from_sheet(sheet).toml()
+    assert tomllib.loads(text)["nand"]["tlc"]["t_prog_us"] == 900.0
+    assert "# calibrated: a review: 1.2 GB/s after the cache" in text
+    plain = tomllib.loads(build_from_sheet(sheet, calibrate=False).toml())
+    assert plain["nand"]["tlc"]["t_prog_us"] == nand_generation("tlc", 176)["t_prog_us"]
+
+
+def test_a_calibration_of_a_field_no_profile_has_names_the_calibration() -> None:
+    cal = '[[calibrate]]\nfield = "nand.tlc.t_prgo_us"\nvalue = 900.0\nreason = "x"\n'
+    with pytest.raises(ProfileError, match=r"^sheet: calibrate \(nand.tlc.t_prgo_us\): .*unknown field `t_prgo_us`"):
+        build_from_sheet(parse_sheet(BASE + cal))

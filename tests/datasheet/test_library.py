@@ -77,7 +77,7 @@ def test_a_fill_of_the_built_profile_lands_near_the_review(
     path = next(p for p in SHEETS if p.stem == stem)
     sheet = load_sheet(path)
     out = tmp_path / "built.toml"
-    out.write_text(build_from_sheet(sheet, str(path)).toml())
+    out.write_text(build_from_sheet(sheet, str(path), calibrate=False).toml())
     bs, depth = FILLS[study]
     twin = fill_sweep(str(out), bs=bs, iodepth=depth).iloc[0]
     figures = {m.metric: m for m in sheet.measured if m.study == study}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from ssdtwin.datasheet import parse_sheet
 from ssdtwin.errors import ProfileError
@@ -75,3 +77,17 @@ def test_a_bad_sheet_is_one_line_naming_the_key(text: str, message: str) -> None
         parse_sheet(text)
     assert message in str(e.value)
     assert "\n" not in str(e.value)
+
+
+def test_calibrations_are_kept_in_order_and_checked() -> None:
+    s = parse_sheet(BASE + '[[calibrate]]\nfield = "nand.tlc.t_prog_us"\nvalue = 900.0\nreason = "a review, p.6"\n')
+    assert [(c.field, c.value, c.reason) for c in s.calibrations] == [("nand.tlc.t_prog_us", 900.0, "a review, p.6")]
+    bad = [
+        ('field = "tprog"\nvalue = 1\nreason = "x"', "calibrate[0].field = 'tprog': expected a profile field"),
+        ('field = "nand.tlc.t_prog_us"\nvalue = 1', "calibrate[0]: missing required key reason"),
+        ('field = "nand.tlc.t_prog_us"\nvalue = 1\nreason = "x"\nwhy = 2', "calibrate[0]: unknown key why"),
+        ('field = "nand.tlc.t_prog_us"\nvalue = nan\nreason = "x"', "calibrate[0].value = nan"),
+    ]
+    for body, message in bad:
+        with pytest.raises(ProfileError, match=re.escape(message)):
+            parse_sheet(BASE + "[[calibrate]]\n" + body + "\n")

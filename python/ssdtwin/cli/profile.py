@@ -29,7 +29,12 @@ def command() -> None:
 )
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The profile to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
-def new(sheet_path: Path, out: Path, force: bool) -> None:
+@click.option(
+    "--no-calibration",
+    is_flag=True,
+    help="Leave out the sheet's [[calibrate]] fields: the sheet's facts and priors only.",
+)
+def new(sheet_path: Path, out: Path, force: bool, no_calibration: bool) -> None:
     """Build a drive profile from a datasheet sheet: every field from the sheet, derived from
     it, or a cited prior for that class of drive, each with a comment that says which. The
     profile is checked with the model's own loader, and what its parts can do is printed
@@ -37,7 +42,7 @@ def new(sheet_path: Path, out: Path, force: bool) -> None:
     if out.exists() and not force:
         raise click.UsageError(f"{out} exists; add --force to replace it (--out)")
     sheet = load_sheet(sheet_path)
-    text = profile_text(sheet, str(sheet_path), str(sheet_path))
+    text = profile_text(sheet, str(sheet_path), str(sheet_path), calibrate=not no_calibration)
     place_text(out, text, replace=force)
     with tempfile.TemporaryDirectory() as tmp:
         built = Path(tmp) / "built.toml"

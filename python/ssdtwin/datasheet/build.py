@@ -50,14 +50,17 @@ def idema_bytes(capacity_gb: float) -> int:
     return lbas * 512
 
 
-def profile_text(sheet: Sheet, sheet_name: str, where: str = "sheet") -> str:
+def profile_text(sheet: Sheet, sheet_name: str, where: str = "sheet", *, calibrate: bool = True) -> str:
     """The profile ``sheet`` describes as commented TOML, its header naming the sheet
     (``sheet_name``) and citing the priors it used: what ``profile new`` writes."""
-    profile = build_from_sheet(sheet, where)
+    profile = build_from_sheet(sheet, where, calibrate=calibrate)
+    n = len(sheet.calibrations) if calibrate else 0
+    calibration = f"with {n} field{'s' if n > 1 else ''} calibrated" if n else "without calibration"
     header = (
-        f"{sheet.name}: built by 'ssdtwin profile new' from {sheet_name}, without calibration.\n"
-        "Each field says where it came from: the sheet, a derivation from it, or a prior of\n"
-        "ssdtwin's priors.toml for this class of drive, cited by the keys below.\n"
+        f"{sheet.name}: built by 'ssdtwin profile new' from {sheet_name}, {calibration}.\n"
+        "Each field says where it came from: the sheet, a derivation from it, a prior of\n"
+        "ssdtwin's priors.toml for this class of drive (cited by the keys below), or a\n"
+        "calibration to the public measurements the sheet records.\n"
         "\nPriors' sources:\n" + "\n".join(cited(profile))
     )
     return profile.toml(header)
@@ -75,8 +78,9 @@ def cited(profile: Profile) -> list[str]:
     return [f"[{k}] {source(k)}" for k in keys]
 
 
-def build_from_sheet(sheet: Sheet, where: str = "sheet") -> Profile:
-    """The profile ``sheet`` describes (see the module doc); checked by ssdtwin's loader."""
+def build_from_sheet(sheet: Sheet, where: str = "sheet", *, calibrate: bool = True) -> Profile:
+    """The profile ``sheet`` describes (see the module doc), with the sheet's calibrations
+    (``[[calibrate]]``) applied last unless ``calibrate`` is false; checked by ssdtwin's loader."""
     pri = priors()
     iface = interface_prior(sheet.interface)
     enterprise = sheet.drive_class == "enterprise"
@@ -303,8 +307,19 @@ def build_from_sheet(sheet: Sheet, where: str = "sheet") -> Profile:
     if sheet.tbw:
         p.set("endurance", "rated_tb_written", sheet.tbw, "sheet: drive.tbw")
 
-    _fit_blocks(p, capacity, where, sheet)
-    check_profile(p.toml())
+    if calibrate:
+        for cal in sheet.calibrations:
+            section, name = cal.field.rsplit(".", 1)
+            p.set(section, name, cal.value, f"calibrated: {cal.reason}")
+    try:
+        _fit_blocks(p, capacity, where, sheet)
+        check_profile(p.toml())
+    except ProfileError as e:
+        if not (calibrate and sheet.calibrations) or str(e).startswith(f"{where}: "):
+            raise
+        # The loader names the built file, a temporary one: the sheet's calibrations made it.
+        fields = ", ".join(c.field for c in sheet.calibrations)
+        raise ProfileError(f"{where}: calibrate ({fields}): {str(e).split(': ', 1)[-1]}") from None
     return p
 
 

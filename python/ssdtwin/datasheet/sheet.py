@@ -9,6 +9,7 @@ combinations no drive has (an HMB on SATA, rated rates above the interface) are 
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,16 @@ class Measured:
 
 
 @dataclass(frozen=True)
+class Calibration:
+    """A profile field set from public measurements rather than derived: applied after the
+    derivations unless the build is asked for without calibration."""
+
+    field: str
+    value: float | int | str | bool
+    reason: str
+
+
+@dataclass(frozen=True)
 class Sheet:
     """The drive's facts; optional ones are ``None`` where the sheet is silent."""
 
@@ -65,6 +76,7 @@ class Sheet:
     tbw: float | None = None
     sources: tuple[str, ...] = ()
     measured: tuple[Measured, ...] = field(default=())
+    calibrations: tuple[Calibration, ...] = field(default=())
 
     @property
     def bits_per_cell(self) -> int:
@@ -129,9 +141,9 @@ def parse_sheet(text: str, where: str = "sheet") -> Sheet:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(f"{where}: not valid TOML: {e}") from None
-    unknown = sorted(set(doc) - {"drive", "measured"})
+    unknown = sorted(set(doc) - {"drive", "measured", "calibrate"})
     if unknown:
-        raise ProfileError(f"{where}: unknown table '{unknown[0]}' (allowed: [drive], [[measured]])")
+        raise ProfileError(f"{where}: unknown table '{unknown[0]}' (allowed: [drive], [[measured]], [[calibrate]])")
     drive = doc.get("drive")
     if not isinstance(drive, dict):
         raise ProfileError(f"{where}: missing table [drive]")
@@ -139,7 +151,12 @@ def parse_sheet(text: str, where: str = "sheet") -> Sheet:
     unknown = sorted(set(drive) - set(_KEYS))
     if unknown:
         raise ProfileError(f"{where}: unknown key drive.{unknown[0]} (allowed: {', '.join(_KEYS)})")
-    measured = tuple(_measured(where, i, m) for i, m in enumerate(_list_of_tables(where, doc.get("measured", []))))
+    measured = tuple(
+        _measured(where, i, m) for i, m in enumerate(_list_of_tables(where, "measured", doc.get("measured", [])))
+    )
+    calibrations = tuple(
+        _calibration(where, i, c) for i, c in enumerate(_list_of_tables(where, "calibrate", doc.get("calibrate", [])))
+    )
     sheet = Sheet(
         name=values["name"],
         capacity_gb=values["capacity_gb"],
@@ -163,6 +180,7 @@ def parse_sheet(text: str, where: str = "sheet") -> Sheet:
         tbw=values["tbw"],
         sources=tuple(values["sources"] or ()),
         measured=measured,
+        calibrations=calibrations,
     )
     _check_combinations(where, sheet)
     return sheet
@@ -195,10 +213,31 @@ def _value(where: str, key: str, drive: dict[str, Any]) -> Any:
     return v if kind == "int" else float(v)
 
 
-def _list_of_tables(where: str, v: object) -> list[dict[str, Any]]:
+def _list_of_tables(where: str, name: str, v: object) -> list[dict[str, Any]]:
     if not isinstance(v, list) or not all(isinstance(m, dict) for m in v):
-        raise ProfileError(f"{where}: measured: expected [[measured]] tables")
+        raise ProfileError(f"{where}: {name}: expected [[{name}]] tables")
     return v
+
+
+_FIELD = re.compile(r"[a-z_]+(\.[a-z_]+){1,2}")
+
+
+def _calibration(where: str, i: int, c: dict[str, Any]) -> Calibration:
+    at = f"{where}: calibrate[{i}]"
+    unknown = sorted(set(c) - {"field", "value", "reason"})
+    if unknown:
+        raise ProfileError(f"{at}: unknown key {unknown[0]} (allowed: field, value, reason)")
+    for key in ("field", "value", "reason"):
+        if key not in c:
+            raise ProfileError(f"{at}: missing required key {key}")
+    field_, value, reason = c["field"], c["value"], c["reason"]
+    if not isinstance(field_, str) or not _FIELD.fullmatch(field_):
+        raise ProfileError(f"{at}.field = {field_!r}: expected a profile field such as 'nand.tlc.t_prog_us'")
+    if not isinstance(value, bool | int | float | str) or (isinstance(value, float) and not math.isfinite(value)):
+        raise ProfileError(f"{at}.value = {value!r}: expected a number, string or boolean")
+    if not isinstance(reason, str) or not reason.strip():
+        raise ProfileError(f"{at}.reason: expected the measurement that sets it")
+    return Calibration(field_, value, reason)
 
 
 def _measured(where: str, i: int, m: dict[str, Any]) -> Measured:

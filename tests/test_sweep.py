@@ -5,6 +5,8 @@ is recorded and the sweep goes on."""
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -116,6 +118,37 @@ def test_a_failing_point_is_recorded_and_the_sweep_goes_on(tmp_path: Path) -> No
     assert len(errors) == 2 and json.loads(errors[0].read_text())["job.bs"] == "1000"
 
 
+def test_a_point_ssdtwin_would_refuse_stops_the_sweep_before_any_point_runs(tmp_path: Path) -> None:
+    spec = json.loads(json.dumps(GRID))
+    spec["sweep"]["job"]["runtime"] = ["20ms", "0.5s"]
+    with pytest.raises(SsdtwinError, match=r"^sweep point 1 \(job.rw=randread, job.iodepth=1, job.runtime=0.5s\): "):
+        sweep(from_dict(spec), out=tmp_path)
+    assert not list((tmp_path / "points").glob("*"))
+    spec = json.loads(json.dumps(GRID))
+    spec["sweep"]["set"]["nand.chanels"] = 4
+    with pytest.raises(SsdtwinError, match=r"^sweep point 0 \(.*unknown field `chanels`"):
+        sweep(from_dict(spec))
+    spec = json.loads(json.dumps(GRID))
+    spec["sweep"]["host"] = ["none", "no-such-host"]
+    with pytest.raises(SsdtwinError, match=r"^sweep point 4 \(host=no-such-host, .*no-such-host"):
+        sweep(from_dict(spec))
+
+
+def test_the_cli_exits_1_naming_how_many_points_failed_and_the_first_error(run_main: RunMain, tmp_path: Path) -> None:
+    grid = tmp_path / "g.toml"
+    grid.write_text(
+        '[sweep]\nhost = "none"\n[sweep.set]\n"identity.capacity_bytes" = 1073741824\n'
+        '[sweep.job]\nrw = "read"\nsize = "16m"\nbs = ["4k", "1000", "8k", "1500"]\n'
+    )
+    outcome = run_main("sweep", grid, "--out", tmp_path / "out", "--executor", "local:1")
+    assert outcome.status == 1, outcome
+    assert "4 points (2 failed), 4 rows" in outcome.out
+    assert outcome.err.count("\n") == 1 and outcome.err.startswith(
+        "ssdtwin: 2 of 4 points failed; the first, point 1: "
+    )
+    assert "1000" in outcome.err and f"every error is in {tmp_path / 'out'}/errors" in outcome.err
+
+
 def test_listed_points_and_malformed_grids(tmp_path: Path) -> None:
     listed = from_dict({"point": [{"host": "none", "job": {"rw": "read"}}, {"host": "none", "job": {"rw": "write"}}]})
     assert [p.job["rw"] for p in listed.points] == ["read", "write"] and listed.axes == ["job.rw"]
@@ -192,3 +225,36 @@ def test_lbaf_scores_compare_formats_measured_as_separate_parts() -> None:
     whole = lbaf_sweep("micron-9200max", span_gib=0.25, seconds=0.005, host="none", overrides=small, formats=[0, 1])
     pd.testing.assert_frame_equal(table, whole)
     assert table.groupby("lbaf").score.first().min() < 1.0
+
+
+def _docs_examples() -> tuple[str, list[str]]:
+    """docs/sweeps.md's grid file and its ``ssdtwin sweep`` command lines, as written."""
+    text = (Path(__file__).parents[1] / "docs" / "sweeps.md").read_text()
+    blocks = re.findall(r"```(\w+)\n(.*?)```", text, re.S)
+    grid = next(body for lang, body in blocks if lang == "toml" and "[sweep]" in body)
+    commands = [
+        line.split("#")[0].strip()
+        for lang, body in blocks
+        if lang == "sh"
+        for line in body.splitlines()
+        if line.startswith("ssdtwin sweep grid.toml")
+    ]
+    return grid, commands
+
+
+@pytest.mark.slow
+def test_the_sweep_examples_of_the_docs_run_as_written(
+    run_main: RunMain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    grid, commands = _docs_examples()
+    assert len(commands) == 4
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "grid.toml").write_text(grid)
+    for command in commands:
+        if "dask" in command:
+            pytest.importorskip("distributed", reason="Dask's distributed is not installed")
+        outcome = run_main(*shlex.split(command)[1:])
+        assert outcome.status == 0, (command, outcome)
+        assert "16 points (0 failed), 16 rows" in outcome.out, (command, outcome.out)
+    one, two = read_results(tmp_path / "runs/one"), read_results(tmp_path / "runs/two")
+    assert list(one.sort_values("point")["iops"]) == list(two.sort_values("point")["iops"])

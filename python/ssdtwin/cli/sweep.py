@@ -27,21 +27,32 @@ def command(grid_file: Path, out: Path, executor: str, resume: bool) -> None:
 
     Finished points are kept in OUT/points as they finish (rerun with --resume to skip them),
     failed ones in OUT/errors; the table is OUT/results.parquet, partitioned by the grid's axes,
-    with results.csv and results.json when small.
+    with results.csv and results.json when small. Every point's job, profile settings and
+    host are checked before any runs (exit 2 naming the point); if points fail while running,
+    the sweep goes on, then exits 1 saying how many failed and the first one's error.
     """
     grid = load_grid(grid_file)
-    failed = 0
+    failures: list[tuple[Point, str]] = []
     with bars.steps_bar("sweep", len(grid.points), bars.wanted(False)) as advance:
 
         def tick(point: Point, error: str | None) -> None:
-            nonlocal failed
-            failed += error is not None
+            if error is not None:
+                failures.append((point, error))
             if advance:
                 advance(f"point {point.index} {'failed' if error else 'done'}")
 
         with open_executor(executor) as ex:
             table = sweep(grid, executor=ex, out=out, resume=resume, progress=tick)
     click.echo(
-        f"{out}/results.parquet: {len(grid.points)} points ({failed} failed), {len(table)} rows; "
+        f"{out}/results.parquet: {len(grid.points)} points ({len(failures)} failed), {len(table)} rows; "
         f"axes {', '.join(grid.axes) or 'none'}"
     )
+    if failures:
+        point, error = min(failures, key=lambda f: f[0].index)
+        first = error.strip().splitlines()[-1] if error.strip() else "failed"
+        click.echo(
+            f"ssdtwin: {len(failures)} of {len(grid.points)} points failed; the first, point {point.index}: "
+            f"{first} (every error is in {out}/errors)",
+            err=True,
+        )
+        raise click.exceptions.Exit(1)

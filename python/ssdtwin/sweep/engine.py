@@ -16,10 +16,11 @@ from typing import Protocol, TypeVar, cast
 
 import pandas as pd
 
-from .._ssdtwin import __version__
-from ..device import Device, RawToml, profile_toml
+from .._ssdtwin import __version__, check_fio_args
+from ..device import Device, RawToml, host_toml, profile_toml
 from ..errors import SsdtwinError
 from ..files import place_text
+from ..jobs import job_input
 from .grid import Grid, Point
 
 #: Tables up to this many rows are also written as CSV and JSON.
@@ -102,17 +103,56 @@ def run_parts(
     return [results[i] for i in range(len(parts))]
 
 
+def _overrides(values: dict[str, object]) -> dict[str, object]:
+    return {k: RawToml(str(v).lower() if isinstance(v, bool) else str(v)) for k, v in values.items()}
+
+
+def point_job(point: Point) -> dict[str, object]:
+    """The fio job a point runs, as a job dict."""
+    return {"name": "sweep"} | dict(point.job)
+
+
+def check_points(grid: Grid) -> None:
+    """Refuses, before anything runs, a grid with a point whose fio job, profile settings or
+    host ssdtwin would refuse: the error names the first such point and its parameters (each
+    distinct job, profile and host is checked once)."""
+    seen: set[str] = set()
+    for point in grid.points:
+        for kind, value in (
+            ("job", point_job(point)),
+            ("profile", [point.profile, point.set]),
+            ("host", [point.host, point.host_set]),
+        ):
+            key = kind + json.dumps(value, sort_keys=True, default=str)
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                _check(kind, point)
+            except SsdtwinError as e:
+                shown = ", ".join(f"{k}={v}" for k, v in point.params.items() if k in grid.axes) or "its only point"
+                raise type(e)(f"sweep point {point.index} ({shown}): {e}") from None
+
+
+def _check(kind: str, point: Point) -> None:
+    if kind == "job":
+        check_fio_args(job_input(point_job(point)).args)
+    elif kind == "profile":
+        profile_toml(point.profile, _overrides(point.set))
+    else:
+        host_toml(point.host, _overrides(point.host_set))
+
+
 def run_point(point: Point) -> pd.DataFrame:
     """One point's rows: the job's summary (per job, clone and direction) with the point's
     parameters, the seed, the ssdtwin version and the profile's hash."""
-    overrides = {k: RawToml(str(v).lower() if isinstance(v, bool) else str(v)) for k, v in point.set.items()}
-    host_overrides = {k: RawToml(str(v).lower() if isinstance(v, bool) else str(v)) for k, v in point.host_set.items()}
+    overrides = _overrides(point.set)
+    host_overrides = _overrides(point.host_set)
     dev = Device(point.profile, host=point.host, host_overrides=host_overrides, overrides=overrides)
     kind, _, pct = point.fill.partition(":")
     if kind != "none":
         dev.fill(kind, float(pct) if pct else 100.0, seed=point.seed)
-    job = {"name": "sweep"} | {k: v for k, v in point.job.items()}
-    table = dev.run(job, seed=point.seed).summary
+    table = dev.run(point_job(point), seed=point.seed).summary
     resolved = profile_toml(point.profile, overrides)
     front = {
         "point": point.index,
@@ -175,8 +215,10 @@ def sweep(
     the table is written as ``results.parquet`` (partitioned by the grid's axes), plus
     ``results.csv`` and ``results.json`` when small; ``resume`` skips points already kept
     (without it, a directory holding results is refused). Failed points are recorded
-    (``errors/``, and rows with an ``error`` column) and the sweep goes on.
+    (``errors/``, and rows with an ``error`` column) and the sweep goes on. Before any point
+    runs, every point's job, profile settings and host are checked (:func:`check_points`).
     """
+    check_points(grid)
     store = None
     done: dict[str, pd.DataFrame] = {}
     if out is not None:

@@ -7,6 +7,10 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -258,3 +262,52 @@ def test_the_sweep_examples_of_the_docs_run_as_written(
         assert "16 points (0 failed), 16 rows" in outcome.out, (command, outcome.out)
     one, two = read_results(tmp_path / "runs/one"), read_results(tmp_path / "runs/two")
     assert list(one.sort_values("point")["iops"]) == list(two.sort_values("point")["iops"])
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc), recursively."""
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            child = int(stat.parent.name)
+            kids += [child, *_children(child)]
+    return kids
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to find the workers")
+def test_sigterm_stops_the_sweep_and_its_workers(tmp_path: Path) -> None:
+    grid = tmp_path / "long.toml"
+    # Two points of ten simulated minutes each: far longer than the test waits.
+    grid.write_text(
+        '[sweep]\nhost = "none"\n[sweep.job]\nrw = ["randwrite", "randread"]\nbs = "4k"\niodepth = 32\n'
+        'ioengine = "libaio"\nsize = "8g"\nruntime = "600s"\ntime_based = true\n'
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "ssdtwin",
+        "sweep",
+        str(grid),
+        "--out",
+        str(tmp_path / "out"),
+        "--executor",
+        "local:2",
+    ]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(_children(proc.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    workers = _children(proc.pid)
+    assert len(workers) >= 2, "the workers never started"
+    time.sleep(1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and err == "ssdtwin: interrupted\n"
+    time.sleep(1)
+    alive = [w for w in workers if Path(f"/proc/{w}").exists() and "Z" not in Path(f"/proc/{w}/stat").read_text()]
+    assert alive == [], f"workers left running: {alive}"

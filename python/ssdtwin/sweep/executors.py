@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import threading
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -15,6 +17,24 @@ from ..errors import SsdtwinError
 
 class ExecutorError(SsdtwinError, ValueError):
     """An executor specification is malformed or its backend is missing."""
+
+
+@contextmanager
+def _interrupted_by_sigterm() -> Iterator[None]:
+    """SIGTERM (``kill``, a batch scheduler's stop) ends the sweep as Ctrl-C does, so that its
+    workers are stopped too; in the main thread only, where signals are handled."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _count(spec: str, default: int) -> int:
@@ -32,8 +52,19 @@ def open_executor(spec: str) -> Iterator[Executor]:
     cores = os.cpu_count() or 1
     if spec == "local" or spec.startswith("local:"):
         # forkserver: workers start from a clean process, not a copy of one with threads.
-        with ProcessPoolExecutor(_count(spec, cores), mp_context=multiprocessing.get_context("forkserver")) as ex:
-            yield ex
+        ex = ProcessPoolExecutor(_count(spec, cores), mp_context=multiprocessing.get_context("forkserver"))
+        try:
+            with _interrupted_by_sigterm():
+                yield ex
+        except BaseException:
+            # Ctrl-C, SIGTERM or an error: stop the points under way now, rather than wait for
+            # them. (Python 3.14 has terminate_workers(); before it, only the private map.)
+            workers = list((getattr(ex, "_processes", None) or {}).values())
+            ex.shutdown(wait=False, cancel_futures=True)
+            for process in workers:
+                process.terminate()
+            raise
+        ex.shutdown()
         return
     if spec == "dask-local" or spec.startswith("dask-local:") or spec.startswith("dask://"):
         try:

@@ -756,12 +756,16 @@ def test_latency_histogram_holds_every_io_in_fio_buckets(mixed: RunResult) -> No
 
 def test_series_samples_counters_per_window(mixed: RunResult) -> None:
     df = mixed.series
-    assert list(df.columns[:2]) == ["time_s", "time_ns"]
+    assert list(df.columns[:4]) == ["time_s", "time_ns", "window_s", "partial"]
+    # Every window but the first row and a last one the run's end cut short is as long.
+    whole = df.window_s.iloc[1:][~df.partial.iloc[1:]]
+    assert whole.nunique() == 1 and (df.window_s[df.partial] < whole.iloc[0]).all()
+    assert df.partial.sum() <= 1 and (not df.partial.any() or bool(df.partial.iloc[-1]))
     # The drive's counters, then the host's: CPU time of thread work and handlers, per core,
     # and the page cache's.
     per_window = [f"{d}_{m}" for d in ("read", "write") for m in WINDOW_MEASURES]
-    assert list(df.columns[2 : 2 + len(per_window)]) == per_window
-    drive = [c for c in df.columns[2 + len(per_window) :] if not c.startswith("host.")]
+    assert list(df.columns[4 : 4 + len(per_window)]) == per_window
+    drive = [c for c in df.columns[4 + len(per_window) :] if not c.startswith("host.")]
     assert set(drive) == COUNTERS - {"time_ns"}
     cores = tomllib.loads(ssdtwin.host_toml(ssdtwin.DEFAULT_HOST))["cpu"]["cores"]
     per_core = {f"host.cpu{c}.{kind}_ns" for c in range(cores) for kind in ("task", "irq")}
@@ -780,7 +784,7 @@ def test_series_samples_counters_per_window(mixed: RunResult) -> None:
             "under_writeback_bytes",
         )
     }
-    assert set(df.columns[2 + len(per_window) + len(drive) :]) == (
+    assert set(df.columns[4 + len(per_window) + len(drive) :]) == (
         {"host.cpu_task_ns", "host.cpu_irq_ns"} | per_core | page_cache
     )
     assert (df.time_s == df.time_ns / 1e9).all()
@@ -1048,3 +1052,13 @@ def test_a_series_window_must_be_positive(small_device: Device) -> None:
     for window in (0, -1, math.nan):
         with pytest.raises(DeviceError, match=r"^series window .* ms: must be positive$"):
             small_device.run(qd1("read", runtime="1ms"), series_window_ms=window)
+
+
+def test_a_last_window_cut_short_is_marked_partial_and_its_rates_are_per_its_own_length() -> None:
+    job = ["--name=r", "--rw=randread", "--size=64m", "--runtime=1250ms", "--time_based"]
+    df = Device(host="none").run(job, series_window_ms=500).series
+    assert list(df.window_s) == [0.0, 0.5, 0.5, 0.25]
+    assert list(df.partial) == [False, False, False, True]
+    # Rates over the window's own length: the short window is no spike (QD1 reads on an
+    # idle drive complete at one steady rate).
+    assert df.read_iops.iloc[3] == pytest.approx(df.read_iops.iloc[1], rel=0.01)

@@ -261,7 +261,9 @@ class RunResult:
     @cached_property
     def series(self) -> pd.DataFrame:
         """The run over time, one row per window (``series_window_ms``; the first row is the
-        run's start, the last its end): ``time_s`` is seconds since the start; then, per
+        run's start, the last its end): ``time_s`` is seconds since the start, ``window_s``
+        the window's length and ``partial`` true for a last window cut short by the run's
+        end (its figures rest on fewer I/Os: read them as such, not as a spike); then, per
         direction the jobs used, what completed in the window ending at the row —
         ``read_iops``, ``read_mb_per_s`` (10⁶ B/s), ``read_mean_lat_us``, ``read_p50_lat_us``,
         ``read_p99_lat_us``, ``read_p999_lat_us``, ``read_max_lat_us`` (total latency, fio's
@@ -269,6 +271,7 @@ class RunResult:
         host's counters: running totals as changes since the run's start, levels (free
         superblocks, bytes cached, dirty bytes) as their value at the row.
         """
+        import numpy as np
         import pandas as pd
 
         counters = pd.DataFrame(self._output.series_columns())
@@ -279,7 +282,19 @@ class RunResult:
         counters[totals] = counters[totals] - counters[totals].iloc[0]
         windows = pd.DataFrame(self._output.window_columns())
         seconds = counters["time_ns"].diff().to_numpy() / 1e9
-        df = pd.DataFrame({"time_s": counters["time_ns"] / 1e9, "time_ns": counters["time_ns"]})
+        # The run ends when its last I/O does, mid-window: that window is shorter than the
+        # others, and its rates and percentiles rest on fewer I/Os.
+        partial = np.zeros(len(seconds), dtype=bool)
+        if len(seconds) >= 3 and seconds[-1] < seconds[-2]:
+            partial[-1] = True
+        df = pd.DataFrame(
+            {
+                "time_s": counters["time_ns"] / 1e9,
+                "time_ns": counters["time_ns"],
+                "window_s": np.nan_to_num(seconds),
+                "partial": partial,
+            }
+        )
         for direction in ("read", "write", "trim"):
             ios = windows[f"{direction}_ios"]
             if not ios.any():

@@ -55,14 +55,19 @@ def plot_latency(hist: pd.DataFrame, series: pd.DataFrame, title: str) -> Any:
                 a.annotate(f"{name} {at:,.0f}", (at, share), textcoords="offset points", xytext=(5, 2), fontsize=7)
         columns = [f"{direction}_{stat}_lat_us" for stat, _ in OVER_TIME]
         if set(columns) <= set(series.columns):
+            # A last window cut short by the run's end rests on few I/Os: drawn apart, hollow.
+            whole = series[~series.partial] if "partial" in series else series
             for (stat, style), column in zip(OVER_TIME, columns, strict=True):
                 b.plot(
-                    series.time_s,
-                    series[column],
+                    whole.time_s,
+                    whole[column],
                     style,
                     color=colour,
                     label=f"{direction} {stat.replace('p999', 'p99.9')}",
                 )
+                if len(whole) < len(series):
+                    last = series.iloc[-1]
+                    b.plot(last.time_s, last[column], "o", mfc="none", color=colour, ms=4)
     a.set(
         xscale="log",
         yscale="log",

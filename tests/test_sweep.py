@@ -109,6 +109,17 @@ def test_a_rerun_resumes_without_recomputing_finished_points(reference: pd.DataF
     assert (tmp_path / "results.parquet" / "job.rw=randread" / "job.iodepth=16").is_dir()
 
 
+def test_axes_read_back_in_the_grid_s_order_and_numbers_as_numbers(tmp_path: Path) -> None:
+    spec = json.loads(json.dumps(GRID))
+    spec["sweep"]["job"]["rw"] = ["randwrite", "randread"]
+    spec["sweep"]["job"]["iodepth"] = [16, 1]
+    sweep(from_dict(spec), out=tmp_path)
+    t = read_results(tmp_path)
+    assert list(t["job.rw"].cat.categories) == ["randwrite", "randread"] and t["job.rw"].cat.ordered
+    assert t["job.iodepth"].dtype.kind == "i" and list(t["job.iodepth"]) == [16, 1, 16, 1]
+    assert list(t.sort_values(["job.rw", "job.iodepth"])["point"]) == [1, 0, 3, 2]
+
+
 def test_a_failing_point_is_recorded_and_the_sweep_goes_on(tmp_path: Path) -> None:
     spec = json.loads(json.dumps(GRID))
     spec["sweep"]["job"]["bs"] = ["4k", "1000"]

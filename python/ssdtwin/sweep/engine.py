@@ -284,14 +284,30 @@ def _write_results(table: pd.DataFrame, axes: Sequence[str], out: Path) -> None:
 
         shutil.rmtree(target)
     os.replace(tmp, target)
+    # Partition columns come back from Parquet as categories in sorted order, text sorted as
+    # text: keep each axis's values in the grid's order for read_results to restore.
+    order = {a: list(dict.fromkeys(table[a].tolist())) for a in partitioning or []}
+    place_text(out / "axes.json", json.dumps(order, default=str) + "\n")
     if len(table) <= SMALL_ROWS:
         place_text(out / "results.csv", table.to_csv(index=False))
         table.to_json(out / "results.json", orient="records", indent=1)
 
 
 def read_results(out: str | Path) -> pd.DataFrame:
-    """The table a sweep wrote to ``out`` (partition columns restored), in point order."""
+    """The table a sweep wrote to ``out``, in point order, its axis columns restored: numbers
+    as numbers, and other values as categories in the grid's order (``profile`` as written
+    in the grid, not alphabetically)."""
     table = pd.read_parquet(Path(out) / "results.parquet")
+    axes = Path(out) / "axes.json"
+    order: dict[str, list[object]] = json.loads(axes.read_text()) if axes.exists() else {}
+    for axis, values in order.items():
+        if axis not in table.columns:
+            continue
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+            table[axis] = pd.to_numeric(table[axis].astype(str))
+        else:
+            text = [str(v) for v in values]
+            table[axis] = pd.Categorical(table[axis].astype(str), categories=text, ordered=True)
     return table.sort_values(["point"], kind="stable").reset_index(drop=True)
 
 

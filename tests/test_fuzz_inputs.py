@@ -11,6 +11,7 @@ hang.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
 from pathlib import Path
 
@@ -148,3 +149,48 @@ def test_any_trace_text_converts_or_is_one_line(
     d = tmp_path_factory.mktemp("convert")
     (d / "in.txt").write_text("\n".join(lines) + "\n")
     one_line_or_clean(*cli("trace", "convert", d / "in.txt", "--format", fmt, "--out", d / "out.log", "--force"))
+
+
+@given(st.binary(max_size=600), st.sampled_from(["plain", "gzip", "cut-gzip"]), st.sampled_from(["msr", "blkparse"]))
+def test_any_trace_bytes_plain_or_gzipped_convert_or_are_one_line(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, packing: str, fmt: str
+) -> None:
+    d = tmp_path_factory.mktemp("convert")
+    if packing != "plain":
+        data = gzip.compress(data)
+        if packing == "cut-gzip":
+            data = data[: len(data) // 2]
+    path = d / ("in.gz" if packing != "plain" else "in.txt")
+    path.write_bytes(data)
+    one_line_or_clean(*cli("trace", "convert", path, "--format", fmt, "--out", d / "out.log", "--force"))
+
+
+NUMBERS = st.one_of(
+    st.sampled_from(["0", "1", "nan", "inf", "-inf", "1e400", "-1", "9223372036854775808", "0x10", "", "4096"]),
+    st.integers(-(2**80), 2**80).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+)
+
+
+@given(st.lists(st.tuples(NUMBERS, st.sampled_from(["Read", "Write", "x"]), NUMBERS, NUMBERS, NUMBERS), max_size=6))
+def test_any_numbers_in_an_msr_trace_convert_or_are_one_line(
+    tmp_path_factory: pytest.TempPathFactory, rows: list[tuple[str, str, str, str, str]]
+) -> None:
+    # MSR Cambridge: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime.
+    d = tmp_path_factory.mktemp("convert")
+    (d / "in.csv").write_text("".join(f"{t},host,0,{k},{o},{n},{r}\n" for t, k, o, n, r in rows))
+    one_line_or_clean(*cli("trace", "convert", d / "in.csv", "--format", "msr", "--out", d / "out.log", "--force"))
+
+
+@pytest.mark.slow
+@given(st.integers(1, 6000), st.sampled_from(["", "rw=randread\n", "numjobs=2\n", "bs=\n"]))
+def test_job_files_of_many_sections_parse_or_are_one_line_in_bounded_time(
+    tmp_path_factory: pytest.TempPathFactory, sections: int, body: str
+) -> None:
+    path = tmp_path_factory.mktemp("jobs") / "many.fio"
+    path.write_text("".join(f"[j{i}]\n{body}" for i in range(sections)))
+    status, err = cli("fio", "--parse-only", path)
+    one_line_or_clean(status, err)
+    # At most 4096 jobs (docs/promises.md): beyond, one line saying so.
+    if sections * (2 if "numjobs" in body else 1) > 4096 and "bs=" not in body:
+        assert status == 2 and "4096" in err, err

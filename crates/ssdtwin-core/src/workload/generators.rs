@@ -159,6 +159,13 @@ impl OffsetChooser {
         }
     }
 
+    /// Forgets which blocks the random map has visited (fio's `axmap_reset`).
+    pub(crate) fn reset_map(&mut self) {
+        if let OffsetChooser::Uniform { blocks, map: Some(m) } = self {
+            *m = RandomMap::new(*blocks);
+        }
+    }
+
     /// The next block index: [`OffsetChooser::draw`] then [`OffsetChooser::settle`].
     #[cfg(test)]
     pub(crate) fn next(&mut self, rng: &mut SimRng) -> u64 {

@@ -359,6 +359,9 @@ pub struct JobSpec {
     pub steadystate: SteadyStateSpec,
     /// `norandommap`.
     pub norandommap: bool,
+    /// `zonemode=strided` (or `zonesize=` alone): I/O stays in one zone of the file until
+    /// `size` bytes have gone to it, then moves on.
+    pub strided_zones: Option<StridedZones>,
     /// `blockalign=` (`ba=`) per direction: the boundary random offsets are aligned to
     /// (`None`: the smallest block size). Setting it turns the random map off, as in fio.
     pub blockalign: [Option<u64>; 3],
@@ -832,6 +835,7 @@ impl JobSpec {
             files: FileOptions::default(),
             steadystate: SteadyStateSpec::default(),
             norandommap: false,
+            strided_zones: None,
             blockalign: [None; 3],
             randrepeat: true,
             randseed: None,
@@ -880,4 +884,18 @@ pub struct JobSet {
     pub global_options: Vec<(String, String)>,
     /// Jobs in order.
     pub jobs: Vec<JobSpec>,
+}
+
+/// fio's strided zones (`zonemode=strided`): I/O happens in one zone, `range` bytes from its
+/// start, until `size` bytes have been transferred there; then the next zone begins `range +
+/// skip` bytes further on, from the start of the file again past its end. Random offsets are
+/// drawn within the zone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StridedZones {
+    /// `zonesize`: bytes transferred in a zone before the next.
+    pub size: u64,
+    /// `zonerange`: a zone's extent (default `zonesize`).
+    pub range: u64,
+    /// `zoneskip`: bytes skipped between zones.
+    pub skip: u64,
 }

@@ -11,7 +11,9 @@ use super::super::files::PlacedFile;
 use super::super::generators::{BsChooser, OffsetChooser};
 use super::super::logs::JobLogs;
 use super::super::trace::TraceOp;
-use super::super::{Direction, Distribution, ExitWhat, FileService, JobResult, JobSpec, RwPattern, RwSequencer};
+use super::super::{
+    Direction, Distribution, ExitWhat, FileService, JobResult, JobSpec, RwPattern, RwSequencer, StridedZones,
+};
 use super::control::Control;
 use super::thread::ThreadState;
 use super::verify::{Phase, Verify};
@@ -105,12 +107,25 @@ struct FileCursor {
     /// Bytes issued to it in this pass, and its share of a pass: it is done once they meet.
     issued: u64,
     quota: u64,
+    /// The strided zone I/O is in (`zonemode=strided`).
+    zone: Option<ZoneCursor>,
+}
+
+/// Where a file's strided zones stand (fio's `file_offset` and `zone_bytes`).
+struct ZoneCursor {
+    zones: StridedZones,
+    /// The zone's start, from the file's.
+    offset: u64,
+    /// Bytes transferred in it.
+    bytes: u64,
 }
 
 impl FileCursor {
     /// A cursor at the start of `file`'s region, with `quota` bytes per pass.
     fn new(spec: &JobSpec, file: &PlacedFile, align: [u64; 3], max_bs: [u64; 3], quota: u64) -> Self {
         let bytes = file.region.1 - file.region.0;
+        // Random offsets are drawn within a zone (fio's `lastblock` is the zone range).
+        let span = spec.strided_zones.map_or(bytes, |z| z.range.min(bytes));
         FileCursor {
             start: file.region.0,
             bytes,
@@ -118,7 +133,7 @@ impl FileCursor {
             offsets: std::array::from_fn(|d| {
                 let dir = Direction::ALL[d];
                 (spec.rw.is_random() && spec.rw.uses(dir)).then(|| {
-                    let blocks = bytes.saturating_sub(max_bs[d]) / align[d] + 1;
+                    let blocks = span.saturating_sub(max_bs[d]) / align[d] + 1;
                     let uniform = matches!(spec.random_distribution[d], Distribution::Random);
                     OffsetChooser::new(&spec.random_distribution[d], blocks, align[d], uniform && !spec.norandommap)
                 })
@@ -128,6 +143,36 @@ impl FileCursor {
             last_start: [None; 3],
             issued: 0,
             quota,
+            zone: spec.strided_zones.map(|zones| ZoneCursor { zones, offset: 0, bytes: 0 }),
+        }
+    }
+
+    /// fio's `setup_strided_zone_mode` before an I/O in direction `d`: on to the next zone
+    /// once this one has had its bytes (from the file's start again past its end), back to
+    /// the zone's start past its range, and every `range` bytes a fresh start (fio's
+    /// `fio_file_reset`: each direction at the zone's start, the random map cleared).
+    fn enter_zone(&mut self, d: usize) {
+        let Some(z) = self.zone.as_mut() else { return };
+        if z.bytes >= z.zones.size {
+            z.bytes = 0;
+            z.offset += z.zones.range + z.zones.skip;
+            if z.offset >= self.bytes {
+                z.offset = 0;
+            }
+            self.seq_pos[d] = z.offset;
+        }
+        if self.seq_pos[d] >= z.offset + z.zones.range {
+            self.seq_pos[d] = z.offset;
+        }
+        if z.bytes % z.zones.range == 0 {
+            self.seq_pos = [z.offset; 3];
+            self.last_start = [None; 3];
+            for chooser in self.offsets.iter_mut().flatten() {
+                chooser.reset_map();
+            }
+            for drawn in &mut self.drawn {
+                drawn.clear();
+            }
         }
     }
 
@@ -685,6 +730,8 @@ impl JobClone {
             self.seq_countdown = self.seq_nr;
         }
         let f = &mut self.files[self.file];
+        f.enter_zone(d);
+        let zone_start = f.zone.as_ref().map_or(0, |z| z.offset);
         let seq = next_seq_pos(f.seq_pos[d], self.seq_add, f.bytes);
         // A random job whose sequential run reaches the end draws instead, as fio does.
         draw |= f.offsets[d].is_some() && self.sequencer == RwSequencer::Sequential && seq + bytes > f.bytes;
@@ -696,7 +743,7 @@ impl JobClone {
                     f.drawn[d].push_back(raw);
                 }
                 let raw = f.drawn[d].pop_front().expect("filled above");
-                f.start + chooser.settle(raw) * self.align[d]
+                f.start + zone_start + chooser.settle(raw) * self.align[d]
             }
             Some(_) if self.sequencer == RwSequencer::Identical => f.start + f.last_start[d].unwrap_or(0),
             _ => f.start + if seq + bytes > f.bytes { 0 } else { seq },
@@ -706,6 +753,9 @@ impl JobClone {
         f.last_start[d] = Some(offset - f.start);
         f.seq_pos[d] = offset - f.start + bytes;
         f.issued += bytes;
+        if let Some(z) = f.zone.as_mut() {
+            z.bytes += bytes;
+        }
         if self.rw == RwPattern::TrimWrite {
             self.trimwrite_next = Some((offset, bytes));
         }

@@ -8,7 +8,7 @@
 //! validated [`JobSpec`].
 
 use crate::workload::trace::{TraceReader, TraceSummary, merge_blktraces};
-use crate::workload::{BlockSize, JobError, JobSpec, ReplaySpec, RwPattern, SizeSpec};
+use crate::workload::{BlockSize, JobError, JobSpec, ReplaySpec, RwPattern, SizeSpec, StridedZones};
 
 /// A job (or the global defaults) being built.
 #[derive(Clone, Debug)]
@@ -23,6 +23,21 @@ pub(super) struct JobDraft {
     pub bs_range: [Option<(u64, u64)>; 3],
     /// `bssplit=` per direction.
     pub bs_split: [Option<Vec<(u64, f64)>>; 3],
+    /// `zonemode=` if given (fio's `ZONE_MODE_NOT_SPECIFIED` otherwise).
+    pub zone_mode: Option<ZoneMode>,
+    /// `zonesize=`, `zonerange=`, `zoneskip=`, bytes (0: not given).
+    pub zone_size: u64,
+    pub zone_range: u64,
+    pub zone_skip: u64,
+}
+
+/// `zonemode=` as given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ZoneMode {
+    /// `none`: the zone options are ignored (and `zonesize` is refused).
+    None,
+    /// `strided`.
+    Strided,
 }
 
 impl JobDraft {
@@ -34,6 +49,10 @@ impl JobDraft {
             bs_bytes: [4096; 3],
             bs_range: [None, None, None],
             bs_split: [None, None, None],
+            zone_mode: None,
+            zone_size: 0,
+            zone_range: 0,
+            zone_skip: 0,
         }
     }
 
@@ -60,7 +79,7 @@ impl JobDraft {
     /// Per direction, `bssplit` wins over `bsrange`, which wins over `bs`, whatever the
     /// order they were given in (fio stores them apart and picks in that order).
     pub fn finish(self) -> Result<JobSpec, JobError> {
-        let JobDraft { mut spec, bs_bytes, bs_range, bs_split, .. } = self;
+        let JobDraft { mut spec, bs_bytes, bs_range, bs_split, zone_mode, zone_size, zone_range, zone_skip, .. } = self;
         for dir in 0..3 {
             spec.bs[dir] = match (&bs_split[dir], bs_range[dir]) {
                 (Some(split), _) => BlockSize::Split(split.clone()),
@@ -76,6 +95,7 @@ impl JobDraft {
         if let Some(replay) = spec.replay.clone() {
             shape_from_traces(&mut spec, &replay)?;
         }
+        spec.strided_zones = strided_zones(&spec, zone_mode, zone_size, zone_range, zone_skip)?;
         if spec.time_based && spec.runtime_ns.is_none() {
             return Err(JobError::Invalid {
                 job: spec.name.clone(),
@@ -98,6 +118,37 @@ impl JobDraft {
         }
         Ok(spec)
     }
+}
+
+/// fio's zone setup (`fixup_options`, init.c): `zonemode` defaults to `none` (its option
+/// table's default), which refuses `zonesize=`; `strided` needs it; `zonerange=` defaults to
+/// `zonesize=`; strided zones only work with one file, so with several they are dropped, as
+/// fio drops them.
+fn strided_zones(
+    spec: &JobSpec,
+    mode: Option<ZoneMode>,
+    size: u64,
+    range: u64,
+    skip: u64,
+) -> Result<Option<StridedZones>, JobError> {
+    let invalid = |problem: &str| JobError::Invalid { job: spec.name.clone(), problem: problem.into() };
+    let strided = match mode.unwrap_or(ZoneMode::None) {
+        ZoneMode::None if size > 0 => {
+            return Err(invalid(
+                "zonemode=none (the default) and zonesize are not compatible; give zonemode=strided \
+                 (fio: --zonemode=none and --zonesize are not compatible)",
+            ));
+        }
+        ZoneMode::Strided if size == 0 => {
+            return Err(invalid("zonemode=strided needs zonesize= (fio: --zonesize must be specified)"));
+        }
+        ZoneMode::None => false,
+        ZoneMode::Strided => true,
+    };
+    if !strided || spec.files.nrfiles > 1 {
+        return Ok(None);
+    }
+    Ok(Some(StridedZones { size, range: if range == 0 { size } else { range }, skip }))
 }
 
 /// fio's `read_iolog` setup: the job's directions, largest block per direction, size and

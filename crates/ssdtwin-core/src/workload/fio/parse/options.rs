@@ -6,7 +6,7 @@
 //! value with a reason instead of approximating it. Every other option name is refused by
 //! the caller with [`unsupported_hint`]'s advice: an option is never silently ignored.
 
-use super::draft::JobDraft;
+use super::draft::{JobDraft, ZoneMode};
 use super::splits;
 use super::values::{self, DefaultTimeUnit, MAX_BLOCK_BYTES, SizeOrPercent};
 use crate::workload::trace::ReplayOptions;
@@ -451,6 +451,27 @@ static OPTIONS: &[OptionDef] = &[
     flag("exitall_on_error", no_effect_flag),
     flag("new_group", |d, v| {
         d.spec.new_group = values::boolean(v)?;
+        Ok(())
+    }),
+    // ---- strided zones ----
+    value("zonemode", |d, v| {
+        d.zone_mode = Some(match values::one_of(v, &["none", "strided", "zbd"])? {
+            "none" => ZoneMode::None,
+            "strided" => ZoneMode::Strided,
+            _ => return Err("zbd: zoned drives are not modelled yet (zonemode=strided and none are taken)".into()),
+        });
+        Ok(())
+    }),
+    value("zonesize", |d, v| {
+        d.zone_size = values::size(v, d.kb_base)?;
+        Ok(())
+    }),
+    value("zonerange", |d, v| {
+        d.zone_range = values::size(v, d.kb_base)?;
+        Ok(())
+    }),
+    value("zoneskip", |d, v| {
+        d.zone_skip = values::size(v, d.kb_base)?;
         Ok(())
     }),
     // ---- randomness ----
@@ -1352,11 +1373,7 @@ const HINTS: &[(&[&str], &str)] = &[
     ),
     (
         &[
-            "zonemode",
-            "zonesize",
-            "zonerange",
             "zonecapacity",
-            "zoneskip",
             "max_open_zones",
             "job_max_open_zones",
             "zone_reset_threshold",
@@ -1364,7 +1381,7 @@ const HINTS: &[(&[&str], &str)] = &[
             "ignore_zone_limits",
             "read_beyond_wp",
         ],
-        "zoned drives are not modelled yet",
+        "zoned drives (zonemode=zbd) are not modelled yet; zonemode=strided is taken",
     ),
     (&["gpu_dev_id"], "it is an option of an engine that does I/O to a GPU, which ssdtwin does not model"),
     (
@@ -1567,7 +1584,7 @@ mod tests {
             "rate_ignore_thinktime",
             "atomic",
             "block_error_percentiles",
-            "zoneskip",
+            "zonecapacity",
             "read_beyond_wp",
             "fdp",
             "sprandom",
@@ -1906,7 +1923,9 @@ mod tests {
             unsupported_hint("output-format", true),
             "; it is a fio program option, not a job option: give it to the ssdtwin fio command"
         );
-        assert_eq!(unsupported_hint("zonemode", false), "; zoned drives are not modelled yet");
+        assert!(
+            unsupported_hint("max_open_zones", false).starts_with("; zoned drives (zonemode=zbd) are not modelled")
+        );
         assert_eq!(unsupported_hint("no_such_option_at_all", false), "");
     }
 }

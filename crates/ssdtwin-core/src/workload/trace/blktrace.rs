@@ -109,10 +109,17 @@ impl BlktraceReader {
                 let b: [u8; 2] = raw[46..48].try_into().expect("2 bytes");
                 if le { u16::from_le_bytes(b) } else { u16::from_be_bytes(b) }
             };
-            if pdu_len > 0
-                && std::io::copy(&mut (&mut self.input).take(u64::from(pdu_len)), &mut std::io::sink()).is_err()
-            {
-                return Some(Err(self.bad("cut short in its payload")));
+            if pdu_len > 0 {
+                // A payload that runs past the end of the file is a record cut short, not the
+                // end of the trace (copying stops at the end without an error).
+                match std::io::copy(&mut (&mut self.input).take(u64::from(pdu_len)), &mut std::io::sink()) {
+                    Ok(n) if n == u64::from(pdu_len) => {}
+                    Ok(n) => {
+                        return Some(Err(self
+                            .bad(&format!("cut short in its payload ({n} of the {pdu_len} bytes its header gives)"))));
+                    }
+                    Err(e) => return Some(Err(format!("{}: {e}", self.path))),
+                }
             }
             if action & TC_NOTIFY != 0 {
                 continue;
@@ -390,6 +397,21 @@ pub(crate) mod tests {
         for p in [a, b, out] {
             std::fs::remove_file(p).unwrap();
         }
+    }
+
+    #[test]
+    fn a_payload_that_overruns_the_file_is_a_cut_record() {
+        // A second record whose header promises 100 bytes of payload, of which 40 are there.
+        let mut data = record(1, 8, 4096, QUEUE_READ);
+        let mut overrun = record(2, 8, 4096, QUEUE_WRITE);
+        overrun[46..48].copy_from_slice(&100u16.to_le_bytes());
+        data.extend(overrun);
+        data.extend([0u8; 40]);
+        let err = entries(&data, ReplayOptions::default()).0.unwrap_err();
+        assert!(err.ends_with(": record 2: cut short in its payload (40 of the 100 bytes its header gives)"), "{err}");
+        // The whole payload there: the record is taken and its payload skipped.
+        data.extend([0u8; 60]);
+        assert_eq!(entries(&data, ReplayOptions::default()).0.unwrap().len(), 2);
     }
 
     #[test]

@@ -54,6 +54,10 @@ def test_the_figure_is_drawn_from_the_table_alone(small: dict[str, object]) -> N
     assert list(line.get_xdata()) == [1, 4]
     assert list(line.get_ydata()) == pytest.approx(list(table.iops / 1e3))
     assert lat_ax.get_ylabel() == "mean latency (µs)"
+    # The figure names the drive, the host and the workload.
+    table.insert(0, "profile", "generic-tlc-1tb")
+    title = plot_qd_sweep(table).get_suptitle()
+    assert title == f"generic-tlc-1tb on {table.host.iloc[0]}: randread at queue depths 1, 4"
 
 
 def test_registered_for_the_cli_with_a_step_per_pattern_and_depth() -> None:

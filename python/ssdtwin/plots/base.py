@@ -28,3 +28,14 @@ def second_edges(t_s: pd.Series) -> list[float]:
     """
     ends = [float(t) for t in t_s]
     return [ends[0] - 1.0, *ends] if ends else []
+
+
+def drive_and_host(table: pd.DataFrame) -> str:
+    """Who a figure is about, for its title: ``PROFILE on HOST`` from the table's columns
+    (several drives or hosts joined with commas; a missing column left out).
+
+    >>> drive_and_host(pd.DataFrame({"profile": ["a", "a", "b"], "host": ["linux-6.1"] * 3}))
+    'a, b on linux-6.1'
+    """
+    named = [", ".join(dict.fromkeys(str(v) for v in table[c])) for c in ("profile", "host") if c in table]
+    return " on ".join(named)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from .base import pyplot
+from .base import drive_and_host, pyplot
 
 
 def plot_cdm(table: pd.DataFrame) -> Any:
@@ -21,7 +21,7 @@ def plot_cdm(table: pd.DataFrame) -> Any:
         ax.bar_label(bars, fmt="%.0f", fontsize="small", padding=2)
     ax.set_yticks([t + 0.2 for t in range(len(tests))], tests)
     ax.invert_yaxis()
-    ax.set(xlabel="MB/s (10^6 B/s)", title="CrystalDiskMark 8 tests")
+    ax.set(xlabel="MB/s (10^6 B/s)", title=f"{drive_and_host(table)}: CrystalDiskMark 8 tests")
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3, axis="x")
     fig.tight_layout()

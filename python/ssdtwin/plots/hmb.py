@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from .base import pyplot
+from .base import drive_and_host, pyplot
 
 
 def plot_hmb(table: pd.DataFrame) -> Any:
@@ -24,5 +24,6 @@ def plot_hmb(table: pd.DataFrame) -> Any:
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend()
+    fig.suptitle(f"{drive_and_host(table)}: IOPS against the LBA range read or written, by HMB size", fontsize=10)
     fig.tight_layout()
     return fig

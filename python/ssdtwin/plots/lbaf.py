@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from .base import pyplot
+from .base import drive_and_host, pyplot
 
 
 def plot_lbaf(table: pd.DataFrame) -> Any:
@@ -28,5 +28,6 @@ def plot_lbaf(table: pd.DataFrame) -> Any:
         ax.grid(alpha=0.3, axis="y")
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=len(formats), fontsize="small")
+    fig.suptitle(f"{drive_and_host(table)}: CrystalDiskMark's tests in each LBA format", fontsize=10)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from .base import pyplot
+from .base import drive_and_host, pyplot
 
 
 def plot_qd_sweep(table: pd.DataFrame) -> Any:
@@ -22,5 +22,10 @@ def plot_qd_sweep(table: pd.DataFrame) -> Any:
     b.set(xlabel="K IOPS", ylabel="mean latency (µs)", title="latency vs IOPS")
     a.legend()
     b.legend()
+    fig.suptitle(
+        f"{drive_and_host(table)}: {', '.join(dict.fromkeys(table.rw))} at queue depths "
+        f"{', '.join(str(d) for d in dict.fromkeys(table.iodepth))}",
+        fontsize=10,
+    )
     fig.tight_layout()
     return fig

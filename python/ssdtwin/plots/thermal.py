@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from .base import pyplot, second_edges
+from .base import drive_and_host, pyplot, second_edges
 
 
 def plot_thermal(table: pd.DataFrame) -> Any:
@@ -20,7 +20,7 @@ def plot_thermal(table: pd.DataFrame) -> Any:
         step = float(t.t_s.iloc[1] - t.t_s.iloc[0]) if len(t) > 1 else 1.0
         edges = [x * step for x in second_edges(t.t_s / step)]
         rate.stairs(t.write_mb_per_s, edges, baseline=None, color=color, label=f"{airflow:g} m/s")
-    temp.set(ylabel="composite temperature (°C)", title=f"{table.profile.iloc[0]}: a long sequential write")
+    temp.set(ylabel="composite temperature (°C)", title=f"{drive_and_host(table)}: a long sequential write")
     temp.grid(alpha=0.3)
     temp.legend(fontsize="small")
     rate.set(xlabel="time (s)", ylabel="write MB/s (10^6 B/s)", ylim=(0, None))

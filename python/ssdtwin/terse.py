@@ -68,7 +68,12 @@ def _job_line(job: Mapping[str, Any], fio_version: str, disks: list[Mapping[str,
         out = [f"2;{job['jobname']};{job['groupid']};{job['error']}"]
     else:
         out = [f"{version};{fio_version};{job['jobname']};{job['groupid']};{job['error']}"]
-    directions = ("read", "write", "trim") if version in (2, 4, 5) else ("read", "write")
+    # unified_rw_reporting: "mixed" alone stands for every direction; with "both" it follows.
+    if "mixed" in job and "read" not in job:
+        directions: tuple[str, ...] = ("mixed",)
+    else:
+        directions = ("read", "write", "trim") if version in (2, 4, 5) else ("read", "write")
+        directions += ("mixed",) if "mixed" in job else ()
     percentiles = _percentile_list(job, options)
     for d in directions:
         out.append(_direction(job[d], percentiles, version))
@@ -92,9 +97,9 @@ def _job_line(job: Mapping[str, Any], fio_version: str, disks: list[Mapping[str,
 
 def _percentile_list(job: Mapping[str, Any], options: Mapping[str, Any]) -> list[float]:
     """The percentiles the job reports: from its JSON, else its option, else fio's default."""
-    for d in ("read", "write", "trim"):
+    for d in ("read", "write", "trim", "mixed"):
         for kind in ("clat_ns", "lat_ns"):
-            if "percentile" in job[d][kind]:
+            if d in job and "percentile" in job[d][kind]:
                 return [float(p) for p in job[d][kind]["percentile"]]
     if "percentile_list" in options:
         return [float(p) for p in str(options["percentile_list"]).split(":")]

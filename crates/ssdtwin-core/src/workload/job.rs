@@ -406,6 +406,9 @@ pub struct JobSpec {
     pub percentiles_of: PercentilesOf,
     /// `significant_figures=`: figures of the normal report's IOPS, bandwidths and sizes (1 to 10).
     pub significant_figures: u8,
+    /// `unified_rw_reporting`: directions reported apart (fio's default), summed into one
+    /// `mixed` direction, or both.
+    pub unified_rw_reporting: UnifiedRw,
     /// `write_lat_log=` prefix.
     pub write_lat_log: Option<String>,
     /// `write_bw_log=` prefix.
@@ -855,6 +858,7 @@ impl JobSpec {
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             percentiles_of: PercentilesOf::default(),
             significant_figures: 4,
+            unified_rw_reporting: UnifiedRw::None,
             write_lat_log: None,
             write_bw_log: None,
             write_iops_log: None,
@@ -898,4 +902,16 @@ pub struct StridedZones {
     pub range: u64,
     /// `zoneskip`: bytes skipped between zones.
     pub skip: u64,
+}
+
+/// fio's `unified_rw_reporting`: how a job's directions are reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnifiedRw {
+    /// `none`: read, write and trim apart.
+    #[default]
+    None,
+    /// `mixed`: all directions summed into one, reported as `mixed`.
+    Mixed,
+    /// `both`: apart, and summed after them.
+    Both,
 }

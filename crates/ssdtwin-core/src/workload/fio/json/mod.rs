@@ -36,7 +36,7 @@ pub(crate) mod report;
 mod writer;
 
 use crate::stats::{LAT_LABELS, LAT_MS_LABELS, LatStats, PlatHistogram};
-use crate::workload::{Direction, DiskUtil, GroupResult, JobSet, JobSpec, PercentilesOf, RunResult};
+use crate::workload::{Direction, DiskUtil, GroupResult, JobSet, JobSpec, PercentilesOf, RunResult, UnifiedRw};
 use report::{DirReport, Entry, FIO_VERSION, Report};
 use writer::{Object, Value};
 
@@ -125,14 +125,29 @@ fn job_object(e: &Entry<'_>, report: &Report<'_>, result: &RunResult, elapsed_s:
         job.object("job options", options_object(&e.spec.options));
     }
     let percentiles = e.percentile_list();
-    for dir in Direction::ALL {
-        let group_agg = report.group(e.groupid).map_or(0, |g| g.agg[dir.index()]);
-        job.object(dir.name(), dir_object(&e.dirs[dir.index()], group_agg, &percentiles, e.spec.percentiles_of, plus));
+    let read_agg = report.group(e.groupid).map_or(0, |g| g.agg[0]);
+    if e.spec.unified_rw_reporting == UnifiedRw::Mixed {
+        // Every direction summed into the first, under its own name (add_ddir_status_json).
+        job.object("mixed", dir_object(&e.dirs[0], read_agg, &percentiles, e.spec.percentiles_of, plus));
+    } else {
+        for dir in Direction::ALL {
+            let group_agg = report.group(e.groupid).map_or(0, |g| g.agg[dir.index()]);
+            let d = &e.dirs[dir.index()];
+            job.object(dir.name(), dir_object(d, group_agg, &percentiles, e.spec.percentiles_of, plus));
+        }
     }
-    let mut sync = Object::new();
-    sync.int("total_ios", e.sync_lat.n);
-    sync.object("lat_ns", lat_object(&e.sync_lat, None, plus));
-    job.object("sync", sync);
+    // Under `mixed`, fio writes no direction but the first, sync included.
+    if e.spec.unified_rw_reporting != UnifiedRw::Mixed {
+        let mut sync = Object::new();
+        sync.int("total_ios", e.sync_lat.n);
+        sync.object("lat_ns", lat_object(&e.sync_lat, None, plus));
+        job.object("sync", sync);
+    }
+    if e.spec.unified_rw_reporting == UnifiedRw::Both {
+        // fio's add_mixed_ddir_status_json, after sync: the directions summed.
+        let m = DirReport::mixed(&e.dirs);
+        job.object("mixed", dir_object(&m, read_agg, &percentiles, e.spec.percentiles_of, plus));
+    }
 
     job.int("job_runtime", e.job_runtime_ms);
     let (usr_cpu, sys_cpu) = e.cpu_pct();

@@ -13,7 +13,7 @@
 //! bucket.
 
 use crate::stats::{DirLatency, LatBuckets};
-use crate::workload::{DirResult, GroupResult, JobSet, JobSpec, PrioLatency, RunResult, is_sync_engine};
+use crate::workload::{DirResult, GroupResult, JobSet, JobSpec, PrioLatency, RunResult, UnifiedRw, is_sync_engine};
 use std::collections::BTreeSet;
 
 /// The version ssdtwin impersonates, as fio prints it.
@@ -208,6 +208,34 @@ impl DirReport {
         }
     }
 
+    /// Folds in another direction of the same entry, as fio's `sum_thread_stats` sums every
+    /// direction into one under `unified_rw_reporting=mixed`: bytes and I/Os add, the longest
+    /// runtime stands, latencies merge, and bandwidth and IOPS samples add (`sum_stat` with
+    /// `pure_sum`).
+    fn add_direction(&mut self, other: &DirReport) {
+        self.io_bytes += other.io_bytes;
+        self.total_ios += other.total_ios;
+        self.runtime_ms = self.runtime_ms.max(other.runtime_ms);
+        self.latency.merge(&other.latency);
+        self.bw.add(&other.bw);
+        self.iops.add(&other.iops);
+        for p in &other.prios {
+            match self.prios.iter_mut().find(|q| q.priority == p.priority) {
+                Some(q) => q.merge(p),
+                None => self.prios.push(p.clone()),
+            }
+        }
+    }
+
+    /// Every direction summed into one (fio's `gen_mixed_ddir_stats_from_ts`).
+    pub(crate) fn mixed(dirs: &[DirReport; 3]) -> DirReport {
+        let mut m = DirReport::default();
+        for d in dirs {
+            m.add_direction(d);
+        }
+        m
+    }
+
     /// `bw_bytes`: `1000 * io_bytes / runtime_ms`, integer, B/s.
     pub(crate) fn bw_bytes(&self) -> u64 {
         if self.runtime_ms == 0 {
@@ -383,6 +411,8 @@ pub(crate) struct GroupRun {
     pub(crate) agg: [u64; 3],
     /// Significant figures of its normal report: its last entry's (fio's `rs->sig_figs`).
     pub(crate) sig_figs: usize,
+    /// fio's `rs->unified_rw_rep`: its entries' settings OR-ed (`mixed` 1, `both` 2).
+    pub(crate) unified: u8,
 }
 
 impl GroupRun {
@@ -396,12 +426,18 @@ impl GroupRun {
             iobytes: [0; 3],
             agg: [0; 3],
             sig_figs: SIG_FIGS_DEFAULT,
+            unified: 0,
         }
     }
 
     /// Folds in one entry, as the loop over `threadstats` in `__show_run_stats`.
     fn add(&mut self, entry: &Entry<'_>) {
         self.sig_figs = usize::from(entry.spec.significant_figures);
+        self.unified |= match entry.spec.unified_rw_reporting {
+            UnifiedRw::None => 0,
+            UnifiedRw::Mixed => 1,
+            UnifiedRw::Both => 2,
+        };
         for (i, d) in entry.dirs.iter().enumerate() {
             if d.runtime_ms == 0 {
                 continue;
@@ -413,6 +449,22 @@ impl GroupRun {
             self.max_bw[i] = self.max_bw[i].max(bw);
             self.iobytes[i] += d.io_bytes;
         }
+    }
+
+    /// fio's `show_mixed_group_stats` sums (under `both`): bytes and aggregate bandwidth
+    /// added over the directions that ran, the extremes of their bandwidths and runtimes.
+    /// `(agg, min_bw, max_bw, iobytes, min_run, max_run)`.
+    pub(crate) fn mixed(&self) -> (u64, u64, u64, u64, u64, u64) {
+        let (mut agg, mut min_bw, mut max_bw, mut io, mut min_run, mut max_run) = (0, u64::MAX, 0, 0, u64::MAX, 0);
+        for i in (0..3).filter(|&i| self.max_run[i] > 0) {
+            io += self.iobytes[i];
+            agg += self.agg[i];
+            min_bw = min_bw.min(self.min_bw[i]);
+            max_bw = max_bw.max(self.max_bw[i]);
+            min_run = min_run.min(self.min_run[i]);
+            max_run = max_run.max(self.max_run[i]);
+        }
+        (agg, min_bw, max_bw, io, min_run, max_run)
     }
 
     fn finish(&mut self) {
@@ -477,6 +529,11 @@ impl<'a> Report<'a> {
             let with_slat = !is_sync_engine(&spec.ioengine);
             for (report, dir) in entry.dirs.iter_mut().zip(&clone.dirs) {
                 report.add_clone(dir, with_slat);
+            }
+            if spec.unified_rw_reporting == UnifiedRw::Mixed {
+                // fio sums every direction of every clone into the first.
+                let all = std::mem::take(&mut entry.dirs);
+                entry.dirs[0] = DirReport::mixed(&all);
             }
             entry.job_runtime_ms += mtime_ms(clone.runtime_ns());
             entry.runtime_ns += clone.runtime_ns();

@@ -45,7 +45,7 @@ mod num2str;
 use super::OutputOptions;
 use super::json::report::{self, DirReport, Entry, FIO_VERSION, GroupRun, Report};
 use crate::stats::{LatStats, PlatHistogram};
-use crate::workload::{BlockSize, Direction, JobSet, JobSpec, PercentilesOf, RunResult};
+use crate::workload::{BlockSize, Direction, JobSet, JobSpec, PercentilesOf, RunResult, UnifiedRw};
 use num2str::{Unit, num2str};
 use std::fmt::Write;
 
@@ -147,12 +147,20 @@ fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &Outp
     }
     let percentiles = e.percentile_list();
     let sig_figs = usize::from(e.spec.significant_figures);
+    let mixed = e.spec.unified_rw_reporting == UnifiedRw::Mixed;
     for dir in Direction::ALL {
         let d = &e.dirs[dir.index()];
         if d.io_bytes > 0 {
             let group_agg = report.group(e.groupid).map_or(0, |g| g.agg[dir.index()]);
-            write_dir(out, dir, d, group_agg, &percentiles, e.spec.percentiles_of, sig_figs);
+            let label = if mixed { "mixed" } else { dir.name() };
+            write_dir(out, label, dir, d, group_agg, &percentiles, e.spec.percentiles_of, sig_figs);
         }
+    }
+    if e.spec.unified_rw_reporting == UnifiedRw::Both {
+        // fio's show_mixed_ddir_status: the directions summed, against the read aggregate.
+        let group_agg = report.group(e.groupid).map_or(0, |g| g.agg[0]);
+        let m = DirReport::mixed(&e.dirs);
+        write_dir(out, "mixed", Direction::Read, &m, group_agg, &percentiles, e.spec.percentiles_of, sig_figs);
     }
 
     let total = e.total_ios();
@@ -204,9 +212,11 @@ fn pct_list(keys: &[&str], values: &[f64]) -> String {
     parts.join(", ")
 }
 
-/// One direction (fio's `show_ddir_status`).
+/// One direction (fio's `show_ddir_status`), labelled `label` (its name, or `mixed`).
+#[allow(clippy::too_many_arguments)]
 fn write_dir(
     out: &mut String,
+    label: &str,
     dir: Direction,
     d: &DirReport,
     group_agg: u64,
@@ -219,11 +229,10 @@ fn write_dir(
     }
     let bw = d.bw_bytes();
     // fio 3.33 reports zone resets after every write line, 0 on a conventional device.
-    let post = if dir == Direction::Write { "; 0 zone resets" } else { "" };
+    let post = if dir == Direction::Write && label == "write" { "; 0 zone resets" } else { "" };
     put!(
         out,
-        "  {}: IOPS={}, BW={} ({})({}/{}msec){post}\n",
-        dir.name(),
+        "  {label}: IOPS={}, BW={} ({})({}/{}msec){post}\n",
         num2str(d.iops_int(), sig_figs, 1, false, Unit::None),
         num2str(bw, sig_figs, 1, true, Unit::BytePerSec),
         num2str(bw, sig_figs, 1, false, Unit::BytePerSec),
@@ -379,7 +388,8 @@ fn write_lat_buckets(out: &mut String, unit: &str, pct: &[f64]) {
 /// `show_group_stats`).
 fn write_group(out: &mut String, g: &GroupRun) {
     put!(out, "\nRun status group {} (all jobs):\n", g.groupid);
-    let labels = ["   READ", "  WRITE", "   TRIM"];
+    // fio labels the first direction MIXED when every direction went into it.
+    let labels = if g.unified == 1 { ["  MIXED", "  WRITE", "   TRIM"] } else { ["   READ", "  WRITE", "   TRIM"] };
     for (i, label) in labels.iter().enumerate() {
         if g.max_run[i] == 0 {
             continue;
@@ -399,6 +409,23 @@ fn write_group(out: &mut String, g: &GroupRun) {
             bytes(g.iobytes[i], false),
             g.min_run[i],
             g.max_run[i]
+        );
+    }
+    if g.unified == 2 {
+        let (agg, min_bw, max_bw, io, min_run, max_run) = g.mixed();
+        let rate = |v: u64, pow2: bool| num2str(v, g.sig_figs, 1, pow2, Unit::BytePerSec);
+        let bytes = |v: u64, pow2: bool| num2str(v, g.sig_figs, 1, pow2, Unit::Byte);
+        put!(
+            out,
+            "  MIXED: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={min_run}-{max_run}msec\n",
+            rate(agg, true),
+            rate(agg, false),
+            rate(min_bw, true),
+            rate(max_bw, true),
+            rate(min_bw, false),
+            rate(max_bw, false),
+            bytes(io, true),
+            bytes(io, false),
         );
     }
 }

@@ -12,7 +12,7 @@ use super::values::{self, DefaultTimeUnit, MAX_BLOCK_BYTES, SizeOrPercent};
 use crate::workload::trace::ReplayOptions;
 use crate::workload::{
     Distribution, ExitWhat, FadviseHint, FileService, FlowSpec, IoPriority, LatencyTarget, PrioritySplit, ReplaySpec,
-    RwPattern, RwSequencer, SizeSpec, VerifyMethod,
+    RwPattern, RwSequencer, SizeSpec, UnifiedRw, VerifyMethod,
 };
 
 /// How an option is written.
@@ -451,6 +451,15 @@ static OPTIONS: &[OptionDef] = &[
     flag("exitall_on_error", no_effect_flag),
     flag("new_group", |d, v| {
         d.spec.new_group = values::boolean(v)?;
+        Ok(())
+    }),
+    value("unified_rw_reporting", |d, v| {
+        // fio 3.33 takes the names and their numbers (its posval table).
+        d.spec.unified_rw_reporting = match values::one_of(v, &["none", "mixed", "both", "0", "1", "2"])? {
+            "none" | "0" => UnifiedRw::None,
+            "mixed" | "1" => UnifiedRw::Mixed,
+            _ => UnifiedRw::Both,
+        };
         Ok(())
     }),
     // ---- strided zones ----
@@ -1385,10 +1394,6 @@ const HINTS: &[(&[&str], &str)] = &[
     ),
     (&["gpu_dev_id"], "it is an option of an engine that does I/O to a GPU, which ssdtwin does not model"),
     (
-        &["unified_rw_reporting"],
-        "the reports keep read, write and trim apart; sum them from --output-format=json, or use group_reporting",
-    ),
-    (
         &["bwavgtime", "iopsavgtime"],
         "bandwidth and IOPS samples are taken over fio's default 500 ms; log_avg_msec sets the logs' windows",
     ),
@@ -1569,7 +1574,6 @@ mod tests {
     #[test]
     fn every_refused_fio_option_says_why() {
         let refused = [
-            "unified_rw_reporting",
             "bwavgtime",
             "iopsavgtime",
             "stats",

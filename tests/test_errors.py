@@ -141,7 +141,7 @@ def dev() -> Device:
         ),
         (
             ["--name=a", "--zonemode=zbd"],
-            "command line: fio option 'zonemode' is not supported by ssdtwin; zoned drives are not modelled yet",
+            "command line: zonemode=zbd: zbd: zoned drives are not modelled yet (zonemode=strided and none are taken)",
         ),
         (
             ["--name=a", "--bs=4q"],

@@ -141,7 +141,7 @@ def dev() -> Device:
         ),
         (
             ["--name=a", "--zonemode=zbd"],
-            "command line: zonemode=zbd: zbd: zoned drives are not modelled yet (zonemode=strided and none are taken)",
+            "command line: zonemode=zbd: zoned drives are not modelled yet (zonemode=strided and none are taken)",
         ),
         (
             ["--name=a", "--bs=4q"],

@@ -467,7 +467,7 @@ static OPTIONS: &[OptionDef] = &[
         d.zone_mode = Some(match values::one_of(v, &["none", "strided", "zbd"])? {
             "none" => ZoneMode::None,
             "strided" => ZoneMode::Strided,
-            _ => return Err("zbd: zoned drives are not modelled yet (zonemode=strided and none are taken)".into()),
+            _ => return Err("zoned drives are not modelled yet (zonemode=strided and none are taken)".into()),
         });
         Ok(())
     }),

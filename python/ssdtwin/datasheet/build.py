@@ -89,6 +89,8 @@ def build_from_sheet(sheet: Sheet, where: str = "sheet", *, calibrate: bool = Tr
     layers_note = f"{layers} layers ({'sheet' if sheet.nand_layers else 'usual for ' + sheet.interface})"
     gen = nand_generation(sheet.cell, layers)
     p = Profile()
+    n = len(sheet.calibrations) if calibrate else 0
+    calibration = f"with {n} field{'s' if n > 1 else ''} calibrated" if n else "without calibration"
 
     # --- identity
     capacity = idema_bytes(sheet.capacity_gb)
@@ -103,7 +105,7 @@ def build_from_sheet(sheet: Sheet, where: str = "sheet", *, calibrate: bool = Tr
     p.set(
         "identity",
         "sources",
-        [*sheet.sources, f"built from the sheet of '{sheet.name}' by 'ssdtwin profile new', without calibration"],
+        [*sheet.sources, f"built from the sheet of '{sheet.name}' by 'ssdtwin profile new', {calibration}"],
         "",
     )
 

@@ -50,10 +50,14 @@ def test_the_figure_is_drawn_from_the_table_alone(small: dict[str, object]) -> N
     fig = plot_qd_sweep(table)
     iops_ax, lat_ax = fig.axes
     assert iops_ax.get_xlabel() == "queue depth" and iops_ax.get_xscale() == "log"
+    assert [t.get_text() for t in iops_ax.get_xticklabels()] == ["1", "4"]
     (line,) = iops_ax.get_lines()
     assert list(line.get_xdata()) == [1, 4]
     assert list(line.get_ydata()) == pytest.approx(list(table.iops / 1e3))
-    assert lat_ax.get_ylabel() == "mean latency (µs)"
+    assert lat_ax.get_ylabel() == "latency (µs)"
+    mean, p99 = lat_ax.get_lines()
+    assert list(p99.get_ydata()) == pytest.approx(list(table.p99_lat_us))
+    assert all(p >= m for p, m in zip(p99.get_ydata(), mean.get_ydata(), strict=True))
     # The figure names the drive, the host and the workload.
     table.insert(0, "profile", "generic-tlc-1tb")
     title = plot_qd_sweep(table).get_suptitle()

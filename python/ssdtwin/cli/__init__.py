@@ -55,12 +55,13 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.option("--quiet", is_flag=True, help="No progress bars, even on a terminal.")
 @click.version_option(version=__version__, prog_name="ssdtwin")
 @click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
     """A digital twin of flash SSDs: run fio jobs on simulated drives, and read them with nvme-cli
     and smartctl; and of ZFS pools of disks and SSDs (zpool, zdb, zfs plan)."""
-    ctx.obj = {"debug": debug}
+    ctx.obj = {"debug": debug, "quiet": quiet}
 
 
 def _debug_requested(args: list[str]) -> bool:

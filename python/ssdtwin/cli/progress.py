@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import click
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -19,8 +20,11 @@ from rich.progress import (
 
 
 def wanted(json_on_stdout: bool) -> bool:
-    """A bar is shown when stderr and stdout are terminals and no JSON goes to stdout."""
-    return sys.stderr.isatty() and sys.stdout.isatty() and not json_on_stdout
+    """A bar is shown when stderr and stdout are terminals, no JSON goes to stdout, and the
+    command was not given ``ssdtwin --quiet``."""
+    ctx = click.get_current_context(silent=True)
+    quiet = ctx is not None and bool((ctx.find_root().obj or {}).get("quiet"))
+    return sys.stderr.isatty() and sys.stdout.isatty() and not json_on_stdout and not quiet
 
 
 def _bar(*middle: TextColumn | BarColumn | TaskProgressColumn, forced: bool = False) -> Progress:
@@ -62,17 +66,31 @@ def simulation_bar(
     if not (enabled or forced):
         yield None
         return
-    with _bar(TaskProgressColumn(), forced=forced) as bar:
-        task = bar.add_task(description, total=1.0)
+    with _bar(TaskProgressColumn(), TextColumn("{task.fields[sim]}"), forced=forced) as bar:
+        task = bar.add_task(description, total=1.0, sim="")
+        started = time.monotonic()
 
         def update(elapsed_ns: int, expected_ns: int | None, done: int, expected: int | None) -> bool:
+            sim = simulated_text(elapsed_ns, time.monotonic() - started)
             if expected_ns:
-                bar.update(task, completed=min(elapsed_ns / expected_ns, 1.0))
+                bar.update(task, completed=min(elapsed_ns / expected_ns, 1.0), sim=sim)
             elif expected:
-                bar.update(task, completed=min(done / expected, 1.0))
+                bar.update(task, completed=min(done / expected, 1.0), sim=sim)
+            else:
+                bar.update(task, sim=sim)
             return True
 
         yield update
+
+
+def simulated_text(simulated_ns: int, wall_s: float) -> str:
+    """The simulated time so far and how many times faster than real time it ran.
+
+    >>> simulated_text(12_500_000_000, 0.5), simulated_text(2_000_000, 4.0)
+    ('12.50 s simulated, x25 real time', '0.00 s simulated, x0.0005 real time')
+    """
+    factor = simulated_ns / 1e9 / wall_s if wall_s > 0 else 0.0
+    return f"{simulated_ns / 1e9:.2f} s simulated, x{factor:.3g} real time"
 
 
 @contextmanager

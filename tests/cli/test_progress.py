@@ -1,0 +1,41 @@
+"""Progress bars: on a terminal only, never with ``ssdtwin --quiet``, and saying how much time
+was simulated and how much faster than real time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+import pytest
+from ssdtwin.cli import cli, progress
+
+from ..helpers import Outcome
+
+RunMain = Callable[..., Outcome]
+
+
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
+
+
+def test_a_terminal_gets_a_bar_unless_quiet_or_json(terminal: None) -> None:
+    with click.Context(cli, obj={"debug": False, "quiet": False}):
+        assert progress.wanted(False) and not progress.wanted(True)
+    with click.Context(cli, obj={"debug": False, "quiet": True}):
+        assert not progress.wanted(False)
+    # A subcommand's context finds the root's setting.
+    with click.Context(cli, obj={"quiet": True}) as root, click.Context(click.Command("fio"), parent=root):
+        assert not progress.wanted(False)
+
+
+def test_the_bar_says_simulated_time_and_speed_against_real_time() -> None:
+    assert progress.simulated_text(3_000_000_000, 0.25) == "3.00 s simulated, x12 real time"
+
+
+def test_quiet_goes_before_the_command(run_main: RunMain) -> None:
+    outcome = run_main(
+        "--quiet", "fio", "--host", "none", "--name=w", "--rw=write", "--size=1m", "--output-format=terse"
+    )
+    assert outcome.status == 0 and outcome.err == "", outcome

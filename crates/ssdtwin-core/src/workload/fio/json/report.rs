@@ -200,7 +200,12 @@ impl DirReport {
         }
         self.bw.add(&SampleStats::of(&dir.bw_samples));
         self.iops.add(&SampleStats::of(&dir.iops_samples));
-        for p in &dir.prios {
+        self.merge_prios(&dir.prios);
+    }
+
+    /// Merges per-priority latencies by priority, new ones in order of appearance.
+    fn merge_prios(&mut self, prios: &[PrioLatency]) {
+        for p in prios {
             match self.prios.iter_mut().find(|q| q.priority == p.priority) {
                 Some(q) => q.merge(p),
                 None => self.prios.push(p.clone()),
@@ -219,12 +224,7 @@ impl DirReport {
         self.latency.merge(&other.latency);
         self.bw.add(&other.bw);
         self.iops.add(&other.iops);
-        for p in &other.prios {
-            match self.prios.iter_mut().find(|q| q.priority == p.priority) {
-                Some(q) => q.merge(p),
-                None => self.prios.push(p.clone()),
-            }
-        }
+        self.merge_prios(&other.prios);
     }
 
     /// Every direction summed into one (fio's `gen_mixed_ddir_stats_from_ts`).
@@ -451,20 +451,31 @@ impl GroupRun {
         }
     }
 
+    /// Direction `i`'s run-status line.
+    pub(crate) fn line(&self, i: usize) -> GroupLine {
+        GroupLine {
+            agg: self.agg[i],
+            min_bw: self.min_bw[i],
+            max_bw: self.max_bw[i],
+            iobytes: self.iobytes[i],
+            min_run: self.min_run[i],
+            max_run: self.max_run[i],
+        }
+    }
+
     /// fio's `show_mixed_group_stats` sums (under `both`): bytes and aggregate bandwidth
     /// added over the directions that ran, the extremes of their bandwidths and runtimes.
-    /// `(agg, min_bw, max_bw, iobytes, min_run, max_run)`.
-    pub(crate) fn mixed(&self) -> (u64, u64, u64, u64, u64, u64) {
-        let (mut agg, mut min_bw, mut max_bw, mut io, mut min_run, mut max_run) = (0, u64::MAX, 0, 0, u64::MAX, 0);
-        for i in (0..3).filter(|&i| self.max_run[i] > 0) {
-            io += self.iobytes[i];
-            agg += self.agg[i];
-            min_bw = min_bw.min(self.min_bw[i]);
-            max_bw = max_bw.max(self.max_bw[i]);
-            min_run = min_run.min(self.min_run[i]);
-            max_run = max_run.max(self.max_run[i]);
+    pub(crate) fn mixed(&self) -> GroupLine {
+        let mut m = GroupLine { agg: 0, min_bw: u64::MAX, max_bw: 0, iobytes: 0, min_run: u64::MAX, max_run: 0 };
+        for line in (0..3).filter(|&i| self.max_run[i] > 0).map(|i| self.line(i)) {
+            m.iobytes += line.iobytes;
+            m.agg += line.agg;
+            m.min_bw = m.min_bw.min(line.min_bw);
+            m.max_bw = m.max_bw.max(line.max_bw);
+            m.min_run = m.min_run.min(line.min_run);
+            m.max_run = m.max_run.max(line.max_run);
         }
-        (agg, min_bw, max_bw, io, min_run, max_run)
+        m
     }
 
     fn finish(&mut self) {
@@ -474,6 +485,18 @@ impl GroupRun {
             }
         }
     }
+}
+
+/// One line of fio's run status: aggregate, lowest and highest bandwidth (B/s), bytes, and
+/// the shortest and longest runtime (ms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GroupLine {
+    pub(crate) agg: u64,
+    pub(crate) min_bw: u64,
+    pub(crate) max_bw: u64,
+    pub(crate) iobytes: u64,
+    pub(crate) min_run: u64,
+    pub(crate) max_run: u64,
 }
 
 /// Report entries and group statistics for one run.

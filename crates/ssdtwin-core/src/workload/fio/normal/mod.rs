@@ -43,7 +43,7 @@
 mod num2str;
 
 use super::OutputOptions;
-use super::json::report::{self, DirReport, Entry, FIO_VERSION, GroupRun, Report};
+use super::json::report::{self, DirReport, Entry, FIO_VERSION, GroupLine, GroupRun, Report};
 use crate::stats::{LatStats, PlatHistogram};
 use crate::workload::{BlockSize, Direction, JobSet, JobSpec, PercentilesOf, RunResult, UnifiedRw};
 use num2str::{Unit, num2str};
@@ -391,43 +391,33 @@ fn write_group(out: &mut String, g: &GroupRun) {
     // fio labels the first direction MIXED when every direction went into it.
     let labels = if g.unified == 1 { ["  MIXED", "  WRITE", "   TRIM"] } else { ["   READ", "  WRITE", "   TRIM"] };
     for (i, label) in labels.iter().enumerate() {
-        if g.max_run[i] == 0 {
-            continue;
+        if g.max_run[i] > 0 {
+            write_group_line(out, label, &g.line(i), g.sig_figs);
         }
-        let rate = |v: u64, pow2: bool| num2str(v, g.sig_figs, 1, pow2, Unit::BytePerSec);
-        let bytes = |v: u64, pow2: bool| num2str(v, g.sig_figs, 1, pow2, Unit::Byte);
-        put!(
-            out,
-            "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec\n",
-            rate(g.agg[i], true),
-            rate(g.agg[i], false),
-            rate(g.min_bw[i], true),
-            rate(g.max_bw[i], true),
-            rate(g.min_bw[i], false),
-            rate(g.max_bw[i], false),
-            bytes(g.iobytes[i], true),
-            bytes(g.iobytes[i], false),
-            g.min_run[i],
-            g.max_run[i]
-        );
     }
     if g.unified == 2 {
-        let (agg, min_bw, max_bw, io, min_run, max_run) = g.mixed();
-        let rate = |v: u64, pow2: bool| num2str(v, g.sig_figs, 1, pow2, Unit::BytePerSec);
-        let bytes = |v: u64, pow2: bool| num2str(v, g.sig_figs, 1, pow2, Unit::Byte);
-        put!(
-            out,
-            "  MIXED: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={min_run}-{max_run}msec\n",
-            rate(agg, true),
-            rate(agg, false),
-            rate(min_bw, true),
-            rate(max_bw, true),
-            rate(min_bw, false),
-            rate(max_bw, false),
-            bytes(io, true),
-            bytes(io, false),
-        );
+        write_group_line(out, "  MIXED", &g.mixed(), g.sig_figs);
     }
+}
+
+/// `   READ: bw=… (…), …-… (…-…), io=… (…), run=…-…msec`.
+fn write_group_line(out: &mut String, label: &str, l: &GroupLine, sig_figs: usize) {
+    let rate = |v: u64, pow2: bool| num2str(v, sig_figs, 1, pow2, Unit::BytePerSec);
+    let bytes = |v: u64, pow2: bool| num2str(v, sig_figs, 1, pow2, Unit::Byte);
+    put!(
+        out,
+        "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec\n",
+        rate(l.agg, true),
+        rate(l.agg, false),
+        rate(l.min_bw, true),
+        rate(l.max_bw, true),
+        rate(l.min_bw, false),
+        rate(l.max_bw, false),
+        bytes(l.iobytes, true),
+        bytes(l.iobytes, false),
+        l.min_run,
+        l.max_run
+    );
 }
 
 #[cfg(test)]

@@ -5,36 +5,25 @@ offsets each job issues, read from its latency log with ``log_offset=1``, are re
 from __future__ import annotations
 
 import itertools
-import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from ..helpers import Outcome, assert_one_line_error
+from . import offsets
 
 RunMain = Callable[..., Outcome]
-FIO = shutil.which("fio")
 KIB = 1024
+COMMON = ["--bs=4k", "--size=64k"]
 
 
 def our_offsets(run_main: RunMain, tmp_path: Path, *args: str) -> list[int]:
-    outcome = run_main(
-        "fio", "--host", "none", "--name=b", *args, "--bs=4k", "--size=64k", "--write_lat_log=x", "--log_offset=1"
-    )
-    assert outcome.status == 0, outcome
-    lines = (tmp_path / "x_lat.1.log").read_text().splitlines()
-    return [int(line.split(", ")[4]) for line in lines]
+    return offsets.our_offsets(run_main, tmp_path, *args, *COMMON)
 
 
 def fio_offsets(tmp_path: Path, *args: str) -> list[int]:
-    assert FIO is not None
-    where = tmp_path / "fio"
-    where.mkdir(exist_ok=True)
-    cmd = [FIO, "--name=b", "--ioengine=null", *args, "--bs=4k", "--size=64k", "--write_lat_log=x", "--log_offset=1"]
-    subprocess.run(cmd, cwd=where, capture_output=True, check=True)
-    return [int(line.split(", ")[4]) for line in (where / "x_lat.1.log").read_text().splitlines()]
+    return offsets.fio_offsets(tmp_path, *args, *COMMON)
 
 
 def test_backwards_reads_walk_down_from_the_end(run_main: RunMain, tmp_path: Path) -> None:
@@ -48,7 +37,7 @@ def test_a_positive_modifier_skips_and_wraps(run_main: RunMain, tmp_path: Path) 
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(FIO is None, reason="real fio is not installed (apt-get install fio)")
+@pytest.mark.skipif(offsets.FIO is None, reason="real fio is not installed (apt-get install fio)")
 @pytest.mark.parametrize("rw", ["read:-8k", "write:4k", "read:-4k", "read:12k"])
 def test_sequential_modifiers_issue_real_fio_s_offsets(run_main: RunMain, tmp_path: Path, rw: str) -> None:
     assert our_offsets(run_main, tmp_path, f"--rw={rw}") == fio_offsets(tmp_path, f"--rw={rw}")
@@ -56,18 +45,18 @@ def test_sequential_modifiers_issue_real_fio_s_offsets(run_main: RunMain, tmp_pa
 
 @pytest.mark.parametrize("sequencer", ["identical", "sequential"])
 def test_random_draws_every_nth_io(run_main: RunMain, tmp_path: Path, sequencer: str) -> None:
-    offsets = our_offsets(run_main, tmp_path, "--rw=randread:4", f"--rw_sequencer={sequencer}")
-    assert len(offsets) == 16
+    issued = our_offsets(run_main, tmp_path, "--rw=randread:4", f"--rw_sequencer={sequencer}")
+    assert len(issued) == 16
     for start in range(0, 16, 4):
-        run = offsets[start : start + 4]
+        run = issued[start : start + 4]
         for a, b in itertools.pairwise(run):
             if sequencer == "identical":
-                assert b == a, offsets
+                assert b == a, issued
             else:
                 # The next block, unless that would pass the end: then fio draws anew.
-                assert b == a + 4 * KIB or a + 8 * KIB > 64 * KIB, offsets
+                assert b == a + 4 * KIB or a + 8 * KIB > 64 * KIB, issued
     # Each group starts with a draw: not all groups start where the previous one ended.
-    assert any(offsets[s] != offsets[s - 1] + 4 * KIB for s in (4, 8, 12)), offsets
+    assert any(issued[s] != issued[s - 1] + 4 * KIB for s in (4, 8, 12)), issued
 
 
 def test_modifier_errors(run_main: RunMain) -> None:

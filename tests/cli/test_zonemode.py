@@ -5,35 +5,25 @@ ones exactly; random ones in structure, since fio's random numbers are its own).
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from ..helpers import Outcome, assert_one_line_error
+from . import offsets
 
 RunMain = Callable[..., Outcome]
-FIO = shutil.which("fio")
 KIB = 1024
-COMMON = ["--bs=4k", "--size=1m", "--write_lat_log=x", "--log_offset=1"]
+COMMON = ["--bs=4k", "--size=1m"]
 
 
 def our_offsets(run_main: RunMain, tmp_path: Path, *args: str) -> list[int]:
-    outcome = run_main("fio", "--host", "none", "--name=z", *args, *COMMON)
-    assert outcome.status == 0, outcome
-    lines = (tmp_path / "x_lat.1.log").read_text().splitlines()
-    return [int(line.split(", ")[4]) for line in lines]
+    return offsets.our_offsets(run_main, tmp_path, *args, *COMMON)
 
 
 def fio_offsets(tmp_path: Path, *args: str) -> list[int]:
-    assert FIO is not None
-    where = tmp_path / "fio"
-    where.mkdir(exist_ok=True)
-    cmd = [FIO, "--name=z", "--ioengine=null", *args, *COMMON]
-    subprocess.run(cmd, cwd=where, capture_output=True, check=True)
-    return [int(line.split(", ")[4]) for line in (where / "x_lat.1.log").read_text().splitlines()]
+    return offsets.fio_offsets(tmp_path, *args, *COMMON)
 
 
 STRIDED = ["--zonemode=strided", "--rw=write", "--number_ios=12"]
@@ -54,11 +44,11 @@ def test_sequential_zones_issue_fio_s_offsets(run_main: RunMain, tmp_path: Path,
 def test_random_offsets_stay_in_their_zone_and_do_not_repeat_in_it(run_main: RunMain, tmp_path: Path) -> None:
     # zonesize 16k: four 4 KiB reads per zone, each zone 64k long, 64k skipped after it.
     zones = ["--zonemode=strided", "--zonesize=16k", "--zonerange=64k", "--zoneskip=64k"]
-    offsets = our_offsets(run_main, tmp_path, "--rw=randread", "--number_ios=12", *zones)
+    issued = our_offsets(run_main, tmp_path, "--rw=randread", "--number_ios=12", *zones)
     for k in range(3):
-        in_zone = offsets[4 * k : 4 * k + 4]
-        assert all(128 * KIB * k <= o < 128 * KIB * k + 64 * KIB for o in in_zone), offsets
-        assert len(set(in_zone)) == 4, offsets
+        in_zone = issued[4 * k : 4 * k + 4]
+        assert all(128 * KIB * k <= o < 128 * KIB * k + 64 * KIB for o in in_zone), issued
+        assert len(set(in_zone)) == 4, issued
 
 
 @pytest.mark.parametrize(
@@ -76,7 +66,7 @@ def test_zone_options_fio_refuses_are_one_line(run_main: RunMain, args: list[str
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(FIO is None, reason="real fio is not installed (apt-get install fio)")
+@pytest.mark.skipif(offsets.FIO is None, reason="real fio is not installed (apt-get install fio)")
 @pytest.mark.parametrize("zones", list(SEQUENTIAL), ids=[" ".join(z) for z in SEQUENTIAL])
 def test_sequential_zones_match_real_fio(run_main: RunMain, tmp_path: Path, zones: tuple[str, ...]) -> None:
     assert our_offsets(run_main, tmp_path, *STRIDED, *zones) == fio_offsets(tmp_path, *STRIDED, *zones)

@@ -54,8 +54,7 @@ def profile_text(sheet: Sheet, sheet_name: str, where: str = "sheet", *, calibra
     """The profile ``sheet`` describes as commented TOML, its header naming the sheet
     (``sheet_name``) and citing the priors it used: what ``profile new`` writes."""
     profile = build_from_sheet(sheet, where, calibrate=calibrate)
-    n = len(sheet.calibrations) if calibrate else 0
-    calibration = f"with {n} field{'s' if n > 1 else ''} calibrated" if n else "without calibration"
+    calibration = _calibration_phrase(sheet, calibrate)
     header = (
         f"{sheet.name}: built by 'ssdtwin profile new' from {sheet_name}, {calibration}.\n"
         "Each field says where it came from: the sheet, a derivation from it, a prior of\n"
@@ -64,6 +63,12 @@ def profile_text(sheet: Sheet, sheet_name: str, where: str = "sheet", *, calibra
         "\nPriors' sources:\n" + "\n".join(cited(profile))
     )
     return profile.toml(header)
+
+
+def _calibration_phrase(sheet: Sheet, calibrate: bool) -> str:
+    """``with N fields calibrated`` or ``without calibration``, for the profile's words."""
+    n = len(sheet.calibrations) if calibrate else 0
+    return f"with {n} field{'s' if n > 1 else ''} calibrated" if n else "without calibration"
 
 
 def cited(profile: Profile) -> list[str]:
@@ -89,8 +94,7 @@ def build_from_sheet(sheet: Sheet, where: str = "sheet", *, calibrate: bool = Tr
     layers_note = f"{layers} layers ({'sheet' if sheet.nand_layers else 'usual for ' + sheet.interface})"
     gen = nand_generation(sheet.cell, layers)
     p = Profile()
-    n = len(sheet.calibrations) if calibrate else 0
-    calibration = f"with {n} field{'s' if n > 1 else ''} calibrated" if n else "without calibration"
+    calibration = _calibration_phrase(sheet, calibrate)
 
     # --- identity
     capacity = idema_bytes(sheet.capacity_gb)

@@ -30,18 +30,22 @@ METRICS = {
 }
 
 
-def _measure(dev: Device, rw: str, seconds: float, seed: int) -> float:
-    job = [
-        "--name=measure",
+def _timed(name: str, rw: str, bs: str, seconds: float) -> list[str]:
+    """A direct libaio job at QD32 for ``seconds``, as the protocol's phases run."""
+    return [
+        f"--name={name}",
         f"--rw={rw}",
-        "--bs=128k",
+        f"--bs={bs}",
         "--iodepth=32",
         "--ioengine=libaio",
         "--direct=1",
         f"--runtime={round(seconds * 1000)}ms",
         "--time_based",
     ]
-    out = dev.run(job, seed=seed).json["jobs"][0]
+
+
+def _measure(dev: Device, rw: str, seconds: float, seed: int) -> float:
+    out = dev.run(_timed("measure", rw, "128k", seconds), seed=seed).json["jobs"][0]
     return float(out["read" if rw == "read" else "write"]["bw_bytes"]) / 1e6
 
 
@@ -61,16 +65,7 @@ def dirty_recovery_sweep(
     dev = Device(profile, overrides=overrides, host=host)
     dev.format()
     dev.fill("seq", fill_pct, seed=seed)
-    dirty = [
-        "--name=dirty",
-        "--rw=randwrite",
-        "--bs=4k",
-        "--iodepth=32",
-        "--ioengine=libaio",
-        "--direct=1",
-        f"--runtime={dirty_minutes * 60:g}s",
-        "--time_based",
-    ]
+    dirty = _timed("dirty", "randwrite", "4k", dirty_minutes * 60)
     dirty_iops = float(dev.run(dirty, seed=seed).json["jobs"][0]["write"]["iops"])
     if advance:
         advance("dirty")

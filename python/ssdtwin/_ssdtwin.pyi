@@ -33,6 +33,7 @@ __all__ = [
     "profile_toml",
     "run_fio_on_drive",
     "run_memory",
+    "shipped_profile_text",
     "zdb_plan",
 ]
 
@@ -57,6 +58,9 @@ def host_dram_bytes(host: str, overrides: list[str] = ...) -> int:
 
 def profile_names() -> list[str]:
     """Names of the shipped profiles."""
+
+def shipped_profile_text(name: str) -> str | None:
+    """A shipped drive profile's file as written, with its source comments (``None``: not shipped)."""
 
 def profile_toml(profile: str, overrides: list[str] = ...) -> str:
     """Resolved TOML of a profile after ``section.field=value`` overrides.

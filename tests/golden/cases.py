@@ -46,6 +46,20 @@ CASES: dict[str, str] = {
     ),
     "study-thermal": "study thermal --profile micron-9200max --airflow 0,2 --seconds 2 --json --out '{tmp}'",
     "study-zfs-special": "study zfs-special --files 300 --fill-files 200 --json --out '{tmp}'",
+    "study-slc-fill": (
+        "study slc-fill --profile crucial-p1 --set nand.blocks_per_plane=48 --set identity.capacity_bytes=12884901888 "
+        "--set slc_cache.static_gib=1 --set slc_cache.dynamic_max_gib=2 --set slc_cache.fold_high_gib=2 "
+        "--set slc_cache.fold_low_gib=1 --host none --json --out '{tmp}'"
+    ),
+    "study-whole-fill": "study whole-fill --profile '{small}' --host none --json --out '{tmp}'",
+    "study-dirty-recovery": (
+        "study dirty-recovery --profile '{small}' --dirty-minutes 0.01 --idle-minutes 0.01 --measure-s 0.05 "
+        "--json --out '{tmp}'"
+    ),
+    "study-pts": (
+        "study pts --profile '{small}' --tests throughput,latency --cell-s 0.01 --max-rounds 5 "
+        "--host none --json --out '{tmp}'"
+    ),
     "fio-bare-randread": (
         "fio --host none --profile micron-9200max --fill seq --name=r --rw=randread --bs=4k --size=1g "
         "--iodepth=32 --ioengine=libaio --runtime=20ms --time_based --output-format=json"

@@ -33,6 +33,13 @@ fn profile_toml(py: Python<'_>, profile: &str, overrides: Vec<String>) -> PyResu
     Ok(loaded.to_toml())
 }
 
+/// A shipped drive profile's file as it is written, with the comments that say where each
+/// value came from; `None` for a name that is not shipped.
+#[pyfunction]
+fn shipped_profile_text(name: &str) -> Option<&'static str> {
+    ssdtwin_core::config::shipped_text(name)
+}
+
 /// The largest namespace (bytes) the profile's geometry, GC reserve and SLC cache allow,
 /// after `overrides`, whatever capacity it asks for.
 #[pyfunction]
@@ -125,6 +132,7 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add_function(wrap_pyfunction!(profile_names, m)?)?;
     m.add_function(wrap_pyfunction!(profile_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(shipped_profile_text, m)?)?;
     m.add_function(wrap_pyfunction!(check_fio_args, m)?)?;
     m.add_function(wrap_pyfunction!(fio_showcmd, m)?)?;
     m.add_function(wrap_pyfunction!(fio_option_names, m)?)?;

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import click
 
+from .. import report_page
 from ..device import DEFAULT_HOST, RawToml
 from ..errors import ProbeError
 from ..files import place_text
@@ -25,7 +26,7 @@ from ..params import FiniteFloat
 from ..probe import MEASUREMENTS, READ_ONLY, Settings, probe
 from ..probe.facts import Facts, block_facts, file_facts, nvme_health, twin_facts
 from ..probe.nbd import nbd_facts
-from ..probe.report import document, text, write_report
+from ..probe.report import document, page, text, write_report
 from ..probe.runner import FioRunner, FioTarget, Runner, TwinRunner
 from ..probe.safety import Claim, DeviceTree, check_device, check_file, check_signatures
 from .common import OutputFile, parse_overrides
@@ -83,6 +84,12 @@ def _direct_io(path: Path) -> bool:
     "--report", "report", type=click.Path(file_okay=False, path_type=Path), help="Write tables, figures and jobs here."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the estimates and the profile's fields as JSON.")
+@click.option(
+    "--html",
+    "html",
+    type=OutputFile(),
+    help="Write a self-contained report page: estimates, figures, tables and the inferred profile.",
+)
 @click.option("--force", is_flag=True, help="Replace --out, and write over an existing file TARGET.")
 @click.option("--destructive", is_flag=True, help="Allow writing over the whole TARGET (a device or NBD export).")
 @click.option("--serial", help="The device's serial (or WWN/EUI-64), required with --destructive on a device.")
@@ -116,6 +123,7 @@ def command(
     out: Path | None,
     report: Path | None,
     as_json: bool,
+    html: Path | None,
     force: bool,
     destructive: bool,
     serial: str | None,
@@ -138,6 +146,8 @@ def command(
         raise click.UsageError("give a TARGET (device, file or NBD URI) or --twin PROFILE, one of them")
     if out is not None and out.exists() and not force:
         raise click.UsageError(f"{out} exists; add --force to replace it (--out)")
+    if html is not None and html.exists() and not force:
+        raise click.UsageError(f"{html} exists; add --force to replace it (--html)")
     if report is not None and report.exists() and not report.is_dir():
         raise click.UsageError(f"--report {report}: not a directory")
     settings = Settings.for_twin() if twin is not None else Settings.for_device()
@@ -186,6 +196,8 @@ def command(
             place_text(out, profile)
         if report is not None:
             write_report(result, runner, report)
+        if html is not None:
+            report_page.write(page(result), html)
         if as_json:
             click.echo(json.dumps(document(result), indent=1))
         else:

@@ -4,6 +4,9 @@ Every study writes ``NAME.csv``, ``NAME.json`` (records) and ``NAME.png`` to ``-
 (default ``out/NAME``), and with ``--json`` prints the records on stdout instead of a
 summary. Existing files are not replaced without ``--force``.
 
+With ``--html`` it also writes ``NAME.html``: one self-contained page with the report, the
+figures, the tables, each drive's profile with the source of every field, and the command.
+
 Every study takes ``--set SECTION.FIELD=VALUE`` (profile overrides, repeatable) and several
 drives (``--profile A --profile B`` or ``--profile A,B``): it runs once per drive, the table
 gains a ``profile`` column, and each drive gets its own figure (``NAME-DRIVE.png``).
@@ -19,10 +22,12 @@ from typing import Any
 import click
 import pandas as pd
 
+from .. import report_page
 from ..device import DEFAULT_HOST, DEFAULT_SETUP_SEED, RawToml
 from ..files import place_text
 from ..params import SEED
 from ..plots import FIGURES
+from ..plots.base import drive_and_host
 from ..studies import REGISTRY, Study, run_study, study_parts
 from ..studies.base import choice_list
 from ..studies.zfs_special import report as zfs_special_report
@@ -61,16 +66,27 @@ def _refuse_existing(paths: list[Path], force: bool) -> None:
             raise click.UsageError(f"{path} exists; add --force to replace the study's outputs")
 
 
-def _finish(table: pd.DataFrame, figures: list[Any], paths: list[Path], as_json: bool, report: str) -> None:
-    """Writes the table and figures to ``paths`` (closing the figures), then prints the
+def _finish(
+    table: pd.DataFrame,
+    figures: list[Any],
+    paths: list[Path],
+    as_json: bool,
+    report: str,
+    page: Callable[[list[Path]], report_page.Page] | None = None,
+) -> None:
+    """Writes the table and figures to ``paths`` (closing the figures) and, given ``page``
+    (the HTML page from the written figures), the page to the last path; then prints the
     table as JSON records, or else the report (if any) and the files written."""
+    figure_paths = paths[2:-1] if page else paths[2:]
     try:
-        write_outputs(table, figures, paths)
+        write_outputs(table, figures, paths[:2] + figure_paths)
     finally:
         import matplotlib.pyplot as plt
 
         for figure in figures:
             plt.close(figure)
+    if page:
+        report_page.write(page(figure_paths), paths[-1])
     if as_json:
         click.echo(json.dumps(json.loads(table.to_json(orient="records")), indent=1))
     else:
@@ -80,10 +96,11 @@ def _finish(table: pd.DataFrame, figures: list[Any], paths: list[Path], as_json:
 
 
 def _output_params(executor_help: str) -> list[click.Parameter]:
-    """``--out``, ``--json``, ``--force`` and ``--executor``, which every study takes."""
+    """``--out``, ``--json``, ``--html``, ``--force`` and ``--executor``, which every study takes."""
     return [
         click.Option(["--out"], type=click.Path(file_okay=False, path_type=Path), help="Output directory."),
         click.Option(["--json", "as_json"], is_flag=True, help="Print the table as JSON records."),
+        click.Option(["--html"], is_flag=True, help="Also write NAME.html, a self-contained report page."),
         click.Option(["--force"], is_flag=True, help="Replace existing outputs."),
         click.Option(["--executor"], default=None, help=executor_help),
     ]
@@ -111,6 +128,7 @@ def _make_command(study: Study) -> click.Command:
     def run(
         out: Path | None,
         as_json: bool,
+        html: bool,
         force: bool,
         profile: tuple[str, ...],
         overrides: tuple[str, ...],
@@ -125,6 +143,8 @@ def _make_command(study: Study) -> click.Command:
         if study.figures_by is not None:
             keys = list(dict.fromkeys(v.strip() for v in str(kwargs[study.figures_by]).split(",") if v.strip()))
         paths = output_paths(study.name, out_dir, profiles, keys)
+        if html:
+            paths.append(out_dir / f"{study.name}.html")
         _refuse_existing(paths, force)
         executor: str | None = kwargs.pop("executor")
         options = kwargs
@@ -154,7 +174,13 @@ def _make_command(study: Study) -> click.Command:
             figures = [figure(table[table[column] == k]) for k in keys]
         else:
             figures = [figure(t) for t in tables]
-        _finish(table, figures, paths, as_json, "\n\n".join(r.rstrip() for r in reports if r))
+        text = "\n\n".join(r.rstrip() for r in reports if r)
+
+        def page(figure_paths: list[Path]) -> report_page.Page:
+            drives = [report_page.profile_section(p, settings) for p in profiles]
+            return study_page(study, table, text, figure_paths, drives)
+
+        _finish(table, figures, paths, as_json, text, page if html else None)
 
     params: list[click.Parameter] = [
         click.Option(
@@ -190,6 +216,25 @@ def _make_command(study: Study) -> click.Command:
     params += study.arguments
     callback: Callable[..., None] = run
     return click.Command(study.name, params=params, callback=callback, help=study.help)
+
+
+def study_page(
+    study: Study, table: pd.DataFrame, report: str, figure_paths: list[Path], drives: list[report_page.Section]
+) -> report_page.Page:
+    """A study's HTML page: its report, figures, tables (the study's own, or its whole
+    table), the drives and the command."""
+    title = f"ssdtwin study {study.name}: {drive_and_host(table)}"
+    parts: list[report_page.Part] = [report_page.Text(report)] if report else []
+    sections = [report_page.Section("Conclusions", parts)] if parts else []
+    sections.append(report_page.Section("Figures", [report_page.figure_file(p, p.name) for p in figure_paths]))
+    tables = study.tables(table) if study.tables else {f"{study.name}: the whole table": table}
+    sections.append(
+        report_page.Section(
+            "Tables", [report_page.Table(t, caption, index=study.tables is not None) for caption, t in tables.items()]
+        )
+    )
+    sections += drives
+    return report_page.Page(title, report_page.command_line(), sections)
 
 
 @click.group("study")
@@ -244,6 +289,7 @@ def zfs_special(
     seed: int,
     out: Path | None,
     as_json: bool,
+    html: bool,
     force: bool,
     executor: str | None,
 ) -> None:
@@ -255,6 +301,8 @@ def zfs_special(
     out_dir = out or Path("out") / "zfs-special"
     _check_output_dir(out_dir)
     paths = output_paths("zfs-special", out_dir, [pool])
+    if html:
+        paths.append(out_dir / "zfs-special.html")
     _refuse_existing(paths, force)
     operations = choice_list(workloads, OPERATIONS, "--workloads")
     options: dict[str, Any] = {
@@ -280,8 +328,28 @@ def zfs_special(
             open_executor(executor) as ex,
         ):
             table = zfs_special_sweep(pool, advance=advance, executor=ex, **options)
-    _finish(table, [FIGURES["zfs-special"](table)], paths, as_json, zfs_special_report(table))
+    text = zfs_special_report(table)
 
+    def page(figure_paths: list[Path]) -> report_page.Page:
+        from .. import _ssdtwin
+
+        pool_text = _ssdtwin.pool_toml(pool, [f"{k}={v}" for k, v in settings.items()])
+        drives = [report_page.Section(f"Pool: {pool}", [report_page.Text(pool_text)])]
+        return study_page(_ZFS_SPECIAL, table, text, figure_paths, drives)
+
+    _finish(table, [FIGURES["zfs-special"](table)], paths, as_json, text, page if html else None)
+
+
+#: zfs-special as its report page names it (it is a command of its own, not a registered study).
+_ZFS_SPECIAL = Study(
+    name="zfs-special",
+    help="",
+    profile="",
+    options=[],
+    sweep=zfs_special_sweep,
+    count=lambda **_: 0,
+    report=lambda table, **_: zfs_special_report(table),
+)
 
 zfs_special.params += _output_params(
     "Run the configurations and the fill run on local[:N] processes, dask-local[:N] or dask://HOST:PORT."

@@ -18,6 +18,7 @@ from .endurance import plot_endurance
 from .hmb import plot_hmb
 from .lbaf import plot_lbaf
 from .memory import plot_memory
+from .pts import plot_pts
 from .qd_sweep import plot_qd_sweep
 from .qlc_tr import plot_qlc_tr
 from .qos import plot_qos
@@ -35,6 +36,7 @@ FIGURES: dict[str, Callable[[pd.DataFrame], Any]] = {
     "hmb": plot_hmb,
     "lbaf": plot_lbaf,
     "memory": plot_memory,
+    "pts": plot_pts,
     "qd-sweep": plot_qd_sweep,
     "qlc-tr": plot_qlc_tr,
     "qos": plot_qos,

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from .. import report_page
 from ..files import place_text
 from .plan import ProbeResult
 from .runner import Runner, outcome_record
@@ -87,32 +88,37 @@ def tables(result: ProbeResult) -> dict[str, pd.DataFrame]:
     return out
 
 
+def figures(result: ProbeResult) -> list[tuple[str, Any]]:
+    """The figures of the measurements the probe made, by file stem."""
+    from ..plots.probe import plot_cliff, plot_die_scan, plot_qd, plot_rounds, plot_span
+
+    drawn = []
+    if result.cliff is not None:
+        recovery = result.recovery.table if result.recovery is not None else None
+        drawn.append(("cliff", plot_cliff(result.cliff.table, result.cliff.cache_bytes, recovery)))
+    if result.first is not None:
+        drawn.append(("die-scan", plot_die_scan(result.first.table)))
+    if result.coverage is not None:
+        drawn.append(("span", plot_span(result.coverage.table, result.coverage.coverage_bytes)))
+    if result.qd is not None:
+        drawn.append(("qd", plot_qd(result.qd.table)))
+    if result.gc is not None:
+        drawn.append(("gc-rounds", plot_rounds(result.gc.table)))
+    return drawn
+
+
 def write_report(result: ProbeResult, runner: Runner, directory: Path) -> list[Path]:
     """Writes the tables (CSV), the figures (PNG), the estimates and every job run (JSON)
     into ``directory``; returns the paths written."""
-    from ..plots.probe import plot_cliff, plot_die_scan, plot_qd, plot_rounds, plot_span
-
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for stem, table in tables(result).items():
         path = directory / f"{stem}.csv"
         place_text(path, table.to_csv(index=False))
         written.append(path)
-    figures = []
-    if result.cliff is not None:
-        recovery = result.recovery.table if result.recovery is not None else None
-        figures.append(("cliff", plot_cliff(result.cliff.table, result.cliff.cache_bytes, recovery)))
-    if result.first is not None:
-        figures.append(("die-scan", plot_die_scan(result.first.table)))
-    if result.coverage is not None:
-        figures.append(("span", plot_span(result.coverage.table, result.coverage.coverage_bytes)))
-    if result.qd is not None:
-        figures.append(("qd", plot_qd(result.qd.table)))
-    if result.gc is not None:
-        figures.append(("gc-rounds", plot_rounds(result.gc.table)))
     import matplotlib.pyplot as plt
 
-    for stem, figure in figures:
+    for stem, figure in figures(result):
         path = directory / f"{stem}.png"
         figure.savefig(path, dpi=110)
         plt.close(figure)
@@ -129,3 +135,23 @@ def write_report(result: ProbeResult, runner: Runner, directory: Path) -> list[P
     place_text(path, json.dumps(steps, indent=1) + "\n")
     written.append(path)
     return written
+
+
+def page(result: ProbeResult) -> report_page.Page:
+    """The probe as one HTML page: the estimates, each measurement's figure and table, and
+    the inferred profile with where each field came from."""
+    sections = [report_page.Section("Estimates", [report_page.Text(text(result))])]
+    sections.append(
+        report_page.Section("Figures", [report_page.Figure(report_page.png(f), stem) for stem, f in figures(result)])
+    )
+    sections.append(
+        report_page.Section("Measurements", [report_page.Table(t, stem) for stem, t in tables(result).items()])
+    )
+    about, fields = report_page.text_fields(result.profile_toml())
+    parts: list[report_page.Part] = [report_page.Text(about)] if about else []
+    sections.append(
+        report_page.Section(
+            "Inferred profile", [*parts, report_page.Table(fields, "every field and where its value came from")]
+        )
+    )
+    return report_page.Page(f"ssdtwin probe: {result.target}", report_page.command_line(), sections)

@@ -23,6 +23,7 @@ from .endurance import STUDY as ENDURANCE
 from .hmb import STUDY as HMB
 from .lbaf import STUDY as LBAF
 from .memory import STUDY as MEMORY
+from .pts import STUDY as PTS
 from .qd_sweep import STUDY as QD_SWEEP
 from .qlc_tr import STUDY as QLC_TR
 from .qos import STUDY as QOS
@@ -47,6 +48,7 @@ REGISTRY: list[Study] = [
     MEMORY,
     ENDURANCE,
     THERMAL,
+    PTS,
 ]
 
 __all__ = ["REGISTRY", "Study", "StudyPart", "run_part", "run_study", "study_parts"]

@@ -61,6 +61,9 @@ class Study:
     figures_by: str | None = None
     #: Positional click arguments, mapped to keyword arguments like the options.
     arguments: list[click.Argument] = field(default_factory=list)
+    #: The tables a report page shows, by caption, from one drive's or several drives'
+    #: table (None: the table itself).
+    tables: Callable[[pd.DataFrame], dict[str, pd.DataFrame]] | None = None
 
     def count_points(self, **kwargs: Any) -> int:
         """Progress steps of the whole study on one drive, over all its parts."""

@@ -5,11 +5,16 @@ A bare M.2 drive writing flat out heats towards ambient plus its power times its
 resistance; when its composite temperature reaches WCTEMP the firmware throttles it (fewer
 dies at once), the power falls and the temperature settles near the threshold. Airflow
 lowers the resistance, so the same drive may never get there. The table has one row per
-airflow and second; the figure shows temperature and write rate over time.
+airflow and second; the figure shows temperature and write rate over time, with the drive's
+WCTEMP and CCTEMP, where throttling began and where the SLC cache filled.
+
+The table notes in ``table.attrs`` what its columns do not hold: the ``host``, the ``bs``
+and the drive's thresholds in °C (``wctemp_c``, ``cctemp_c``).
 """
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,6 +24,62 @@ import pandas as pd
 from ..device import Device
 from ..params import FiniteFloat
 from .base import Advance, Study
+
+#: The thresholds the twin applies when a profile states none (kelvin), as the core does.
+DEFAULT_WCTEMP_KELVIN = 343
+DEFAULT_CCTEMP_KELVIN = 358
+#: A write rate below this share of the fastest second before it, unthrottled and staying
+#: there, is the SLC cache running out (writes fall to the native program rate).
+SLC_DROP = 0.6
+
+
+def thresholds_c(profile_toml: str) -> tuple[float, float]:
+    """A resolved profile's WCTEMP and CCTEMP in °C (the core's defaults, 70 and 85 °C,
+    where it states none).
+
+    >>> thresholds_c('[identity]\\nwctemp_kelvin = 336\\n')
+    (62.85, 84.85)
+    """
+    identity = tomllib.loads(profile_toml).get("identity", {})
+    wc = identity.get("wctemp_kelvin", DEFAULT_WCTEMP_KELVIN)
+    cc = identity.get("cctemp_kelvin", DEFAULT_CCTEMP_KELVIN)
+    return round(wc - 273.15, 2), round(cc - 273.15, 2)
+
+
+def throttle_onset(t: pd.DataFrame) -> pd.Series | None:
+    """One airflow's first row where the drive throttles, or None if it never did.
+
+    >>> t = pd.DataFrame({"t_s": [1.0, 2.0, 3.0], "throttle_level": [0, 2, 2]})
+    >>> float(throttle_onset(t).t_s)
+    2.0
+    """
+    throttled = t[t.throttle_level > 0]
+    return throttled.iloc[0] if len(throttled) else None
+
+
+def slc_exhaustion(t: pd.DataFrame) -> pd.Series | None:
+    """One airflow's first row where the write rate falls below :data:`SLC_DROP` of the
+    fastest second before it while the drive does not throttle, and stays there (the next
+    unthrottled whole second too): the SLC cache is full and writes go at the native rate.
+    None if the table shows no such drop. A last window shorter than the others is left out.
+
+    >>> t = pd.DataFrame({"t_s": [1.0, 2.0, 3.0, 4.0], "write_mb_per_s": [1600.0, 1600.0, 150.0, 148.0],
+    ...                   "throttle_level": [0, 0, 0, 0]})
+    >>> float(slc_exhaustion(t).t_s)
+    3.0
+    """
+    rows = t.sort_values("t_s")
+    if len(rows) > 2:
+        step = float(rows.t_s.iloc[1] - rows.t_s.iloc[0])
+        if float(rows.t_s.iloc[-1] - rows.t_s.iloc[-2]) < 0.5 * step:
+            rows = rows.iloc[:-1]
+    rows = rows[rows.throttle_level == 0]
+    rates = rows.write_mb_per_s.to_list()
+    for i in range(1, len(rates)):
+        low = SLC_DROP * max(rates[:i])
+        if rates[i] < low and (i + 1 == len(rates) or rates[i + 1] < low):
+            return rows.iloc[i]
+    return None
 
 
 def thermal_sweep(
@@ -43,11 +104,13 @@ def thermal_sweep(
     ([0.0, 2.0], True)
     """
     frames = []
+    limits: tuple[float, float] | None = None
     for airflow in airflows_m_per_s:
         if not 0.0 <= float(airflow) <= 100.0:
             raise click.BadParameter(f"{airflow}: allowed 0 to 100 m/s", param_hint="--airflow")
         settings = dict(overrides or {}) | {"thermal.airflow_m_per_s": float(airflow)}
         dev = Device(profile, overrides=settings, host=host)
+        limits = thresholds_c(dev.profile_toml)
         job = {
             "name": "thermal",
             "rw": "write",
@@ -75,17 +138,28 @@ def thermal_sweep(
         )
         if advance:
             advance(f"{airflow:g} m/s")
-    return pd.concat(frames, ignore_index=True)
+    table = pd.concat(frames, ignore_index=True)
+    table.attrs |= {"host": host, "bs": bs}
+    if limits is not None:
+        table.attrs |= {"wctemp_c": limits[0], "cctemp_c": limits[1]}
+    return table
 
 
 def report(table: pd.DataFrame) -> str:
-    """Per airflow: the hottest reading, when throttling began, and the mean write rate."""
+    """Per airflow: the hottest reading, when throttling began, when the SLC cache filled
+    (if the rate shows it), and the mean write rate (MB/s = 10⁶ B/s)."""
     lines = []
     for airflow, t in table.groupby("airflow_m_per_s", sort=True):
-        throttled = t[t.throttle_level > 0]
-        began = f"throttled from t = {throttled.t_s.iloc[0]:.0f} s" if len(throttled) else "never throttled"
+        onset = throttle_onset(t)
+        began = f"throttled from t = {onset.t_s:.0f} s" if onset is not None else "never throttled"
+        full = slc_exhaustion(t)
+        cache = (
+            f", SLC cache full at t = {full.t_s:.0f} s ({full.write_mb_per_s:.0f} MB/s after)"
+            if full is not None
+            else ""
+        )
         lines.append(
-            f"{airflow:g} m/s: up to {t.temperature_c.max():.1f} C, {began}, "
+            f"{airflow:g} m/s: up to {t.temperature_c.max():.1f} C, {began}{cache}, "
             f"mean {t.write_mb_per_s.mean():.0f} MB/s (last minute {t.write_mb_per_s.tail(60).mean():.0f} MB/s)"
         )
     return "\n".join(lines)
@@ -133,4 +207,4 @@ STUDY = Study(
     parts=_parts,
 )
 
-__all__ = ["STUDY", "report", "thermal_sweep"]
+__all__ = ["STUDY", "report", "slc_exhaustion", "thermal_sweep", "thresholds_c", "throttle_onset"]

@@ -151,7 +151,10 @@ def test_figures_draw_each_second_over_the_second_it_measures() -> None:
     t = t.assign(slc_cached_gb=0.0, folded_gb=0.0, profile="wd-black-256", host="freebsd-11")
     ax = plot_slc_write(t).axes[0]
     values, edges, _ = ax.patches[0].get_data()
-    assert list(edges) == [0.0, 1.0, 2.0, 3.0] and list(values) == [700.0, 300.0, 200.0]
+    # Drawn in MB/s (10^6 B/s), the unit of the data written beside it.
+    assert list(edges) == [0.0, 1.0, 2.0, 3.0] and list(values) == pytest.approx(
+        [v * 2**20 / 1e6 for v in (700, 300, 200)]
+    )
     assert "wd-black-256" in ax.get_title() and "freebsd-11" in ax.get_title()
 
 

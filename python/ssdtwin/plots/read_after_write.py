@@ -7,11 +7,14 @@ from typing import Any
 
 import pandas as pd
 
+from ._titles import MB_PER_MIB, MB_PER_S, who
 from .base import pyplot, second_edges
+from .slc_write import block
 
 
 def plot_read_after_write(table: pd.DataFrame) -> Any:
-    """Read rate per second, one line per write time."""
+    """Read rate per second, one line per write time (the table's MiB/s drawn as MB/s,
+    10⁶ B/s, the unit of the data written the legend gives)."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.2))
     # Curves that coincide (W = 5, 7, 9 s all overflow the cache) stay visible: each later
@@ -22,9 +25,11 @@ def plot_read_after_write(table: pd.DataFrame) -> Any:
         label = "formatted (W = 0)" if w == 0 else f"after W = {w} s of writes ({g.written_gb.iloc[0]:.1f} GB)"
         width = 1.0 + 2.5 * (len(groups) - 1 - k) / max(len(groups) - 1, 1)
         style = styles[k % len(styles)]
-        ax.stairs(g.read_mib_per_s, second_edges(g.t_s), baseline=None, label=label, lw=width, ls=style)
-    title = f"{table.profile.iloc[0]} on {table.host.iloc[0]}: sequential reads after writing"
-    ax.set(xlabel="read time (s)", ylabel="MiB/s (2^20 B/s)", title=title)
+        rates = g.read_mib_per_s * MB_PER_MIB
+        ax.stairs(rates, second_edges(g.t_s), baseline=None, label=label, lw=width, ls=style)
+    size = block(table.attrs.get("bs"))
+    title = f"{who(table)}: sequential {size + ' ' if size else ''}reads at QD1 after writing for W s"
+    ax.set(xlabel="read time (s)", ylabel=f"read {MB_PER_S}", title=title)
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)

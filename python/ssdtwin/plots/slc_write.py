@@ -8,25 +8,46 @@ from typing import Any
 import pandas as pd
 
 from ..studies.slc_write import knee
+from ._titles import GB, MB_PER_MIB, MB_PER_S, who
 from .base import pyplot, second_edges
 
 
+def block(nbytes: object) -> str:
+    """A block size as the figures write it: ``128 KiB`` (a size, not a rate or an amount).
+
+    >>> block(131072), block(None)
+    ('128 KiB', '')
+    """
+    if not isinstance(nbytes, int | float) or nbytes <= 0:
+        return ""
+    n = int(nbytes)
+    return f"{n >> 20} MiB" if n % (1 << 20) == 0 else f"{n >> 10} KiB" if n % 1024 == 0 else f"{n} B"
+
+
 def plot_slc_write(table: pd.DataFrame) -> Any:
-    """Write rate per second, with the data written on a second axis."""
+    """Write rate per second (the table's MiB/s drawn as MB/s, 10⁶ B/s, the unit of the data
+    written beside it), with the data written on a second axis and the cliff marked."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    ax.stairs(table.write_mib_per_s, second_edges(table.t_s), baseline=None, label="write MiB/s", lw=1.5)
-    title = f"{table.profile.iloc[0]} on {table.host.iloc[0]}: sequential writes after a format"
-    ax.set(xlabel="time (s)", ylabel="MiB/s (2^20 B/s)", title=title)
+    ax.stairs(
+        table.write_mib_per_s * MB_PER_MIB, second_edges(table.t_s), baseline=None, label="write rate (MB/s)", lw=1.5
+    )
+    size = block(table.attrs.get("bs"))
+    threads = table.attrs.get("threads")
+    per = f", {threads} thread{'s' if threads != 1 else ''} at QD1" if threads else ", QD1 per thread"
+    title = f"{who(table)}: sequential {size + ' ' if size else ''}writes after a format{per}"
+    ax.set(xlabel="time (s)", ylabel=MB_PER_S, title=title)
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     written = ax.twinx()
     written.plot(table.t_s, table.written_gb, color="C1", ls="--", label="written (GB)")
-    written.set(ylabel="written (GB)", ylim=(0, None))
+    written.set(ylabel=f"written ({GB})", ylim=(0, None))
     k = knee(table)
     if k is not None:
         ax.axvline(k["t_s"], color="grey", ls=":", label=f"cliff at {k['written_gb']:.2f} GB")
-    ax.legend(loc="lower left")
+    handles, labels = ax.get_legend_handles_labels()
+    more = written.get_legend_handles_labels()
+    ax.legend(handles + more[0], labels + more[1], loc="lower left")
     fig.tight_layout()
     return fig

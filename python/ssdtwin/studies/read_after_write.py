@@ -57,7 +57,9 @@ def read_after_write_sweep(
         parts.append(part)
         if advance:
             advance(f"W = {w} s")
-    return pd.concat(parts, ignore_index=True).assign(profile=profile, host=host)
+    table = pd.concat(parts, ignore_index=True).assign(profile=profile, host=host)
+    table.attrs["bs"] = bs
+    return table
 
 
 def report(table: pd.DataFrame) -> str:

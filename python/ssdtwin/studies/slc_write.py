@@ -63,6 +63,7 @@ def slc_write_sweep(
     table = result.per_second.rename(columns={"mib_per_s": "write_mib_per_s", "total_gb": "written_gb"}).assign(
         profile=profile, host=host
     )
+    table.attrs |= {"bs": bs, "threads": threads}
     if advance:
         advance(f"{seconds} s written")
     return table

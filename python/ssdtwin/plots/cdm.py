@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from .base import drive_and_host, pyplot
+from ._titles import MB_PER_S, who
+from .base import pyplot
 
 
 def plot_cdm(table: pd.DataFrame) -> Any:
@@ -21,7 +22,7 @@ def plot_cdm(table: pd.DataFrame) -> Any:
         ax.bar_label(bars, fmt="%.0f", fontsize="small", padding=2)
     ax.set_yticks([t + 0.2 for t in range(len(tests))], tests)
     ax.invert_yaxis()
-    ax.set(xlabel="MB/s (10^6 B/s)", title=f"{drive_and_host(table)}: CrystalDiskMark 8 tests")
+    ax.set(xlabel=MB_PER_S, title=f"{who(table)}: CrystalDiskMark 8 tests (best run of each)")
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3, axis="x")
     fig.tight_layout()

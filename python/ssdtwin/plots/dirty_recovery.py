@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._titles import MB_PER_S, who
 from .base import pyplot
 
 
@@ -23,10 +24,8 @@ def plot_dirty_recovery(table: pd.DataFrame) -> Any:
         ax.bar_label(bars, fmt="{:,.0f}", fontsize=8)
     first = table.iloc[0]
     ax.set_xticks(x, phases)
-    title = (
-        f"{first.profile} on {first.host}: 128 KiB QD32 after random writes ({first.dirty_iops:,.0f} IOPS while dirty)"
-    )
-    ax.set(ylabel="MB/s (10^6 B/s)", title=title)
+    title = f"{who(table)}: sequential 128 KiB QD32 after random writes ({first.dirty_iops:,.0f} IOPS while dirty)"
+    ax.set(ylabel=MB_PER_S, title=title)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3, axis="y")
     ax.legend(loc="upper left")

@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from .base import drive_and_host, pyplot
+from ._titles import who
+from .base import pyplot
 
 
 def plot_endurance(table: pd.DataFrame) -> Any:
@@ -32,7 +33,7 @@ def plot_endurance(table: pd.DataFrame) -> Any:
         ylabel="Percentage Used (%)",
         xlim=(0, horizon),
         ylim=(0, max(110.0, 1.05 * float((table.percentage_used_per_year * horizon).max()))),
-        title=f"{drive_and_host(table)}: wear at the workload's duty cycle (dots: rated TBW reached)",
+        title=f"{who(table)}: wear at the workload's duty cycle (dots: rated TBW reached)",
     )
     life.grid(alpha=0.3)
     life.legend(fontsize="small")

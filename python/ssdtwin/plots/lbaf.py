@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from .base import drive_and_host, pyplot
+from ._titles import MB_PER_S, who
+from .base import pyplot
 
 
 def plot_lbaf(table: pd.DataFrame) -> Any:
@@ -24,10 +25,10 @@ def plot_lbaf(table: pd.DataFrame) -> Any:
             label = f"LBAF {lbaf}: {g.data_bytes.iloc[0]}+{g.metadata_bytes.iloc[0]} B, RP {g.advertised_rp.iloc[0]}"
             ax.bar([t + i * width for t in range(len(tests))], g.mb_per_s, width, label=label)
         ax.set_xticks([t + 0.4 - width / 2 for t in range(len(tests))], tests, rotation=20)
-        ax.set(ylabel="MB/s", yscale="log", title=f"{op}s by LBA format")
+        ax.set(ylabel=MB_PER_S, yscale="log", title=f"{op}s by LBA format")
         ax.grid(alpha=0.3, axis="y")
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=len(formats), fontsize="small")
-    fig.suptitle(f"{drive_and_host(table)}: CrystalDiskMark's tests in each LBA format", fontsize=10)
+    fig.suptitle(f"{who(table)}: CrystalDiskMark's tests in each LBA format", fontsize=10)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig

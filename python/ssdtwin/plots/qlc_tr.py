@@ -7,19 +7,21 @@ from typing import Any
 
 import pandas as pd
 
+from ._titles import GIB, who
 from .base import pyplot
 
 
 def plot_qlc_tr(table: pd.DataFrame) -> Any:
-    """Latency against data written, with the first GiB's SLC share on a second axis."""
+    """Mean and p99 latency against data written, with the first GiB's SLC share on a second
+    axis. Amounts are binary (GiB), as the study's table gives them."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot(table.written_gib, table.mean_lat_us, marker="o", ms=3, label="mean")
     ax.plot(table.written_gib, table.p99_lat_us, marker=".", ms=3, ls="--", label="p99")
     ax.set(
-        xlabel="data written (GiB)",
+        xlabel=f"data written ({GIB})",
         ylabel="QD1 4 KiB read latency (µs)",
-        title=f"{table.profile.iloc[0]} on {table.host.iloc[0]}: QD1 4 KiB reads of the first GiB",
+        title=f"{who(table)}: QD1 4 KiB random reads of the first GiB while writing",
     )
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)

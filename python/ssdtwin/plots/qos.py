@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from ._titles import who
 from .base import pyplot
 
 #: The percentile columns drawn, with their labels.
@@ -33,9 +34,7 @@ def plot_qos(table: pd.DataFrame) -> Any:
         )
     ax.set(yscale="log", ylabel="total latency (µs)", xticks=range(len(table)), xticklabels=labels)
     ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
-    drive = table.profile.iloc[0] if "profile" in table and len(table) else ""
-    host = table.host.iloc[0] if "host" in table and len(table) else ""
-    ax.set_title(f"4 KiB random latency QoS at steady state — {drive} on {host}", fontsize=10)
+    ax.set_title(f"{who(table)}: 4 KiB random latency QoS at steady state", fontsize=10)
     ax.legend(fontsize=8, ncol=5, loc="upper left")
     ax.margins(y=0.25)
     fig.tight_layout()

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._titles import GB, MB_PER_S, who
 from .base import pyplot
 
 
@@ -28,14 +29,14 @@ def plot_fill(table: pd.DataFrame) -> Any:
         lw=1,
         label=f"fill average: {s.whole_fill_avg_mb_per_s:,.0f} MB/s",
     )
-    title = f"{s.profile} on {s.host}: sequential {s.bs} writes at QD{s.iodepth} over an erased drive"
-    ax.set(xlabel="written (GB, 10^9 B)", ylabel="MB/s (10^6 B/s)", title=title)
+    title = f"{who(table)}: sequential {s.bs} writes at QD{s.iodepth} over an erased drive"
+    ax.set(xlabel=f"written ({GB})", ylabel=MB_PER_S, title=title)
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     cached = ax.twinx()
     cached.plot(table.written_gb, table.slc_cached_gb, color="C1", lw=1, alpha=0.7, label="in SLC (GB)")
-    cached.set(ylabel="data in SLC (GB)", ylim=(0, None))
+    cached.set(ylabel=f"data in SLC ({GB})", ylim=(0, None))
     lines = ax.get_legend_handles_labels()
     more = cached.get_legend_handles_labels()
     ax.legend(lines[0] + more[0], lines[1] + more[1], loc="upper right", fontsize=8)

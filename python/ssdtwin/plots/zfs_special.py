@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ..zfs import nicenum
+from ._titles import GB, who
 from .base import pyplot
 
 
@@ -51,8 +52,12 @@ def plot_zfs_special(table: pd.DataFrame) -> Any:
         ax.plot(gb, fill.spilled_bytes / 1e9, color="C3", label="spilled to the disks")
         ax.axhline(size / 1e9, color="k", lw=1, ls="-", label="special class size")
         ax.axhline(0.75 * size / 1e9, color="k", lw=1, ls="--", label="75 %: small blocks stop")
-        ax.set(xlabel="data written (GB)", ylabel="GB", title="Filling the special class")
+        ax.set(xlabel=f"data written ({GB})", ylabel=f"allocated ({GB})", title="Filling the special class")
         ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
         ax.grid(alpha=0.3)
+    pool = table.attrs.get("pool")
+    tree = f"{table.attrs['files']:,} files ({table.attrs['size_dist']})" if "files" in table.attrs else "a file tree"
+    named = f"pool {pool} on {who(table)}" if pool else f"a pool on {who(table)}"
+    fig.suptitle(f"{named}: {tree}, created and read with and without the special vdev", fontsize=10)
     fig.tight_layout()
     return fig

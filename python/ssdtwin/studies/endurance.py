@@ -232,7 +232,10 @@ def endurance_projection(
             rows.append(_row(profile, variant, job, m, identity, duty_cycle, start_date))
             if advance:
                 advance(f"{variant} {job}")
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    # The host is no column (the table's columns are kept as they were): the figure reads it here.
+    table.attrs["host"] = host
+    return table
 
 
 def _row(

@@ -151,7 +151,10 @@ def zfs_special_sweep(
         seed=seed,
     )
     tables = run_parts(run_zfs_special_part, parts, executor, advance)
-    return pd.DataFrame([row for rows in tables for row in rows])
+    table = pd.DataFrame([row for rows in tables for row in rows])
+    # What the figure's title names and the columns do not hold.
+    table.attrs |= {"pool": Path(str(pool)).stem, "files": files, "size_dist": size_dist}
+    return table
 
 
 def zfs_special_parts(

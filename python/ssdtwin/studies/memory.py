@@ -318,9 +318,93 @@ def _sweep(advance: Advance, profile: str, overrides: Mapping[str, object], **op
     return memory_sweep(profile, overrides=overrides, advance=advance, **_options(**opts))
 
 
+def metric(bench: str) -> str:
+    """The column a bench is compared by: Himeno's MFLOPS, else MB/s (10⁶ B/s)."""
+    return "mflops" if bench == "himeno" else "mb_per_s"
+
+
+def mmap_over_malloc(table: pd.DataFrame) -> pd.DataFrame:
+    """The study's headline comparison, R6's: each configuration's mmap point beside its
+    malloc point (swap; for fio, lseek+read/write, which takes no madvise and so is matched
+    whatever the mmap point's), one row per configuration with ``mmap``, ``malloc`` (the
+    bench's metric, :func:`metric`) and ``ratio`` (mmap / malloc).
+
+    >>> t = pd.DataFrame({"profile": "p", "bench": "memcpy", "kernel": "vanilla", "madvise": "none",
+    ...                   "pattern": "seq", "threads": 1, "rw": "", "msync": False,
+    ...                   "alloc": ["mmap", "malloc"], "mb_per_s": [400.0, 100.0], "mflops": float("nan")})
+    >>> mmap_over_malloc(t)[["mmap", "malloc", "ratio"]].values.tolist()
+    [[400.0, 100.0, 4.0]]
+    """
+    out = []
+    for (profile, bench), t in table.groupby(["profile", "bench"], sort=False):
+        value = metric(str(bench))
+        keys = ["kernel", "madvise", "pattern", "threads", "rw", "msync"]
+        match = [k for k in keys if not (bench == "fio" and k == "madvise")]
+        mmap, malloc = t[t.alloc == "mmap"], t[t.alloc == "malloc"]
+        pairs = mmap.merge(malloc[[*match, value]], on=match, suffixes=("", "_malloc"))
+        out.append(
+            pairs[keys].assign(
+                profile=profile,
+                bench=bench,
+                mmap=pairs[value].astype(float),
+                malloc=pairs[f"{value}_malloc"].astype(float),
+            )
+        )
+    if not out:
+        return pd.DataFrame(columns=["profile", "bench", "kernel", "madvise", "pattern", "threads", "rw", "msync"])
+    pairs = pd.concat(out, ignore_index=True)
+    return pairs.assign(ratio=pairs.mmap / pairs.malloc.where(pairs.malloc > 0))
+
+
+def conclusion(table: pd.DataFrame) -> list[str]:
+    """What one drive's table says about R6's statements, a sentence per bench (and one on
+    the kernels when both ran)."""
+    lines = []
+    pairs = mmap_over_malloc(table)
+    for bench, p in pairs.groupby("bench", sort=False):
+        p = p.dropna(subset=["ratio"])
+        if not len(p):
+            continue
+        if bench == "fio":
+            plain = p[(p.madvise == "none") & ~p.msync.astype(bool)]
+            if len(plain):
+                lines.append(
+                    f"fio: mmap+memcpy reaches {plain.ratio.mean():.2f} of lseek+read/write's bandwidth "
+                    "without madvise or msync (R6: about half)."
+                )
+            synced = p[(p.madvise != "none") & p.msync.astype(bool)]
+            if len(synced):
+                lines.append(
+                    f"fio: with madvise and msync after each write, mmap reaches {synced.ratio.min():.3f} of "
+                    "lseek+write's (R6: extremely slow)."
+                )
+            continue
+        wins = int((p.ratio > 1).sum())
+        verdict = "in every configuration" if wins == len(p) else f"in {wins} of {len(p)} configurations"
+        lines.append(
+            f"{bench}: mmap (a mapped file) beats malloc (swap) {verdict}, by x{p.ratio.min():.2f} to "
+            f"x{p.ratio.max():.2f} (R6: mmap beats swap beyond memory)."
+        )
+    malloc = table[table.alloc == "malloc"]
+    kernels = list(dict.fromkeys(malloc.kernel))
+    if {"vanilla", "fastswap"} <= set(kernels):
+        keys = ["bench", "madvise", "pattern", "threads", "rw", "msync"]
+        v = malloc[malloc.kernel == "vanilla"].set_index(keys).mb_per_s
+        f = malloc[malloc.kernel == "fastswap"].set_index(keys).mb_per_s
+        change = (f / v - 1).dropna() * 100
+        if len(change):
+            lines.append(
+                f"fastswap against vanilla: malloc (swap) bandwidth changes by {change.min():+.1f} % to "
+                f"{change.max():+.1f} %."
+            )
+    return lines
+
+
 def _report(table: pd.DataFrame, **_: Any) -> str:
     cols = ["bench", "kernel", "alloc", "madvise", "pattern", "threads", "mb_per_s"]
-    return str(table[cols].round({"mb_per_s": 0}).to_string(index=False))
+    text = str(table[cols].round({"mb_per_s": 0}).to_string(index=False))
+    lines = conclusion(table)
+    return text + ("\n\n" + "\n".join(lines) if lines else "")
 
 
 def _parts(bench: str, kernel: str, alloc: str, **_: Any) -> list[dict[str, Any]]:

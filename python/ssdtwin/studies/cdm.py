@@ -245,7 +245,29 @@ def _report(
     used = min(nbytes, info["capacity_bytes"])
     total = info["capacity_bytes"]
     drive = f"{info['model']}: {100 * used // total}% ({used // 2**30}/{total // 2**30}GiB)"
-    return text_export(table, preset=preset, size=nbytes, count=count, measure=measure, interval=interval, drive=drive)
+    text = text_export(table, preset=preset, size=nbytes, count=count, measure=measure, interval=interval, drive=drive)
+    note = host_note(table)
+    return f"{text.rstrip()}\n\n{note}\n" if note else text
+
+
+def host_note(table: pd.DataFrame) -> str:
+    """Why ``study qd-sweep`` on Linux reports more for the same drive, where it does: on a
+    Windows host one thread's CPU time per I/O caps the one-thread random tests (one
+    sentence, empty on other hosts or without such a test).
+
+    >>> t = pd.DataFrame({"test": ["RND4K Q32T1"], "op": ["read"], "iops": [77149.0], "host": ["windows-10"]})
+    >>> host_note(t).split(":")[0]
+    'Note'
+    """
+    hosts = list(dict.fromkeys(str(h) for h in table.get("host", pd.Series(dtype=str))))
+    q32 = table[(table.test == "RND4K Q32T1") & (table.op == "read")]
+    if len(hosts) != 1 or not hosts[0].startswith("windows") or not len(q32):
+        return ""
+    return (
+        f"Note: on {hosts[0]} one thread's CPU time in Windows' I/O path caps RND4K Q32T1 at "
+        f"{float(q32.iops.iloc[0]):,.0f} IOPS whatever the drive could do, so `ssdtwin study qd-sweep` on "
+        "Linux reports the same drive faster at QD32: the host differs, not the drive."
+    )
 
 
 STUDY = Study(

@@ -4,6 +4,7 @@ was simulated and how much faster than real time."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 import pytest
@@ -39,3 +40,21 @@ def test_quiet_goes_before_the_command(run_main: RunMain) -> None:
         "--quiet", "fio", "--host", "none", "--name=w", "--rw=write", "--size=1m", "--output-format=terse"
     )
     assert outcome.status == 0 and outcome.err == "", outcome
+
+
+def test_a_study_logs_one_line_per_finished_point_where_stderr_is_no_terminal(
+    run_main: RunMain, tmp_path: Path
+) -> None:
+    args = ["qd-sweep", "--profile", "generic-tlc-1tb", "--depths", "1,32", "--seconds", "0.002"]
+    args += ["--span-gib", "0.25", "--host", "none", "--rw", "randread,randwrite"]
+    args += ["--set", "nand.blocks_per_plane=24", "--set", "identity.capacity_bytes=8589934592"]
+    outcome = run_main("study", *args, "--out", tmp_path / "a")
+    assert outcome.status == 0, outcome
+    assert outcome.err.splitlines() == [
+        "qd-sweep: 1/4 randread QD1",
+        "qd-sweep: 2/4 randread QD32",
+        "qd-sweep: 3/4 randwrite QD1",
+        "qd-sweep: 4/4 randwrite QD32",
+    ]
+    quiet = run_main("--quiet", "study", *args, "--out", tmp_path / "b")
+    assert quiet.status == 0 and quiet.err == "", quiet

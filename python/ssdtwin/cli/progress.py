@@ -22,9 +22,18 @@ from rich.progress import (
 def wanted(json_on_stdout: bool) -> bool:
     """A bar is shown when stderr and stdout are terminals, no JSON goes to stdout, and the
     command was not given ``ssdtwin --quiet``."""
+    return sys.stderr.isatty() and sys.stdout.isatty() and not json_on_stdout and not _quiet()
+
+
+def lines_wanted() -> bool:
+    """Lines per finished point (instead of a bar) go to stderr when it is not a terminal (a
+    log, a pipe, a batch job), unless the command was given ``ssdtwin --quiet``."""
+    return not sys.stderr.isatty() and not _quiet()
+
+
+def _quiet() -> bool:
     ctx = click.get_current_context(silent=True)
-    quiet = ctx is not None and bool((ctx.find_root().obj or {}).get("quiet"))
-    return sys.stderr.isatty() and sys.stdout.isatty() and not json_on_stdout and not quiet
+    return ctx is not None and bool((ctx.find_root().obj or {}).get("quiet"))
 
 
 def _bar(*middle: TextColumn | BarColumn | TaskProgressColumn, forced: bool = False) -> Progress:
@@ -94,11 +103,25 @@ def simulated_text(simulated_ns: int, wall_s: float) -> str:
 
 
 @contextmanager
-def steps_bar(description: str, total: int, enabled: bool) -> Iterator[Callable[[str], None] | None]:
+def steps_bar(
+    description: str, total: int, enabled: bool, lines: bool = False
+) -> Iterator[Callable[[str], None] | None]:
     """Yields a function ``advance(label)`` for multi-point studies and sweeps (or None):
-    points done, their rate, the label of the last one, elapsed time and ETA."""
+    points done, their rate, the label of the last one, elapsed time and ETA; or, not
+    ``enabled`` but given ``lines``, one line per finished point on stderr
+    (``qd-sweep: 3/12 randread QD4``)."""
     if not enabled:
-        yield None
+        if not lines:
+            yield None
+            return
+        done = 0
+
+        def say(label: str) -> None:
+            nonlocal done
+            done += 1
+            click.echo(f"{description}: {done}/{total} {label}".rstrip(), err=True)
+
+        yield say
         return
     columns = (
         TextColumn("{task.completed}/{task.total}"),

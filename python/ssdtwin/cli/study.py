@@ -152,12 +152,12 @@ def _make_command(study: Study) -> click.Command:
         # in parts on an executor.
         if executor is None:
             steps = sum(study.count_points(profile=p, overrides=settings, **options) for p in profiles)
-            with progress.steps_bar(study.name, steps, progress.wanted(as_json)) as advance:
+            with progress.steps_bar(study.name, steps, progress.wanted(as_json), progress.lines_wanted()) as advance:
                 results = run_study(study.name, profiles, overrides=settings, advance=advance, **options)
         else:
             steps = len(study_parts(study.name, profiles, settings, options))
             with (
-                progress.steps_bar(study.name, steps, progress.wanted(as_json)) as advance,
+                progress.steps_bar(study.name, steps, progress.wanted(as_json), progress.lines_wanted()) as advance,
                 open_executor(executor) as ex,
             ):
                 results = run_study(study.name, profiles, overrides=settings, executor=ex, advance=advance, **options)
@@ -319,12 +319,12 @@ def zfs_special(
     }
     if executor is None:
         steps = (1 + len(thresholds)) * len(operations) + (1 if fill_files else 0)
-        with progress.steps_bar("zfs-special", steps, progress.wanted(as_json)) as advance:
+        with progress.steps_bar("zfs-special", steps, progress.wanted(as_json), progress.lines_wanted()) as advance:
             table = zfs_special_sweep(pool, advance=advance, **options)
     else:
         steps = 1 + len(thresholds) + (1 if fill_files else 0)
         with (
-            progress.steps_bar("zfs-special", steps, progress.wanted(as_json)) as advance,
+            progress.steps_bar("zfs-special", steps, progress.wanted(as_json), progress.lines_wanted()) as advance,
             open_executor(executor) as ex,
         ):
             table = zfs_special_sweep(pool, advance=advance, executor=ex, **options)

@@ -33,7 +33,7 @@ def command(grid_file: Path, out: Path, executor: str, resume: bool) -> None:
     """
     grid = load_grid(grid_file)
     failures: list[tuple[Point, str]] = []
-    with bars.steps_bar("sweep", len(grid.points), bars.wanted(False)) as advance:
+    with bars.steps_bar("sweep", len(grid.points), bars.wanted(False), bars.lines_wanted()) as advance:
 
         def tick(point: Point, error: str | None) -> None:
             if error is not None:

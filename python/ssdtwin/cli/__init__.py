@@ -19,6 +19,7 @@ from ..errors import SsdtwinError
 #: when its command runs (or ``--help`` lists them all), so ``ssdtwin --version`` and a
 #: command's own start do not pay for pandas, numpy or rich where they are not used.
 SUBCOMMANDS = {
+    "compare": "compare",
     "fio": "fio",
     "nvme": "nvme",
     "perftest": "perftest",

@@ -90,8 +90,6 @@ def table_for(name: str) -> pd.DataFrame:
     if name in ("slc-fill", "whole-fill"):
         return fill_table()
     table = golden_table(name)
-    if name in ("thermal", "endurance"):
-        table.attrs["host"] = "linux-6.1"
     if name == "memory":
         table = table[table.bench == "memcpy"]
     return table
@@ -147,8 +145,8 @@ def test_each_title_names_the_drive_and_the_host(name: str) -> None:
     table = table_for(name)
     fig = FIGURES[name](table)
     said = titles(fig)
-    host = str(table.host.iloc[0]) if "host" in table else str(table.attrs["host"])
-    assert host in said, (name, said)
+    host = str(table.host.iloc[0])
+    assert (host if host != "none" else "no host (the drive alone)") in said, (name, said)
     if "profile" in table:
         assert str(table.profile.iloc[0]) in said, (name, said)
     else:
@@ -226,8 +224,7 @@ def test_throttle_onset_and_slc_exhaustion_are_read_from_the_table() -> None:
 
 
 def test_thermal_figure_marks_the_thresholds_from_the_profile_and_the_throttle_onset() -> None:
-    table = thermal_table()
-    table.attrs |= {"host": "linux-6.1", "bs": "128k"}
+    table = thermal_table().assign(host="linux-6.1", bs="128k")
     identity = tomllib.loads(profile_toml("crucial-p1"))["identity"]
     wctemp_c = identity["wctemp_kelvin"] - 273.15
     cctemp_c = identity.get("cctemp_kelvin", 358) - 273.15
@@ -245,9 +242,8 @@ def test_thermal_figure_marks_the_thresholds_from_the_profile_and_the_throttle_o
     plt.close(fig)
 
 
-def test_thermal_thresholds_noted_by_the_study_win_over_the_profile_s() -> None:
-    table = thermal_table()
-    table.attrs |= {"wctemp_c": 70.0, "cctemp_c": 80.0}
+def test_thermal_thresholds_in_the_table_win_over_the_profile_s() -> None:
+    table = thermal_table().assign(wctemp_c=70.0, cctemp_c=80.0)
     fig = plot_thermal(table)
     ys = sorted(float(line.get_ydata()[0]) for line in fig.axes[0].lines if list(line.get_xdata()) == [0, 1])
     assert ys == [70.0, 80.0]

@@ -72,7 +72,9 @@ def test_slc_write_falls_from_the_write_path_to_tlc_program_bandwidth() -> None:
     t = slc_write_sweep(
         "wd-black-256", seconds=4, overrides={"slc_cache.static_gib": 1.0} | ideal_overrides("wd-black-256")
     )
-    assert list(t.columns) == ["t_s", "write_mib_per_s", "written_gb", "slc_cached_gb", "folded_gb", "profile", "host"]
+    assert list(t.columns) == [
+        "t_s", "write_mib_per_s", "written_gb", "slc_cached_gb", "folded_gb", "profile", "host", "bs", "threads"
+    ]  # fmt: skip
     k = knee(t)
     assert k is not None
     nand = tomllib.loads(ssdtwin.profile_toml("wd-black-256"))["nand"]
@@ -102,6 +104,7 @@ def test_read_after_write_slows_reads_of_the_folding_data() -> None:
         "folded_gb",
         "profile",
         "host",
+        "bs",
     ]
     fresh, after = t[t.write_s == 0], t[t.write_s == 1]
     # A formatted drive reads nothing from NAND: the same rate every second.

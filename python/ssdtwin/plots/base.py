@@ -1,11 +1,19 @@
-"""What the figures share: pyplot on a backend that needs no display, and the stairs of
-per-second rates."""
+"""What the figures share: pyplot on a backend that needs no display, the stairs of
+per-second rates, who a figure is about, and the unit families their labels use."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pandas as pd
+
+#: Decimal units, as the studies count rates and amounts (10⁶ B/s, 10⁹ B).
+MB_PER_S = "MB/s (10^6 B/s)"
+GB = "GB, 10^9 B"
+#: Binary units, for figures whose table counts in them (stated where they are used).
+GIB = "GiB, 2^30 B"
+#: Bytes per MiB over bytes per MB: a rate in MiB/s times this is the rate in MB/s.
+MB_PER_MIB = 2**20 / 1e6
 
 
 def pyplot() -> Any:
@@ -39,3 +47,19 @@ def drive_and_host(table: pd.DataFrame) -> str:
     """
     named = [", ".join(dict.fromkeys(str(v) for v in table[c])) for c in ("profile", "host") if c in table]
     return " on ".join(named)
+
+
+def who(table: pd.DataFrame) -> str:
+    """:func:`drive_and_host` with the host ``none`` said in words.
+
+    >>> who(pd.DataFrame({"profile": ["p32a80"], "host": ["none"]}))
+    'p32a80 on no host (the drive alone)'
+    """
+    text = drive_and_host(table)
+    return text.removesuffix(" on none") + " on no host (the drive alone)" if text.endswith(" on none") else text
+
+
+def first_value(table: pd.DataFrame, column: str) -> Any:
+    """The first row's ``column`` (a setting every row of a study's table repeats), or None
+    where the table has no such column or no rows."""
+    return table[column].iloc[0] if column in table and len(table) else None

@@ -7,8 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._titles import MB_PER_S, who
-from .base import pyplot
+from .base import MB_PER_S, pyplot, who
 
 
 def plot_cdm(table: pd.DataFrame) -> Any:

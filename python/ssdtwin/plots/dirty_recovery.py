@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._titles import MB_PER_S, who
-from .base import pyplot
+from .base import MB_PER_S, pyplot, who
 
 
 def plot_dirty_recovery(table: pd.DataFrame) -> Any:

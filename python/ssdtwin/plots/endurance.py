@@ -7,8 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._titles import who
-from .base import pyplot
+from .base import pyplot, who
 
 
 def plot_endurance(table: pd.DataFrame) -> Any:

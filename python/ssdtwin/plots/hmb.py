@@ -7,8 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._titles import GIB, who
-from .base import pyplot
+from .base import GIB, pyplot, who
 
 
 def plot_hmb(table: pd.DataFrame) -> Any:

@@ -8,8 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ..studies.memory import metric, mmap_over_malloc
-from ._titles import MB_PER_S, who
-from .base import pyplot
+from .base import MB_PER_S, pyplot, who
 
 #: What each allocation is, by bench: fio's malloc points are lseek+read/write on the file.
 NAMES = {

@@ -7,8 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._titles import who
-from .base import pyplot
+from .base import pyplot, who
 
 #: The percentile columns drawn, with their labels.
 LEVELS = (("p50_us", "p50"), ("p99_us", "p99"), ("p99_9_us", "p99.9"), ("p99_99_us", "p99.99"))

@@ -7,8 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._titles import MB_PER_MIB, MB_PER_S, who
-from .base import pyplot, second_edges
+from .base import MB_PER_MIB, MB_PER_S, first_value, pyplot, second_edges, who
 from .slc_write import block
 
 
@@ -27,7 +26,7 @@ def plot_read_after_write(table: pd.DataFrame) -> Any:
         style = styles[k % len(styles)]
         rates = g.read_mib_per_s * MB_PER_MIB
         ax.stairs(rates, second_edges(g.t_s), baseline=None, label=label, lw=width, ls=style)
-    size = block(table.attrs.get("bs"))
+    size = block(first_value(table, "bs"))
     title = f"{who(table)}: sequential {size + ' ' if size else ''}reads at QD1 after writing for W s"
     ax.set(xlabel="read time (s)", ylabel=f"read {MB_PER_S}", title=title)
     ax.set_xlim(left=0)

@@ -8,8 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ..studies.slc_write import knee
-from ._titles import GB, MB_PER_MIB, MB_PER_S, who
-from .base import pyplot, second_edges
+from .base import GB, MB_PER_MIB, MB_PER_S, first_value, pyplot, second_edges, who
 
 
 def block(nbytes: object) -> str:
@@ -32,8 +31,8 @@ def plot_slc_write(table: pd.DataFrame) -> Any:
     ax.stairs(
         table.write_mib_per_s * MB_PER_MIB, second_edges(table.t_s), baseline=None, label="write rate (MB/s)", lw=1.5
     )
-    size = block(table.attrs.get("bs"))
-    threads = table.attrs.get("threads")
+    size = block(first_value(table, "bs"))
+    threads = first_value(table, "threads")
     per = f", {threads} thread{'s' if threads != 1 else ''} at QD1" if threads else ", QD1 per thread"
     title = f"{who(table)}: sequential {size + ' ' if size else ''}writes after a format{per}"
     ax.set(xlabel="time (s)", ylabel=MB_PER_S, title=title)

@@ -8,15 +8,14 @@ from typing import Any
 import pandas as pd
 
 from ..studies.thermal import slc_exhaustion, thresholds_c, throttle_onset
-from ._titles import MB_PER_S, who
-from .base import pyplot, second_edges
+from .base import MB_PER_S, first_value, pyplot, second_edges, who
 
 
 def thresholds(table: pd.DataFrame) -> tuple[float, float] | None:
-    """The drive's WCTEMP and CCTEMP in °C: as the study noted them in ``table.attrs``, else
-    from the profile the table names (without the run's overrides), else None."""
-    if "wctemp_c" in table.attrs and "cctemp_c" in table.attrs:
-        return float(table.attrs["wctemp_c"]), float(table.attrs["cctemp_c"])
+    """The drive's WCTEMP and CCTEMP in °C: as the table's columns give them, else from the
+    profile the table names (without the run's overrides), else None."""
+    if "wctemp_c" in table and "cctemp_c" in table and len(table):
+        return float(table.wctemp_c.iloc[0]), float(table.cctemp_c.iloc[0])
     from ..device import profile_toml
     from ..errors import ProfileError
 
@@ -69,7 +68,7 @@ def plot_thermal(table: pd.DataFrame) -> Any:
         temp.axhline(cc, color="darkred", ls=":", lw=1.2, label=f"CCTEMP {cc:.1f} °C (critical)")
         hottest = max(hottest, cc)
     temp.set_ylim(top=hottest + 3)
-    bs = table.attrs.get("bs")
+    bs = first_value(table, "bs")
     workload = f"sequential {bs} writes at QD32" if bs else "sequential writes at QD32"
     temp.set(ylabel="composite temperature (°C)", title=f"{who(table)}: {workload} on a fresh drive")
     temp.grid(alpha=0.3)

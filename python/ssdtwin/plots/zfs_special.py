@@ -8,8 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ..zfs import nicenum
-from ._titles import GB, who
-from .base import pyplot
+from .base import GB, first_value, pyplot, who
 
 
 def plot_zfs_special(table: pd.DataFrame) -> Any:
@@ -55,8 +54,9 @@ def plot_zfs_special(table: pd.DataFrame) -> Any:
         ax.set(xlabel=f"data written ({GB})", ylabel=f"allocated ({GB})", title="Filling the special class")
         ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
         ax.grid(alpha=0.3)
-    pool = table.attrs.get("pool")
-    tree = f"{table.attrs['files']:,} files ({table.attrs['size_dist']})" if "files" in table.attrs else "a file tree"
+    pool = first_value(table, "pool")
+    files, sizes = first_value(table, "files"), first_value(table, "size_dist")
+    tree = f"{files:,} files ({sizes})" if files is not None else "a file tree"
     named = f"pool {pool} on {who(table)}" if pool else f"a pool on {who(table)}"
     fig.suptitle(f"{named}: {tree}, created and read with and without the special vdev", fontsize=10)
     fig.tight_layout()

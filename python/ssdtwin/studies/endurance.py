@@ -233,8 +233,7 @@ def endurance_projection(
             if advance:
                 advance(f"{variant} {job}")
     table = pd.DataFrame(rows)
-    # The host is no column (the table's columns are kept as they were): the figure reads it here.
-    table.attrs["host"] = host
+    table.insert(1, "host", host)
     return table
 
 

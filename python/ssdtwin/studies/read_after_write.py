@@ -57,9 +57,7 @@ def read_after_write_sweep(
         parts.append(part)
         if advance:
             advance(f"W = {w} s")
-    table = pd.concat(parts, ignore_index=True).assign(profile=profile, host=host)
-    table.attrs["bs"] = bs
-    return table
+    return pd.concat(parts, ignore_index=True).assign(profile=profile, host=host, bs=bs)
 
 
 def report(table: pd.DataFrame) -> str:

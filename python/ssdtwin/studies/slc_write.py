@@ -61,9 +61,8 @@ def slc_write_sweep(
     dev.format()
     result = perftest(dev, threads=threads, operation="write", size=bs, seconds=seconds, mode="wait")
     table = result.per_second.rename(columns={"mib_per_s": "write_mib_per_s", "total_gb": "written_gb"}).assign(
-        profile=profile, host=host
+        profile=profile, host=host, bs=bs, threads=threads
     )
-    table.attrs |= {"bs": bs, "threads": threads}
     if advance:
         advance(f"{seconds} s written")
     return table

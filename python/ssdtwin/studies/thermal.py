@@ -8,8 +8,8 @@ lowers the resistance, so the same drive may never get there. The table has one 
 airflow and second; the figure shows temperature and write rate over time, with the drive's
 WCTEMP and CCTEMP, where throttling began and where the SLC cache filled.
 
-The table notes in ``table.attrs`` what its columns do not hold: the ``host``, the ``bs``
-and the drive's thresholds in °C (``wctemp_c``, ``cctemp_c``).
+Every row also names the ``host``, the ``bs`` and the drive's thresholds in °C
+(``wctemp_c``, ``cctemp_c``).
 """
 
 from __future__ import annotations
@@ -139,9 +139,10 @@ def thermal_sweep(
         if advance:
             advance(f"{airflow:g} m/s")
     table = pd.concat(frames, ignore_index=True)
-    table.attrs |= {"host": host, "bs": bs}
+    table.insert(0, "host", host)
+    table.insert(1, "bs", bs)
     if limits is not None:
-        table.attrs |= {"wctemp_c": limits[0], "cctemp_c": limits[1]}
+        table["wctemp_c"], table["cctemp_c"] = limits
     return table
 
 

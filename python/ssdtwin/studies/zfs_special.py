@@ -152,9 +152,8 @@ def zfs_special_sweep(
     )
     tables = run_parts(run_zfs_special_part, parts, executor, advance)
     table = pd.DataFrame([row for rows in tables for row in rows])
-    # What the figure's title names and the columns do not hold.
-    table.attrs |= {"pool": Path(str(pool)).stem, "files": files, "size_dist": size_dist}
-    return table
+    # After the contract's columns: what every row shares.
+    return table.assign(pool=Path(str(pool)).stem, files=files, size_dist=size_dist)
 
 
 def zfs_special_parts(

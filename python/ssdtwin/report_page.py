@@ -121,7 +121,7 @@ def _part_html(part: Part) -> str:
 STYLE = """
 body { font-family: sans-serif; margin: 2em auto; max-width: 75em; padding: 0 1em; color: #222; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; margin-top: 2em; }
-pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
+pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; font-size: 0.85em; white-space: pre-wrap; }
 img { max-width: 100%; } figure { margin: 1em 0; } figcaption { font-weight: bold; margin: 0.3em 0; }
 table.data { border-collapse: collapse; font-size: 0.85em; }
 table.data th, table.data td { border: 1px solid #ddd; padding: 0.2em 0.5em; }
@@ -162,10 +162,17 @@ def _flatten(value: object, prefix: str) -> Iterator[tuple[str, object]]:
 
 
 def _comments(text: str) -> tuple[str, dict[str, str]]:
-    """A profile file's leading comment block, and each ``key = value  # comment`` line's
-    comment by its dotted field name (the first line of a multi-line value)."""
+    """A profile file's leading comment block, and each field's comment by its dotted name:
+    the comment after its value (``key = value  # comment``, on the first line of a
+    multi-line value), else the comment lines just above it.
+
+    >>> text = "# A drive.\\n\\n[nand]\\n# Two lines\\n# of why.\\ndies = 8\\nplanes = 2  # datasheet\\n"
+    >>> _comments(text)
+    ('A drive.', {'nand.dies': 'Two lines of why.', 'nand.planes': 'datasheet'})
+    """
     about: list[str] = []
     comments: dict[str, str] = {}
+    above: list[str] = []
     section = ""
     started = False
     for line in text.splitlines():
@@ -175,15 +182,17 @@ def _comments(text: str) -> tuple[str, dict[str, str]]:
             continue
         if stripped:
             started = True
+        if stripped.startswith("#"):
+            above.append(stripped.lstrip("#").strip())
+            continue
         if stripped.startswith("["):
             section = stripped.strip("[]").strip()
-            continue
-        if "=" not in stripped or stripped.startswith("#"):
-            continue
-        key, rest = (s.strip() for s in stripped.split("=", 1))
-        comment = _trailing_comment(rest)
-        if comment:
-            comments[f"{section}.{key}" if section else key] = comment
+        elif "=" in stripped:
+            key, rest = (s.strip() for s in stripped.split("=", 1))
+            comment = _trailing_comment(rest) or " ".join(a for a in above if a)
+            if comment:
+                comments[f"{section}.{key}" if section else key] = comment
+        above = []
     return " ".join(a for a in about if a), comments
 
 

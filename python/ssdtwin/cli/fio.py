@@ -7,15 +7,23 @@ from pathlib import Path
 
 import click
 
-from .. import _ssdtwin
-from ..device import DEFAULT_PROFILE, DEFAULT_RUN_SEED, Device, RunResult
+from .. import _ssdtwin, report_page
+from ..device import DEFAULT_PROFILE, DEFAULT_RUN_SEED, Device, RawToml, RunResult
 from ..files import place_text
 from ..params import SEED, FiniteFloat, FioTime
 from ..plots.latency import plot_latency
 from ..terse import VERSIONS, terse_lines
 from ..zfs import Pool, is_pool_state
 from . import progress
-from .common import OutputFile, host_options, load_device, profile_options, save_figure, write_state
+from .common import (
+    OutputFile,
+    host_options,
+    load_device,
+    parse_overrides,
+    profile_options,
+    save_figure,
+    write_state,
+)
 from .precondition import parse_fill
 from .zfs import load_pool
 
@@ -108,6 +116,13 @@ def _formats(value: str) -> list[str]:
     "and its p50/p99/p99.9 per window over time.",
 )
 @click.option(
+    "--html",
+    "html",
+    type=OutputFile(),
+    help="Write a self-contained report page: fio's report, the latency figure, each job's figures, "
+    "the drive's profile with the source of each field, and the command.",
+)
+@click.option(
     "--series",
     "series_file",
     type=OutputFile(),
@@ -147,6 +162,7 @@ def command(
     eta_interval: str | None,
     status_interval: str | None,
     plot: Path | None,
+    html: Path | None,
     series_file: Path | None,
     series_window_ms: float | None,
     fio_args: tuple[str, ...],
@@ -216,14 +232,38 @@ def command(
         table = result.series
         text = table.to_csv(index=False) if series_file.suffix == ".csv" else table.to_json(orient="records") + "\n"
         place_text(series_file, text)
+    title = _title(result, profile or (str(state) if state else None) or pool or DEFAULT_PROFILE, host)
     if plot is not None:
-        title = _title(result, profile or (str(state) if state else None) or pool or DEFAULT_PROFILE, host)
         save_figure(plot_latency(result.latency_histogram, result.series, title), plot)
+    if html is not None:
+        settings = {k: RawToml(v) for k, v in parse_overrides(overrides).items()}
+        drive = None if on_pool else report_page.profile_section(profile or DEFAULT_PROFILE, settings)
+        report_page.write(fio_page(result, title, drive if state is None else None), html)
     if save_state is not None:
         write_state(target, save_state, force)
     if result.errors:
         # As fio: a job that ended with an error makes the run exit 1, reports printed.
         raise click.exceptions.Exit(1)
+
+
+def fio_page(result: RunResult, title: str, drive: report_page.Section | None) -> report_page.Page:
+    """``ssdtwin fio --html``: fio's report, each job's figures and latency percentiles, the
+    latency figure, and the drive (``drive``, where the run named a profile)."""
+    from ..comparison import fio_records
+
+    figure = plot_latency(result.latency_histogram, result.series, title)
+    sections = [
+        report_page.Section("fio's report", [report_page.Text(result.normal)]),
+        report_page.Section(
+            "Figures", [report_page.Figure(report_page.png(figure), "latency: distribution and over time")]
+        ),
+        report_page.Section(
+            "Jobs", [report_page.Table(fio_records(result.json), "per job and direction (fio's JSON, normalised)")]
+        ),
+    ]
+    if drive is not None:
+        sections.append(drive)
+    return report_page.Page(f"ssdtwin fio: {title}", report_page.command_line(), sections)
 
 
 def _check_suffix(path: Path | None, allowed: tuple[str, ...], option: str) -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from ..sweep import Point, load_grid, open_executor, sweep
+from .. import report_page
+from ..sweep import Point, load_grid, open_executor, read_results, sweep
 from . import progress as bars
 
 
@@ -22,7 +23,13 @@ from . import progress as bars
     help="local[:N] (processes here), dask-local[:N] (a Dask LocalCluster) or dask://HOST:PORT (a Dask scheduler).",
 )
 @click.option("--resume", is_flag=True, help="Keep the points already finished in --out and run the rest.")
-def command(grid_file: Path, out: Path, executor: str, resume: bool) -> None:
+@click.option(
+    "--html",
+    "html",
+    is_flag=True,
+    help="Also write OUT/report.html: figures of IOPS, bandwidth and p99 latency over the grid, and the table.",
+)
+def command(grid_file: Path, out: Path, executor: str, resume: bool, html: bool) -> None:
     """Run every point of GRID.toml (profiles x hosts x settings x fio jobs; see docs/sweeps.md).
 
     Finished points are kept in OUT/points as they finish (rerun with --resume to skip them),
@@ -43,16 +50,54 @@ def command(grid_file: Path, out: Path, executor: str, resume: bool) -> None:
 
         with open_executor(executor) as ex:
             table = sweep(grid, executor=ex, out=out, resume=resume, progress=tick)
-    click.echo(
+    summary = (
         f"{out}/results.parquet: {len(grid.points)} points ({len(failures)} failed), {len(table)} rows; "
         f"axes {', '.join(grid.axes) or 'none'}"
     )
+    failed = ""
     if failures:
         point, error = min(failures, key=lambda f: f[0].index)
         first = error.strip().splitlines()[-1] if error.strip() else "failed"
-        click.echo(
-            f"ssdtwin: {len(failures)} of {len(grid.points)} points failed; the first, point {point.index}: "
-            f"{first} (every error is in {out}/errors)",
-            err=True,
+        failed = (
+            f"{len(failures)} of {len(grid.points)} points failed; the first, point {point.index}: "
+            f"{first} (every error is in {out}/errors)"
         )
+    if html:
+        report_page.write(sweep_page(out, grid_file, list(grid.axes), "\n".join(filter(None, [summary, failed]))),
+                          out / "report.html")  # fmt: skip
+        summary += f"; wrote {out}/report.html"
+    click.echo(summary)
+    if failed:
+        click.echo(f"ssdtwin: {failed}", err=True)
         raise click.exceptions.Exit(1)
+
+
+#: What a sweep's report page draws against its grid's last axis, where the table has it.
+PAGE_METRICS = ("iops", "bw_mb_per_s", "p99_lat_us")
+
+
+def sweep_page(out: Path, grid_file: Path, axes: list[str], summary: str) -> report_page.Page:
+    """A sweep's report page: IOPS, bandwidth and p99 latency against the grid's last axis,
+    one line per value of the others (:mod:`ssdtwin.comparison`), the table and the grid."""
+    from ..comparison import CompareError, compare
+    from ..plots.compare import plot_compare_table
+
+    results = read_results(out)
+    figures: list[report_page.Part] = []
+    if axes:
+        x = axes[-1]
+        for y in (m for m in PAGE_METRICS if m in results.columns):
+            try:
+                drawn = compare([out], x=x, y=y)
+            except CompareError as e:
+                figures.append(report_page.Text(f"{y} against {x}: not drawn ({e})"))
+                continue
+            figure = plot_compare_table(drawn.table, drawn.x, drawn.y, f"sweep {grid_file.name}")
+            figures.append(report_page.Figure(report_page.png(figure), f"{y} against {x}"))
+    sections = [
+        report_page.Section("Summary", [report_page.Text(summary)]),
+        report_page.Section("Figures", figures or [report_page.Text("a grid without axes: one point, no figure")]),
+        report_page.Section("Results", [report_page.Table(results, "every point's rows (results.parquet)")]),
+        report_page.Section("Grid", [report_page.Text(grid_file.read_text(encoding="utf-8"))]),
+    ]
+    return report_page.Page(f"ssdtwin sweep {grid_file.name}", report_page.command_line(), sections)

@@ -28,7 +28,8 @@ One row per cell run: ``test``, ``round``, ``rw``, ``read_pct``, ``bs`` (fio's s
 ``lat_max_us``, ``lat_p99_us`` … ``lat_p99_999_us``; the round's ``round_waf``,
 ``round_gc`` (GC ran) and ``free_superblocks`` at its end; the test's ``pts_steady_round``
 and ``twin_steady_round`` (0: not reached) and ``in_window`` (the row is in the test's
-measurement window: its last ``window`` rounds).
+measurement window: its last ``window`` rounds); and the run's ``profile``, ``host``,
+``variant``, ``threads``, ``iodepth``, ``active_range_pct`` and ``cell_s``.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ PERCENTILE_COLUMNS = ("lat_p99_us", "lat_p99_9_us", "lat_p99_99_us", "lat_p99_99
 #: Steady state by the specification: data excursion and slope excursion limits, shares of the average.
 DATA_EXCURSION_LIMIT = 0.20
 SLOPE_EXCURSION_LIMIT = 0.10
+#: Seconds of each workload of a round, as the specification runs them.
+SPEC_CELL_S = 60.0
 #: The twin's own steady state: a round's write amplification within this share of the last round's.
 TRUE_STEADY_WAF_SHARE = 0.05
 
@@ -277,7 +280,7 @@ def pts_sweep(
     *,
     variant: str = "enterprise",
     tests: Sequence[str] = TESTS,
-    cell_s: float = 60.0,
+    cell_s: float = SPEC_CELL_S,
     max_rounds: int = 25,
     window: int = 5,
     threads: int | None = None,
@@ -355,6 +358,8 @@ def pts_sweep(
     table.insert(2, "variant", variant)
     table.insert(3, "threads", threads)
     table.insert(4, "iodepth", iodepth)
+    table.insert(5, "active_range_pct", active)
+    table.insert(6, "cell_s", cell_s)
     return table
 
 
@@ -466,7 +471,12 @@ def report(table: pd.DataFrame) -> str:
     lines = []
     for profile, t in table.groupby("profile", sort=False):
         first = t.iloc[0]
-        lines.append(f"{profile} on {first.host}: SNIA PTS ({first.variant}), T{first.threads}Q{first.iodepth}")
+        departs = "" if first.cell_s == SPEC_CELL_S else f" (the specification's: {SPEC_CELL_S:g} s)"
+        lines.append(
+            f"{profile} on {first.host}: SNIA PTS ({first.variant}): IOPS at T{first.threads}Q{first.iodepth}, "
+            f"throughput at T1Q{first.threads * first.iodepth}, latency at T1Q1; "
+            f"{first.active_range_pct:g} % of the LBA range, {first.cell_s:g} s per workload{departs}"
+        )
         for name, grid in report_tables(t).items():
             lines.append(f"\n{name}:")
             lines.append(grid.to_string())

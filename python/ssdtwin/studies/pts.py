@@ -515,6 +515,12 @@ def _sweep(
     )
 
 
+def _parts(tests: str, **_: Any) -> list[dict[str, Any]]:
+    # Each test starts from a purge: a drive of its own, so the tests run on any executor
+    # (--executor local:2 runs two at once) and give the same table either way.
+    return [{"tests": test} for test in choice_list(tests, TESTS, "--tests")]
+
+
 def _count(tests: str, max_rounds: int, variant: str, **_: Any) -> int:
     chosen = choice_list(tests, TESTS, "--tests")
     runs = sum(len(VARIANTS[variant].throughput_blocks) if t == "throughput" else 1 for t in chosen)
@@ -562,6 +568,7 @@ STUDY = Study(
     ],
     sweep=_sweep,
     count=_count,
+    parts=_parts,
     report=lambda table, **_: report(table),
     tables=lambda table: {
         f"{profile}: {caption}": t

@@ -153,3 +153,21 @@ def test_the_study_writes_its_report_page_and_refuses_unknown_tests(
     assert "identity.capacity_bytes" in page and "--set" in page
     bad = run_main("study", "pts", "--tests", "iops,bogus", "--out", tmp_path / "x")
     assert_one_line_error(bad, "allowed iops, throughput, latency")
+
+
+def test_each_test_is_a_part_of_its_own_and_an_executor_gives_the_same_table() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ssdtwin.studies import run_study, study_parts
+
+    options = {"variant": "enterprise", "tests": "latency,throughput", "cell_s": 0.01, "max_rounds": 5, "window": 5}
+    options |= {"threads": None, "iodepth": None, "active_range_pct": None, "seed": 1, "host": "none"}
+    assert [p.part for p in study_parts("pts", ["generic-tlc-1tb"], SMALL, options)] == [
+        {"tests": "latency"},
+        {"tests": "throughput"},
+    ]
+    here = run_study("pts", ["generic-tlc-1tb"], overrides=SMALL, **options)["generic-tlc-1tb"]
+    with ThreadPoolExecutor(2) as pool:
+        there = run_study("pts", ["generic-tlc-1tb"], overrides=SMALL, executor=pool, **options)["generic-tlc-1tb"]
+    pd.testing.assert_frame_equal(here[0], there[0])
+    assert list(dict.fromkeys(here[0].test)) == ["latency", "throughput"] and here[1] == there[1]

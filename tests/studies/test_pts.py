@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -160,7 +161,8 @@ def test_each_test_is_a_part_of_its_own_and_an_executor_gives_the_same_table() -
 
     from ssdtwin.studies import run_study, study_parts
 
-    options = {"variant": "enterprise", "tests": "latency,throughput", "cell_s": 0.01, "max_rounds": 5, "window": 5}
+    options: dict[str, Any] = {"variant": "enterprise", "tests": "latency,throughput", "cell_s": 0.01}
+    options |= {"max_rounds": 5, "window": 5}
     options |= {"threads": None, "iodepth": None, "active_range_pct": None, "seed": 1, "host": "none"}
     assert [p.part for p in study_parts("pts", ["generic-tlc-1tb"], SMALL, options)] == [
         {"tests": "latency"},

@@ -4,7 +4,9 @@ drive, second by second, until the SLC cache runs out and writes fall to native 
 The method is R3's: ``nvmecontrol format`` (every LBA unmapped), then ``nvmecontrol
 perftest -o write`` with one I/O outstanding per thread, the rate taken per second.
 Threads move on sequentially (perftest's ``wait`` mode), so every write is new data.
-Rates are in the tool's "MB/s" (2^20 bytes/s); data written in GB (10^9 bytes).
+The table counts rates as the tool does, in MiB/s (2^20 B/s, which nvmecontrol prints as
+"MB/s"), and data written in GB (10^9 B); the report and the figure give rates in MB/s
+(10^6 B/s), the unit of the data written beside them.
 """
 
 from __future__ import annotations
@@ -102,15 +104,32 @@ def knee(table: pd.DataFrame) -> dict[str, float] | None:
 
 
 def report(table: pd.DataFrame) -> str:
+    """The cliff in decimal units: data in GB (10⁹ B), rates in MB/s (10⁶ B/s), with the
+    rates as nvmecontrol prints them (its "MB" is 2²⁰ B) for comparison with its output.
+
+    >>> t = pd.DataFrame({"write_mib_per_s": [700.0, 700, 400, 210, 210, 210]})
+    >>> t["written_gb"] = (t.write_mib_per_s * 2**20 / 1e9).cumsum()
+    >>> text = report(t)
+    >>> text[: text.index(" (")]
+    'SLC cache: 1.75 GB written before the cliff at t = 2.4 s; 734 MB/s before, 220 MB/s after'
+    >>> text[text.index(" (") :]
+    ' (MB = 10^6 B, GB = 10^9 B; nvmecontrol, whose "MB" is 2^20 B, prints 700 and 210 "MB/s").'
+    """
+    from ..plots.base import MB_PER_MIB  # here: the plots package imports the studies
+
     k = knee(table)
     total = float(table.written_gb.iloc[-1])
     if k is None:
         rate = float(table.write_mib_per_s.median())
-        return f"No cliff within {len(table)} s ({total:.2f} GB written, median {rate:.0f} MB/s)."
+        return (
+            f"No cliff within {len(table)} s ({total:.2f} GB written, median {rate * MB_PER_MIB:.0f} MB/s; "
+            "MB = 10^6 B, GB = 10^9 B)."
+        )
     return (
         f"SLC cache: {k['written_gb']:.2f} GB written before the cliff at t = {k['t_s']:.1f} s; "
-        f"{k['before_mib_per_s']:.0f} MB/s before, {k['after_mib_per_s']:.0f} MB/s after "
-        "(MB = 2^20 bytes, as nvmecontrol)."
+        f"{k['before_mib_per_s'] * MB_PER_MIB:.0f} MB/s before, {k['after_mib_per_s'] * MB_PER_MIB:.0f} MB/s after "
+        '(MB = 10^6 B, GB = 10^9 B; nvmecontrol, whose "MB" is 2^20 B, prints '
+        f'{k["before_mib_per_s"]:.0f} and {k["after_mib_per_s"]:.0f} "MB/s").'
     )
 
 

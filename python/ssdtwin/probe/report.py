@@ -93,17 +93,18 @@ def figures(result: ProbeResult) -> list[tuple[str, Any]]:
     from ..plots.probe import plot_cliff, plot_die_scan, plot_qd, plot_rounds, plot_span
 
     drawn = []
+    target = result.target
     if result.cliff is not None:
         recovery = result.recovery.table if result.recovery is not None else None
-        drawn.append(("cliff", plot_cliff(result.cliff.table, result.cliff.cache_bytes, recovery)))
+        drawn.append(("cliff", plot_cliff(result.cliff.table, result.cliff.cache_bytes, recovery, target)))
     if result.first is not None:
-        drawn.append(("die-scan", plot_die_scan(result.first.table)))
+        drawn.append(("die-scan", plot_die_scan(result.first.table, target, result.first.program_unit_bytes)))
     if result.coverage is not None:
-        drawn.append(("span", plot_span(result.coverage.table, result.coverage.coverage_bytes)))
+        drawn.append(("span", plot_span(result.coverage.table, result.coverage.coverage_bytes, target)))
     if result.qd is not None:
-        drawn.append(("qd", plot_qd(result.qd.table)))
+        drawn.append(("qd", plot_qd(result.qd.table, target)))
     if result.gc is not None:
-        drawn.append(("gc-rounds", plot_rounds(result.gc.table)))
+        drawn.append(("gc-rounds", plot_rounds(result.gc.table, target)))
     return drawn
 
 

@@ -11,18 +11,26 @@ import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pandas as pd
 import pytest
 from matplotlib.text import Text
 from ssdtwin import profile_toml
+from ssdtwin.cli.fio import _title as fio_title
 from ssdtwin.plots import FIGURES
 from ssdtwin.plots.base import pyplot
+from ssdtwin.plots.latency import plot_latency
+from ssdtwin.plots.probe import plot_cliff, plot_die_scan, plot_qd, plot_rounds, plot_span
 from ssdtwin.plots.thermal import plot_thermal
+from ssdtwin.probe.plan import ProbeResult
+from ssdtwin.probe.report import figures as probe_figures
 from ssdtwin.studies.cdm import host_note
 from ssdtwin.studies.memory import _report as memory_report
 from ssdtwin.studies.memory import mmap_over_malloc
+from ssdtwin.studies.slc_write import knee
+from ssdtwin.studies.slc_write import report as slc_write_report
 from ssdtwin.studies.thermal import slc_exhaustion, throttle_onset
 
 plt = pyplot()
@@ -279,3 +287,271 @@ def test_cdm_says_why_qd_sweep_on_linux_reports_more() -> None:
     q32 = table[(table.test == "RND4K Q32T1") & (table.op == "read")]
     assert "qd-sweep" in note and f"{float(q32.iops.iloc[0]):,.0f} IOPS" in note
     assert host_note(table.assign(host="linux-6.1")) == ""
+
+
+# ---- probe figures ---------------------------------------------------------------------------
+
+TARGET = "--twin wd-black-256"
+
+
+def probe_cliff() -> pd.DataFrame:
+    written = [k * 0.25e9 for k in range(1, 17)]
+    return pd.DataFrame({"written_bytes": written, "bytes_per_s": [7.3e8] * 8 + [2.0e8] * 8})
+
+
+def probe_recovery() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "trigger": ["idle", "idle", "idle", "reads"],
+            "seconds": [2.0, 10.0, 60.0, 10.0],
+            "recovered_bytes": [1.9e7, 1.9e7, 1.9e7, 4.8e8],
+            "burst_bytes": [6.9e8] * 4,
+        }
+    )
+
+
+def probe_span() -> pd.DataFrame:
+    spans = [16 << 20, 64 << 20, 256 << 20, 512 << 20, 1 << 30, 2 << 30, 4 << 30, 6 << 30]
+    return pd.DataFrame({"span_bytes": spans, "iodepth": 1, "refined": False, "iops": 10_800.0, "mean_lat_us": 92.5})
+
+
+def probe_qd() -> pd.DataFrame:
+    depths = [1 << i for i in range(9)]
+    return pd.DataFrame(
+        {
+            "iodepth": depths,
+            "iops": [min(11_000.0 * d, 107_000.0) for d in depths],
+            "mean_lat_us": [91.0 * max(1, d / 10) for d in depths],
+            "p99_lat_us": [112.0 * max(1, d / 10) for d in depths],
+        }
+    )
+
+
+def probe_rounds() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "round": [1, 2, 3, 4, 5],
+            "iops": [48_000.0, 48_000.0, 35_500.0, 40_600.0, 38_500.0],
+            "in_window": [False, False, True, True, True],
+        }
+    )
+
+
+def probe_region() -> pd.DataFrame:
+    rows = [("qd1", 1, 20_800.0)]
+    rows += [("unit scan", k, 33_800.0 if k < 16 else 64_000.0) for k in (1, 2, 4, 8, 16)]
+    rows += [("die scan", n, min(34_000.0 * n, 260_000.0)) for n in (1, 2, 4, 8, 12, 16, 24, 32, 64, 128, 256)]
+    rows += [("transfer", 4096, 20_000.0)]
+    return pd.DataFrame(rows, columns=["test", "x", "iops"]).assign(region="first")
+
+
+PROBE_FIGURES: dict[str, Any] = {
+    "cliff": lambda target: plot_cliff(probe_cliff(), 2.2e9, probe_recovery(), target),
+    "cliff alone": lambda target: plot_cliff(probe_cliff(), 2.2e9, None, target),
+    "span": lambda target: plot_span(probe_span(), 1 << 30, target),
+    "qd": lambda target: plot_qd(probe_qd(), target),
+    "gc-rounds": lambda target: plot_rounds(probe_rounds(), target),
+    "die-scan": lambda target: plot_die_scan(probe_region(), target, 32 << 10),
+}
+
+
+def labelled_artists(fig: Any) -> list[str]:
+    """The labels of every line, patch and collection drawn that asks for a legend entry."""
+    return [
+        str(artist.get_label())
+        for ax in fig.axes
+        for artist in [*ax.lines, *ax.collections, *ax.patches]
+        if str(artist.get_label()) and not str(artist.get_label()).startswith("_")
+    ]
+
+
+def tick_labels(fig: Any) -> list[str]:
+    fig.canvas.draw()
+    return [t.get_text() for ax in fig.axes for t in [*ax.get_xticklabels(), *ax.get_yticklabels()]]
+
+
+@pytest.mark.parametrize("name", PROBE_FIGURES)
+def test_probe_figures_keep_to_one_unit_family_and_say_which(name: str) -> None:
+    fig = PROBE_FIGURES[name](TARGET)
+    said = texts(fig)
+    assert len(unit_families(fig)) <= 1, (name, [t for t in said if BINARY.search(t) or DECIMAL.search(t)])
+    if "binary" in unit_families(fig):
+        assert any("2^30 B" in t for t in said), name
+    if "decimal" in unit_families(fig):
+        assert any("10^9 B" in t or "10^6 B" in t for t in said), name
+    plt.close(fig)
+
+
+def test_the_cliff_counts_in_decimal_units() -> None:
+    cliff = probe_cliff()
+    fig = plot_cliff(cliff, 2.2e9, probe_recovery(), TARGET)
+    assert unit_families(fig) == {"decimal"}
+    rate, recovered = fig.axes
+    (line,) = [ln for ln in rate.lines if ln.get_label() == "write rate"]
+    assert list(line.get_xdata()) == pytest.approx(list(cliff.written_bytes / 1e9))
+    assert list(line.get_ydata()) == pytest.approx(list(cliff.bytes_per_s / 1e6))
+    assert "cliff at 2.20 GB" in legend_texts(fig)
+    (idle,) = [ln for ln in recovered.lines if ln.get_label() == "after idle"]
+    assert list(idle.get_ydata()) == pytest.approx([19.0, 19.0, 19.0])
+    assert [t for t in tick_labels(fig) if t in ("2", "10", "60")] == ["2", "10", "60"]
+    plt.close(fig)
+
+
+def test_the_span_counts_in_binary_units_ticked_plainly() -> None:
+    fig = plot_span(probe_span(), 1 << 30, TARGET)
+    assert unit_families(fig) == {"binary"}
+    assert "2^20 B" in fig.axes[0].get_xlabel() and "2^30 B" in fig.axes[0].get_xlabel()
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert labels == ["16 MiB", "64 MiB", "256 MiB", "1 GiB", "4 GiB"]
+    plt.close(fig)
+
+
+def test_powers_of_two_axes_are_ticked_plainly() -> None:
+    qd = plot_qd(probe_qd(), TARGET)
+    assert [t.get_text() for t in qd.axes[0].get_xticklabels()] == [str(1 << i) for i in range(9)]
+    scan = plot_die_scan(probe_region(), TARGET, 32 << 10)
+    assert [t.get_text() for t in scan.axes[0].get_xticklabels()] == [str(1 << i) for i in range(9)]
+    for fig in (qd, scan):
+        assert not [t for t in tick_labels(fig) if "^" in t or "$" in t]
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("name", PROBE_FIGURES)
+def test_every_probe_line_is_in_a_legend(name: str) -> None:
+    fig = PROBE_FIGURES[name](TARGET)
+    shown = legend_texts(fig)
+    for ax in fig.axes:
+        for line in ax.lines:
+            assert not str(line.get_label()).startswith("_"), (name, "a line without a label")
+    for label in labelled_artists(fig):
+        assert label in shown, (name, label, sorted(shown))
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("name", PROBE_FIGURES)
+def test_each_probe_title_names_the_target(name: str) -> None:
+    fig = PROBE_FIGURES[name](TARGET)
+    assert "wd-black-256 (twin)" in titles(fig)
+    assert "--twin" not in titles(fig)
+    plt.close(fig)
+    fig = PROBE_FIGURES[name]("/dev/nvme0n1")
+    assert "/dev/nvme0n1" in titles(fig)
+    plt.close(fig)
+
+
+def test_the_probe_report_draws_its_figures_about_its_target() -> None:
+    result = ProbeResult(
+        target=TARGET,
+        facts=cast(Any, None),
+        settings=cast(Any, None),
+        qd=cast(Any, SimpleNamespace(table=probe_qd())),
+        gc=cast(Any, SimpleNamespace(table=probe_rounds())),
+    )
+    drawn = dict(probe_figures(result))
+    assert sorted(drawn) == ["gc-rounds", "qd"]
+    for fig in drawn.values():
+        assert titles(fig).startswith("wd-black-256 (twin): ")
+        plt.close(fig)
+
+
+# ---- fio's latency figure --------------------------------------------------------------------
+
+
+def latency_hist() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "direction": ["read"] * 5,
+            "lat_us": [90.0, 120.0, 130.0, 240.0, 260.0],
+            "count": [100, 300, 200, 20, 3],
+        }
+    )
+
+
+def latency_series(ends: list[float], partial_s: float | None) -> pd.DataFrame:
+    """Windows of 0.1 s ending at ``ends`` after the row at time 0 (no I/Os yet), and a
+    last window ``partial_s`` long that the run's end cut short."""
+    rows: list[dict[str, object]] = [{"time_s": 0.0, "window_s": 0.0, "partial": False}]
+    for k, end in enumerate(ends):
+        rows.append(
+            dict[str, object]({"time_s": end, "window_s": 0.1, "partial": False})
+            | {"read_p50_lat_us": 130.0 + k, "read_p99_lat_us": 249.0 + k, "read_p999_lat_us": 257.0 + k}
+        )
+    if partial_s is not None:
+        end = (ends[-1] if ends else 0.0) + partial_s
+        rows.append(
+            dict[str, object]({"time_s": end, "window_s": partial_s, "partial": True})
+            | {"read_p50_lat_us": 243.0, "read_p99_lat_us": 243.0, "read_p999_lat_us": 243.0}
+        )
+    return pd.DataFrame(rows)
+
+
+TITLE = "p32a80 on linux-6.1 — r: randread 4k"
+
+
+def test_one_window_is_drawn_across_it_with_a_plain_time_axis() -> None:
+    fig = plot_latency(latency_hist(), latency_series([0.1], 8.3e-5), TITLE)
+    over_time = fig.axes[1]
+    steps = {str(p.get_label()): p for p in over_time.patches}
+    assert sorted(steps) == ["read p50", "read p99", "read p99.9"]
+    values, edges = steps["read p50"].get_data()[:2]
+    assert list(values) == [130.0] and list(edges) == pytest.approx([0.0, 0.1])
+    assert over_time.get_xlim()[0] == 0.0
+    fig.canvas.draw()
+    assert over_time.xaxis.get_offset_text().get_text() == ""
+    assert "1 whole window" in over_time.get_xlabel()
+    assert "per 100 ms window" in over_time.get_title()
+    (cut,) = [ln for ln in over_time.lines if ln.get_label() == "last window, cut short by the run's end"]
+    assert list(cut.get_ydata()) == [243.0]
+    plt.close(fig)
+
+
+def test_many_windows_are_steps_with_no_note() -> None:
+    ends = [round(0.1 * k, 1) for k in range(1, 21)]
+    fig = plot_latency(latency_hist(), latency_series(ends, None), TITLE)
+    over_time = fig.axes[1]
+    (p99,) = [p for p in over_time.patches if p.get_label() == "read p99"]
+    values, edges = p99.get_data()[:2]
+    assert len(values) == 20 and list(edges) == pytest.approx([0.0, *ends])
+    assert over_time.get_xlabel() == "time (s)"
+    assert not [ln for ln in over_time.lines if str(ln.get_label()).startswith("last window")]
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("ends", [[0.1], [0.1, 0.2], [round(0.1 * k, 1) for k in range(1, 21)]])
+def test_the_latency_figure_says_what_it_shows(ends: list[float]) -> None:
+    fig = plot_latency(latency_hist(), latency_series(ends, 3e-5), TITLE)
+    assert fig.get_suptitle() == TITLE
+    assert len(unit_families(fig)) <= 1
+    shown = legend_texts(fig)
+    for label in labelled_artists(fig):
+        assert label in shown, (label, sorted(shown))
+    fig.canvas.draw()
+    distribution, over_time = fig.axes
+    ticks = [*distribution.get_xticklabels(which="both"), *over_time.get_yticklabels(which="both")]
+    plain = [t.get_text() for t in ticks if t.get_text()]
+    assert plain and not [t for t in plain if "$" in t or "^" in t or "times" in t], plain
+    assert {"100", "200"} <= set(plain)
+    plt.close(fig)
+
+
+def test_fio_titles_name_the_drive_and_the_host() -> None:
+    result = SimpleNamespace(json={"jobs": [{"jobname": "r", "job options": {"rw": "randread", "bs": "4k"}}]})
+    assert fio_title(cast(Any, result), "p32a80", "linux-6.1") == TITLE
+
+
+# ---- the slc-write report --------------------------------------------------------------------
+
+
+def test_slc_write_report_gives_rates_in_decimal_mb() -> None:
+    table = pd.DataFrame({"write_mib_per_s": [700.0, 700, 400, 210, 210, 210]})
+    table["written_gb"] = (table.write_mib_per_s * 2**20 / 1e9).cumsum()
+    k = knee(table)
+    assert k is not None
+    text = slc_write_report(table)
+    before, after = (round(k[f"{w}_mib_per_s"] * 2**20 / 1e6) for w in ("before", "after"))
+    assert f"{before} MB/s before, {after} MB/s after (MB = 10^6 B, GB = 10^9 B" in text
+    assert (before, after) == (734, 220)
+    assert 'prints 700 and 210 "MB/s"' in text
+    assert "MiB" not in text
+    flat = slc_write_report(pd.DataFrame({"write_mib_per_s": [500.0] * 4, "written_gb": [0.5, 1.0, 1.6, 2.1]}))
+    assert f"median {round(500 * 2**20 / 1e6)} MB/s; MB = 10^6 B" in flat

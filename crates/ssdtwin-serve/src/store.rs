@@ -1,10 +1,19 @@
 //! What clients wrote, so that they read it back: sparse in memory (4 KiB pages, bounded by
 //! a limit) or in a backing file. Bytes never written, trimmed or zeroed read as zeros.
+//!
+//! The store is also the source of block status: which ranges hold data and which are holes
+//! (never written, or trimmed or zeroed, and so reading as zeros). In memory a hole is a page
+//! that is not there; in a file it is the file system's own hole, found with `SEEK_DATA` and
+//! `SEEK_HOLE` (TRIM and `WRITE_ZEROES` punch holes), so a file written in an earlier run
+//! answers truthfully too.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
+
+use rustix::fs::{FallocateFlags, SeekFrom};
+use rustix::io::Errno;
 
 const PAGE: u64 = 4096;
 
@@ -19,6 +28,22 @@ pub enum Store {
 /// A write did not fit in the memory limit.
 #[derive(Debug)]
 pub struct Full;
+
+/// A run of bytes that are all data, or all hole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extent {
+    pub bytes: u64,
+    /// Not allocated: reads as zeros (and a write there may find no room).
+    pub hole: bool,
+}
+
+/// Appends a run to `out`, merged with the last one if that is of the same kind.
+fn push(out: &mut Vec<Extent>, bytes: u64, hole: bool) {
+    match out.last_mut() {
+        Some(last) if last.hole == hole => last.bytes += bytes,
+        _ => out.push(Extent { bytes, hole }),
+    }
+}
 
 impl Store {
     /// An empty in-memory store holding at most `limit_bytes` of written pages.
@@ -64,13 +89,18 @@ impl Store {
         Ok(Ok(()))
     }
 
-    /// Makes `bytes` from `offset` read as zeros (TRIM, `WRITE_ZEROES`): whole pages are
-    /// dropped, partial ones zeroed.
-    pub fn zero(&mut self, offset: u64, bytes: u64) -> io::Result<()> {
+    /// Makes `bytes` from `offset` read as zeros (TRIM, `WRITE_ZEROES`). With `punch`, what
+    /// can be deallocated is: whole pages are dropped, a file gets a hole (where its file
+    /// system makes them). Without (`WRITE_ZEROES` with `NO_HOLE`), pages and file blocks
+    /// are zeroed in place.
+    pub fn zero(&mut self, offset: u64, bytes: u64, punch: bool) -> io::Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
         match self {
             Store::Memory { pages, .. } => {
                 for (at, chunk) in page_chunks(offset, bytes as usize) {
-                    if chunk as u64 == PAGE {
+                    if punch && chunk as u64 == PAGE {
                         pages.remove(&(at / PAGE));
                     } else if let Some(page) = pages.get_mut(&(at / PAGE)) {
                         let from = (at % PAGE) as usize;
@@ -79,6 +109,15 @@ impl Store {
                 }
             }
             Store::File(f) => {
+                if punch {
+                    let mode = FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE;
+                    match rustix::fs::fallocate(&*f, mode, offset, bytes) {
+                        Ok(()) => return Ok(()),
+                        // A file system without holes: write the zeros.
+                        Err(Errno::OPNOTSUPP | Errno::NOSYS) => {}
+                        Err(e) => return Err(e.into()),
+                    }
+                }
                 let zeros = vec![0; (64 << 10).min(bytes as usize)];
                 let mut at = offset;
                 while at < offset + bytes {
@@ -89,6 +128,69 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// The data and holes of `[offset, offset + bytes)`, in order, at most `max` runs (and at
+    /// least one if `bytes > 0`); the last run ends at the range's end, or the runs stop
+    /// early at `max`. Memory answers by 4 KiB page; a file by its file system's blocks (one
+    /// whose file system cannot tell reports all data, which is always safe).
+    pub fn extents(&self, offset: u64, bytes: u64, max: usize) -> Vec<Extent> {
+        let end = offset + bytes;
+        let mut out = Vec::new();
+        if bytes == 0 || max == 0 {
+            return out;
+        }
+        let mut at = offset;
+        match self {
+            Store::Memory { pages, .. } => {
+                let (first, last) = (offset / PAGE, (end - 1) / PAGE);
+                // Look the range's pages up, or sort the pages there are: whichever is fewer.
+                let present: Vec<u64> = if last - first < pages.len() as u64 {
+                    (first..=last).filter(|p| pages.contains_key(p)).collect()
+                } else {
+                    let mut v: Vec<u64> = pages.keys().copied().filter(|p| (first..=last).contains(p)).collect();
+                    v.sort_unstable();
+                    v
+                };
+                for page in present {
+                    let (start, stop) = ((page * PAGE).max(offset), ((page + 1) * PAGE).min(end));
+                    if start > at {
+                        push(&mut out, start - at, true);
+                    }
+                    push(&mut out, stop - start, false);
+                    at = stop;
+                    if out.len() > max {
+                        break;
+                    }
+                }
+            }
+            Store::File(f) => {
+                while at < end && out.len() <= max {
+                    let data = match rustix::fs::seek(f, SeekFrom::Data(at)) {
+                        Ok(data) => data,
+                        // No data from `at` to the end of the file.
+                        Err(Errno::NXIO) => end,
+                        Err(_) => at,
+                    };
+                    if data > at {
+                        let stop = data.min(end);
+                        push(&mut out, stop - at, true);
+                        at = stop;
+                        continue;
+                    }
+                    // Data at `at`: up to the next hole (the end of the file is one).
+                    let hole = rustix::fs::seek(f, SeekFrom::Hole(at)).map_or(end, |h| if h > at { h } else { end });
+                    let stop = hole.min(end);
+                    push(&mut out, stop - at, false);
+                    at = stop;
+                }
+            }
+        }
+        if at < end {
+            push(&mut out, end - at, true);
+        }
+        out.truncate(max);
+        out
     }
 
     /// Bytes of written pages held in memory (0 for a file).
@@ -127,11 +229,62 @@ mod tests {
         assert_eq!(s.read(1000, data.len()).unwrap(), data);
         assert_eq!(s.read(0, 1000).unwrap(), vec![0; 1000]);
         assert_eq!(s.memory_bytes(), 3 * 4096);
-        s.zero(2000, 4096).unwrap();
+        s.zero(2000, 4096, true).unwrap();
         let back = s.read(1000, data.len()).unwrap();
         assert_eq!(&back[..1000], &data[..1000]);
         assert_eq!(&back[1000..5096], &[0; 4096][..]);
         assert_eq!(&back[5096..], &data[5096..]);
+    }
+
+    fn runs(list: &[(u64, bool)]) -> Vec<Extent> {
+        list.iter().map(|&(bytes, hole)| Extent { bytes, hole }).collect()
+    }
+
+    #[test]
+    fn memory_extents_are_the_pages_present() {
+        let mut s = Store::memory(1 << 20);
+        assert_eq!(s.extents(0, 1 << 16, 100), runs(&[(1 << 16, true)]));
+        s.write(8192, &[1; 8192]).unwrap().unwrap();
+        s.write(32768, &[1; 512]).unwrap().unwrap();
+        let all = s.extents(0, 1 << 16, 100);
+        assert_eq!(all, runs(&[(8192, true), (8192, false), (16384, true), (4096, false), (28672, true)]));
+        // From inside a run, cut at the range's end, and at most `max` runs.
+        assert_eq!(s.extents(9216, 8192, 100), runs(&[(7168, false), (1024, true)]));
+        assert_eq!(s.extents(512, 1 << 16, 1), runs(&[(7680, true)]));
+        assert_eq!(s.extents(0, 1 << 16, 2), runs(&[(8192, true), (8192, false)]));
+        // Trimming whole pages makes holes; a partial page stays data; NO_HOLE keeps pages.
+        s.zero(8192, 4096, true).unwrap();
+        s.zero(32768, 512, true).unwrap();
+        s.zero(12288, 4096, false).unwrap();
+        assert_eq!(s.read(12288, 4096).unwrap(), vec![0; 4096]);
+        assert_eq!(
+            s.extents(0, 40960, 100),
+            runs(&[(12288, true), (4096, false), (16384, true), (4096, false), (4096, true)])
+        );
+    }
+
+    #[test]
+    fn file_extents_follow_the_file_systems_holes_and_zeroing_punches_them() {
+        let path = std::env::temp_dir().join(format!("ssdtwin-extents-{}", std::process::id()));
+        let f = File::options().read(true).write(true).create(true).truncate(true).open(&path).unwrap();
+        f.set_len(4 << 20).unwrap();
+        let mut s = Store::File(f);
+        assert_eq!(s.extents(0, 4 << 20, 100), runs(&[(4 << 20, true)]));
+        s.write(1 << 20, &vec![7; 1 << 16]).unwrap().unwrap();
+        let got = s.extents(0, 4 << 20, 100);
+        // File systems allocate in blocks of up to 64 KiB: the data run holds the write.
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[0].hole && !got[1].hole && got[2].hole);
+        assert!(got[0].bytes <= 1 << 20 && got[0].bytes + got[1].bytes >= (1 << 20) + (1 << 16), "{got:?}");
+        s.zero(1 << 20, 1 << 16, true).unwrap();
+        assert_eq!(s.read(1 << 20, 1 << 16).unwrap(), vec![0; 1 << 16]);
+        assert_eq!(s.extents(0, 4 << 20, 100), runs(&[(4 << 20, true)]));
+        // NO_HOLE: zeros are written, the blocks stay allocated.
+        s.write(0, &[7; 4096]).unwrap().unwrap();
+        s.zero(0, 4096, false).unwrap();
+        assert_eq!(s.read(0, 4096).unwrap(), vec![0; 4096]);
+        assert!(!s.extents(0, 4096, 1)[0].hole);
+        std::fs::remove_file(path).unwrap();
     }
 
     #[test]
@@ -150,7 +303,7 @@ mod tests {
         let mut s = Store::File(f);
         s.write(4096, b"hello").unwrap().unwrap();
         assert_eq!(s.read(4094, 8).unwrap(), b"\0\0hello\0");
-        s.zero(4096, 2).unwrap();
+        s.zero(4096, 2, true).unwrap();
         assert_eq!(s.read(4096, 5).unwrap(), b"\0\0llo");
         std::fs::remove_file(path).unwrap();
     }

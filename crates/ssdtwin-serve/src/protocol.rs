@@ -1,7 +1,10 @@
 //! The NBD protocol as the server speaks it (`NetworkBlockDevice/nbd`, `doc/proto.md`): the fixed
-//! newstyle handshake with `OPT_GO`, `OPT_INFO`, `OPT_EXPORT_NAME`, `OPT_LIST` and
-//! `OPT_ABORT` (every other option answered `ERR_UNSUP`), then simple replies to READ,
-//! WRITE, FLUSH, TRIM, `WRITE_ZEROES` and DISC. All integers are big-endian.
+//! newstyle handshake with `OPT_GO`, `OPT_INFO`, `OPT_EXPORT_NAME`, `OPT_LIST`, `OPT_ABORT`,
+//! `OPT_STRUCTURED_REPLY`, `OPT_LIST_META_CONTEXT` and `OPT_SET_META_CONTEXT` (the one
+//! context is `base:allocation`; every other option is answered `ERR_UNSUP`), then replies to
+//! READ, WRITE, FLUSH, TRIM, `WRITE_ZEROES`, `BLOCK_STATUS` and DISC: simple ones, or, once
+//! structured replies are negotiated, structured ones where the spec asks for them (READ,
+//! `BLOCK_STATUS` and errors). All integers are big-endian.
 
 use std::io::{self, Read, Write};
 
@@ -10,6 +13,7 @@ const IHAVEOPT: u64 = 0x4948_4156_454f_5054;
 const OPTION_REPLY_MAGIC: u64 = 0x0003_e889_0455_65a9;
 const REQUEST_MAGIC: u32 = 0x2560_9513;
 const SIMPLE_REPLY_MAGIC: u32 = 0x6744_6698;
+const STRUCTURED_REPLY_MAGIC: u32 = 0x668e_33ef;
 
 const FLAG_FIXED_NEWSTYLE: u16 = 1;
 const FLAG_NO_ZEROES: u16 = 2;
@@ -20,10 +24,14 @@ const OPT_ABORT: u32 = 2;
 const OPT_LIST: u32 = 3;
 const OPT_INFO: u32 = 6;
 const OPT_GO: u32 = 7;
+const OPT_STRUCTURED_REPLY: u32 = 8;
+const OPT_LIST_META_CONTEXT: u32 = 9;
+const OPT_SET_META_CONTEXT: u32 = 10;
 
 const REP_ACK: u32 = 1;
 const REP_SERVER: u32 = 2;
 const REP_INFO: u32 = 3;
+const REP_META_CONTEXT: u32 = 4;
 const REP_ERR_UNSUP: u32 = (1 << 31) + 1;
 const REP_ERR_INVALID: u32 = (1 << 31) + 3;
 const REP_ERR_UNKNOWN: u32 = (1 << 31) + 6;
@@ -32,8 +40,35 @@ const INFO_EXPORT: u16 = 0;
 const INFO_BLOCK_SIZE: u16 = 3;
 
 /// Transmission flags: flags present, FLUSH, FUA, TRIM and `WRITE_ZEROES` accepted, and one
-/// drive behind every connection (`CAN_MULTI_CONN`).
+/// drive behind every connection (`CAN_MULTI_CONN`: every connection's requests go to one
+/// store and one twin, in the order they arrive, so a reply to FLUSH or to a FUA write comes
+/// after every write replied to before, whichever connection sent it).
 const TRANSMISSION_FLAGS: u16 = 1 | (1 << 2) | (1 << 3) | (1 << 5) | (1 << 6) | (1 << 8);
+/// `NBD_FLAG_SEND_DF`, with structured replies only: a READ's data always comes in one chunk.
+const FLAG_SEND_DF: u16 = 1 << 7;
+
+/// The one metadata context, and its id on every connection that selects it.
+const ALLOCATION: &str = "base:allocation";
+const ALLOCATION_ID: u32 = 1;
+
+/// `base:allocation`'s flags: the extent is not allocated, and it reads as zeros.
+pub const STATE_HOLE: u32 = 1;
+pub const STATE_ZERO: u32 = 2;
+
+/// Command flags.
+const CMD_FLAG_FUA: u16 = 1;
+const CMD_FLAG_NO_HOLE: u16 = 1 << 1;
+const CMD_FLAG_REQ_ONE: u16 = 1 << 3;
+
+const REPLY_FLAG_DONE: u16 = 1;
+const REPLY_TYPE_NONE: u16 = 0;
+const REPLY_TYPE_OFFSET_DATA: u16 = 1;
+const REPLY_TYPE_BLOCK_STATUS: u16 = 5;
+const REPLY_TYPE_ERROR: u16 = (1 << 15) + 1;
+
+/// Most extents in one block status reply (the spec asks for at most 2^20; fewer than asked
+/// for is allowed, and clients ask again from where the reply ended).
+pub const MAX_EXTENTS: usize = 1 << 16;
 
 /// Option data larger than this ends the handshake (names are at most 4 KiB in the spec).
 const MAX_OPTION_BYTES: u32 = 64 << 10;
@@ -59,11 +94,27 @@ pub struct Export {
     pub block_bytes: u32,
 }
 
+/// What a client negotiated in its handshake.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Session {
+    /// `OPT_STRUCTURED_REPLY` was acknowledged: READ is answered in structured chunks.
+    pub structured: bool,
+    /// The id of `base:allocation` if the last `OPT_SET_META_CONTEXT` selected it: only then
+    /// is `BLOCK_STATUS` answered.
+    pub allocation: Option<u32>,
+}
+
+impl Session {
+    fn transmission_flags(self) -> u16 {
+        if self.structured { TRANSMISSION_FLAGS | FLAG_SEND_DF } else { TRANSMISSION_FLAGS }
+    }
+}
+
 /// How a handshake ended.
 #[derive(Debug)]
 pub enum Handshake {
-    /// The client chose the export: requests follow.
-    Transmission,
+    /// The client chose the export: requests follow, framed as negotiated.
+    Transmission(Session),
     /// The client left (`OPT_ABORT`, or it closed the connection).
     Left,
 }
@@ -77,6 +128,7 @@ pub enum Command {
     Flush,
     Trim,
     WriteZeroes,
+    BlockStatus,
     /// Any other type: answered `EINVAL`.
     Other(u16),
 }
@@ -87,6 +139,10 @@ pub struct Request {
     pub command: Command,
     /// Force unit access: reply only once the data is on stable media.
     pub fua: bool,
+    /// `WRITE_ZEROES`: the range must stay allocated (no hole may be made).
+    pub no_hole: bool,
+    /// `BLOCK_STATUS`: one extent only, no longer than `length`.
+    pub req_one: bool,
     /// The client's cookie, echoed in the reply.
     pub cookie: u64,
     pub offset: u64,
@@ -130,6 +186,72 @@ fn parse_info_request(data: &[u8]) -> Option<(String, Vec<u16>)> {
     (rest.len() == 2 + 2 * n).then_some((name, infos))
 }
 
+/// `NBD_OPT_LIST_META_CONTEXT`/`NBD_OPT_SET_META_CONTEXT` data: the export name and the
+/// queries.
+fn parse_meta_request(data: &[u8]) -> Option<(String, Vec<String>)> {
+    fn take<'a>(data: &'a [u8], at: &mut usize, n: usize) -> Option<&'a [u8]> {
+        let piece = data.get(*at..at.checked_add(n)?)?;
+        *at += n;
+        Some(piece)
+    }
+    fn string(data: &[u8], at: &mut usize) -> Option<String> {
+        let n = u32::from_be_bytes(take(data, at, 4)?.try_into().ok()?) as usize;
+        Some(std::str::from_utf8(take(data, at, n)?).ok()?.to_string())
+    }
+    let mut at = 0;
+    let name = string(data, &mut at)?;
+    let n = u32::from_be_bytes(take(data, &mut at, 4)?.try_into().ok()?);
+    // Each query takes at least its 4-byte length: a count beyond that is a lie.
+    if u64::from(n) * 4 > (data.len() - at) as u64 {
+        return None;
+    }
+    let queries = (0..n).map(|_| string(data, &mut at)).collect::<Option<Vec<_>>>()?;
+    (at == data.len()).then_some((name, queries))
+}
+
+/// `NBD_OPT_LIST_META_CONTEXT` and `NBD_OPT_SET_META_CONTEXT`: the one context is
+/// `base:allocation`. SET needs structured replies, and replaces the selection even when it
+/// fails.
+fn meta_context(
+    stream: &mut impl Write,
+    option: u32,
+    data: &[u8],
+    export: &Export,
+    session: &mut Session,
+) -> io::Result<()> {
+    let set = option == OPT_SET_META_CONTEXT;
+    if set {
+        session.allocation = None;
+        if !session.structured {
+            return option_reply(stream, option, REP_ERR_INVALID, b"structured replies are not negotiated");
+        }
+    }
+    let Some((name, queries)) = parse_meta_request(data) else {
+        return option_reply(stream, option, REP_ERR_INVALID, &[]);
+    };
+    if name != export.name {
+        return option_reply(stream, option, REP_ERR_UNKNOWN, b"no such export");
+    }
+    // LIST with no query lists every context, and "base:" the namespace's; SET selects only
+    // by the full name. Other queries match nothing.
+    let found = if set {
+        queries.iter().any(|q| q == ALLOCATION)
+    } else {
+        queries.is_empty() || queries.iter().any(|q| q == ALLOCATION || q == "base:")
+    };
+    if found {
+        // LIST's ids are reserved (zero); SET's are the one BLOCK_STATUS replies carry.
+        let id = if set { ALLOCATION_ID } else { 0 };
+        let mut context = id.to_be_bytes().to_vec();
+        context.extend_from_slice(ALLOCATION.as_bytes());
+        option_reply(stream, option, REP_META_CONTEXT, &context)?;
+        if set {
+            session.allocation = Some(id);
+        }
+    }
+    option_reply(stream, option, REP_ACK, &[])
+}
+
 /// Runs the server side of the handshake on `stream` until the client picks `export` or
 /// leaves. Errors are protocol violations or I/O failures: the caller drops the connection.
 pub fn handshake(stream: &mut (impl Read + Write), export: &Export) -> io::Result<Handshake> {
@@ -148,6 +270,7 @@ pub fn handshake(stream: &mut (impl Read + Write), export: &Export) -> io::Resul
         return Err(protocol_error("unknown or missing client handshake flags"));
     }
     let no_zeroes = client_flags & 2 != 0;
+    let mut session = Session::default();
     loop {
         let magic = match read_u64(stream) {
             Ok(m) => m,
@@ -172,16 +295,18 @@ pub fn handshake(stream: &mut (impl Read + Write), export: &Export) -> io::Resul
                 }
                 let mut out = Vec::with_capacity(10 + 124);
                 out.extend_from_slice(&export.size_bytes.to_be_bytes());
-                out.extend_from_slice(&TRANSMISSION_FLAGS.to_be_bytes());
+                out.extend_from_slice(&session.transmission_flags().to_be_bytes());
                 if !no_zeroes {
                     out.extend_from_slice(&[0; 124]);
                 }
                 stream.write_all(&out)?;
-                return Ok(Handshake::Transmission);
+                return Ok(Handshake::Transmission(session));
             }
-            // The spec gives these two no data: with some, the option is invalid (the
+            // The spec gives these three no data: with some, the option is invalid (the
             // client is answered, and negotiation goes on).
-            OPT_ABORT | OPT_LIST if !data.is_empty() => option_reply(stream, option, REP_ERR_INVALID, &[])?,
+            OPT_ABORT | OPT_LIST | OPT_STRUCTURED_REPLY if !data.is_empty() => {
+                option_reply(stream, option, REP_ERR_INVALID, &[])?;
+            }
             OPT_ABORT => {
                 // The client may already have gone: a failed ACK is no error.
                 let _ = option_reply(stream, option, REP_ACK, &[]);
@@ -193,6 +318,11 @@ pub fn handshake(stream: &mut (impl Read + Write), export: &Export) -> io::Resul
                 option_reply(stream, option, REP_SERVER, &server)?;
                 option_reply(stream, option, REP_ACK, &[])?;
             }
+            OPT_STRUCTURED_REPLY => {
+                session.structured = true;
+                option_reply(stream, option, REP_ACK, &[])?;
+            }
+            OPT_LIST_META_CONTEXT | OPT_SET_META_CONTEXT => meta_context(stream, option, &data, export, &mut session)?,
             OPT_INFO | OPT_GO => {
                 // The info types asked for do not matter: the export and its block sizes are
                 // always sent, as the spec recommends.
@@ -206,7 +336,7 @@ pub fn handshake(stream: &mut (impl Read + Write), export: &Export) -> io::Resul
                 }
                 let mut info = INFO_EXPORT.to_be_bytes().to_vec();
                 info.extend_from_slice(&export.size_bytes.to_be_bytes());
-                info.extend_from_slice(&TRANSMISSION_FLAGS.to_be_bytes());
+                info.extend_from_slice(&session.transmission_flags().to_be_bytes());
                 option_reply(stream, option, REP_INFO, &info)?;
                 let mut sizes = INFO_BLOCK_SIZE.to_be_bytes().to_vec();
                 sizes.extend_from_slice(&export.block_bytes.to_be_bytes());
@@ -215,7 +345,7 @@ pub fn handshake(stream: &mut (impl Read + Write), export: &Export) -> io::Resul
                 option_reply(stream, option, REP_INFO, &sizes)?;
                 option_reply(stream, option, REP_ACK, &[])?;
                 if option == OPT_GO {
-                    return Ok(Handshake::Transmission);
+                    return Ok(Handshake::Transmission(session));
                 }
             }
             _ => option_reply(stream, option, REP_ERR_UNSUP, &[])?,
@@ -250,11 +380,14 @@ pub fn read_request(r: &mut impl Read) -> io::Result<Option<Request>> {
         3 => Command::Flush,
         4 => Command::Trim,
         6 => Command::WriteZeroes,
+        7 => Command::BlockStatus,
         other => Command::Other(other),
     };
     Ok(Some(Request {
         command,
-        fua: flags & 1 != 0,
+        fua: flags & CMD_FLAG_FUA != 0,
+        no_hole: flags & CMD_FLAG_NO_HOLE != 0,
+        req_one: flags & CMD_FLAG_REQ_ONE != 0,
         cookie: u64::from_be_bytes(header[8..16].try_into().expect("8 bytes")),
         offset: u64::from_be_bytes(header[16..24].try_into().expect("8 bytes")),
         length: word(24),
@@ -269,6 +402,58 @@ pub fn simple_reply(cookie: u64, error: u32, data: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&cookie.to_be_bytes());
     if error == 0 {
         out.extend_from_slice(data);
+    }
+    out
+}
+
+/// The header of a structured reply's final chunk, with room for its `payload_len` bytes.
+fn final_chunk(kind: u16, cookie: u64, payload_len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(20 + payload_len);
+    out.extend_from_slice(&STRUCTURED_REPLY_MAGIC.to_be_bytes());
+    out.extend_from_slice(&REPLY_FLAG_DONE.to_be_bytes());
+    out.extend_from_slice(&kind.to_be_bytes());
+    out.extend_from_slice(&cookie.to_be_bytes());
+    out.extend_from_slice(&(payload_len as u32).to_be_bytes());
+    out
+}
+
+/// The reply to a request, framed as `session` negotiated; `read_at` is a READ's offset.
+///
+/// Without structured replies, a simple reply. With them, a READ gets one chunk, marked
+/// final: its data (`OFFSET_DATA`; the server never splits a read, so `NBD_CMD_FLAG_DF`
+/// always holds), `NONE` for a read of no bytes, or `ERROR`. Errors to other commands are
+/// `ERROR` chunks too (the spec prefers them); their successes, which carry no data, keep the
+/// simple reply the spec allows.
+pub fn reply(session: &Session, read_at: Option<u64>, cookie: u64, error: u32, data: &[u8]) -> Vec<u8> {
+    if !session.structured {
+        return simple_reply(cookie, error, data);
+    }
+    if error != 0 {
+        let mut out = final_chunk(REPLY_TYPE_ERROR, cookie, 6);
+        out.extend_from_slice(&error.to_be_bytes());
+        out.extend_from_slice(&0u16.to_be_bytes());
+        return out;
+    }
+    match read_at {
+        Some(_) if data.is_empty() => final_chunk(REPLY_TYPE_NONE, cookie, 0),
+        Some(offset) => {
+            let mut out = final_chunk(REPLY_TYPE_OFFSET_DATA, cookie, 8 + data.len());
+            out.extend_from_slice(&offset.to_be_bytes());
+            out.extend_from_slice(data);
+            out
+        }
+        None => simple_reply(cookie, 0, &[]),
+    }
+}
+
+/// The reply to `BLOCK_STATUS`: one final `BLOCK_STATUS` chunk for metadata context `context`,
+/// its extents as `(length, flags)` from the request's offset on (at least one).
+pub fn block_status_reply(cookie: u64, context: u32, extents: &[(u32, u32)]) -> Vec<u8> {
+    let mut out = final_chunk(REPLY_TYPE_BLOCK_STATUS, cookie, 4 + 8 * extents.len());
+    out.extend_from_slice(&context.to_be_bytes());
+    for (length, flags) in extents {
+        out.extend_from_slice(&length.to_be_bytes());
+        out.extend_from_slice(&flags.to_be_bytes());
     }
     out
 }
@@ -338,7 +523,7 @@ mod tests {
         go.extend_from_slice(&0u16.to_be_bytes());
         client.extend(option(OPT_GO, &go));
         let (r, out) = run(client);
-        assert!(matches!(r, Ok(Handshake::Transmission)));
+        assert!(matches!(r, Ok(Handshake::Transmission(s)) if s == Session::default()));
         assert_eq!(&out[..8], b"NBDMAGIC");
         let got = replies(&out);
         assert_eq!(got.len(), 3);
@@ -353,7 +538,7 @@ mod tests {
     #[test]
     fn unknown_options_are_unsupported_and_parsing_goes_on() {
         let mut client = 3u32.to_be_bytes().to_vec();
-        client.extend(option(8, &[])); // STRUCTURED_REPLY
+        client.extend(option(11, &[])); // EXTENDED_HEADERS
         client.extend(option(OPT_LIST, &[]));
         client.extend(option(OPT_ABORT, &[]));
         let (r, out) = run(client);
@@ -394,7 +579,7 @@ mod tests {
         let mut client = 3u32.to_be_bytes().to_vec();
         client.extend(option(OPT_EXPORT_NAME, b""));
         let (r, out) = run(client);
-        assert!(matches!(r, Ok(Handshake::Transmission)));
+        assert!(matches!(r, Ok(Handshake::Transmission(s)) if s == Session::default()));
         assert_eq!(out.len(), 18 + 10);
         let mut client = 1u32.to_be_bytes().to_vec();
         client.extend(option(OPT_EXPORT_NAME, b""));
@@ -410,10 +595,152 @@ mod tests {
         req.extend_from_slice(&4096u64.to_be_bytes());
         req.extend_from_slice(&512u32.to_be_bytes());
         let r = read_request(&mut Cursor::new(req.clone())).unwrap().unwrap();
-        assert_eq!(r, Request { command: Command::Write, fua: true, cookie: 7, offset: 4096, length: 512 });
+        assert_eq!(
+            r,
+            Request {
+                command: Command::Write,
+                fua: true,
+                no_hole: false,
+                req_one: false,
+                cookie: 7,
+                offset: 4096,
+                length: 512
+            }
+        );
         assert!(read_request(&mut Cursor::new(Vec::new())).unwrap().is_none());
         req[0] = 0;
         assert!(read_request(&mut Cursor::new(req)).is_err());
+    }
+
+    fn meta(name: &str, queries: &[&str]) -> Vec<u8> {
+        let mut v = (name.len() as u32).to_be_bytes().to_vec();
+        v.extend_from_slice(name.as_bytes());
+        v.extend_from_slice(&(queries.len() as u32).to_be_bytes());
+        for q in queries {
+            v.extend_from_slice(&(q.len() as u32).to_be_bytes());
+            v.extend_from_slice(q.as_bytes());
+        }
+        v
+    }
+
+    fn context(id: u32) -> Vec<u8> {
+        let mut v = id.to_be_bytes().to_vec();
+        v.extend_from_slice(b"base:allocation");
+        v
+    }
+
+    #[test]
+    fn structured_replies_and_base_allocation_are_negotiated_then_go_adds_df() {
+        let mut client = 3u32.to_be_bytes().to_vec();
+        client.extend(option(OPT_STRUCTURED_REPLY, &[]));
+        client.extend(option(OPT_LIST_META_CONTEXT, &meta("", &[])));
+        client.extend(option(OPT_LIST_META_CONTEXT, &meta("", &["base:"])));
+        client.extend(option(OPT_LIST_META_CONTEXT, &meta("", &["x-other:thing", "qemu:dirty-bitmap:a"])));
+        // "base:" selects nothing in SET, unknown names are ignored.
+        client.extend(option(OPT_SET_META_CONTEXT, &meta("", &["base:", "x-other:thing", "base:allocation"])));
+        let mut go = 0u32.to_be_bytes().to_vec();
+        go.extend_from_slice(&0u16.to_be_bytes());
+        client.extend(option(OPT_GO, &go));
+        let (r, out) = run(client);
+        let session = Session { structured: true, allocation: Some(1) };
+        assert!(matches!(r, Ok(Handshake::Transmission(s)) if s == session), "{r:?}");
+        let got = replies(&out);
+        let expected: Vec<(u32, u32, Vec<u8>)> = vec![
+            (8, 1, vec![]),
+            (9, 4, context(0)),
+            (9, 1, vec![]),
+            (9, 4, context(0)),
+            (9, 1, vec![]),
+            (9, 1, vec![]),
+            (10, 4, context(1)),
+            (10, 1, vec![]),
+        ];
+        assert_eq!(got[..8], expected[..]);
+        assert_eq!((got[8].0, got[8].1), (OPT_GO, REP_INFO));
+        // NBD_FLAG_SEND_DF (bit 7) joins the flags.
+        assert_eq!(&got[8].2[10..12], &[0x01, 0xed]);
+        assert_eq!(got.len(), 11);
+    }
+
+    #[test]
+    fn set_meta_context_needs_structured_replies_and_a_failed_set_clears_the_selection() {
+        let mut client = 3u32.to_be_bytes().to_vec();
+        client.extend(option(OPT_SET_META_CONTEXT, &meta("", &["base:allocation"])));
+        client.extend(option(OPT_STRUCTURED_REPLY, b"x"));
+        client.extend(option(OPT_STRUCTURED_REPLY, &[]));
+        client.extend(option(OPT_SET_META_CONTEXT, &meta("", &["base:allocation"])));
+        client.extend(option(OPT_SET_META_CONTEXT, &meta("other", &["base:allocation"])));
+        // A query count the data cannot hold, and a query length past the end.
+        let mut lying = meta("", &[]);
+        lying[4..8].copy_from_slice(&1000u32.to_be_bytes());
+        client.extend(option(OPT_LIST_META_CONTEXT, &lying));
+        let mut short = meta("", &["base:allocation"]);
+        short.pop();
+        client.extend(option(OPT_SET_META_CONTEXT, &short));
+        client.extend(option(OPT_EXPORT_NAME, b""));
+        let (r, out) = run(client);
+        let session = Session { structured: true, allocation: None };
+        assert!(matches!(r, Ok(Handshake::Transmission(s)) if s == session), "{r:?}");
+        let kinds: Vec<(u32, u32)> = replies(&out[..out.len() - 10]).iter().map(|x| (x.0, x.1)).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (10, REP_ERR_INVALID),
+                (8, REP_ERR_INVALID),
+                (8, REP_ACK),
+                (10, REP_META_CONTEXT),
+                (10, REP_ACK),
+                (10, REP_ERR_UNKNOWN),
+                (9, REP_ERR_INVALID),
+                (10, REP_ERR_INVALID),
+            ]
+        );
+        // EXPORT_NAME's flags carry DF too.
+        assert_eq!(&out[out.len() - 2..], &[0x01, 0xed]);
+    }
+
+    #[test]
+    fn block_status_requests_parse_with_req_one_and_no_hole() {
+        let mut req = REQUEST_MAGIC.to_be_bytes().to_vec();
+        req.extend_from_slice(&(CMD_FLAG_REQ_ONE | CMD_FLAG_NO_HOLE).to_be_bytes());
+        req.extend_from_slice(&7u16.to_be_bytes());
+        req.extend_from_slice(&[0; 8]);
+        req.extend_from_slice(&8192u64.to_be_bytes());
+        req.extend_from_slice(&4096u32.to_be_bytes());
+        let r = read_request(&mut Cursor::new(req)).unwrap().unwrap();
+        assert_eq!((r.command, r.req_one, r.no_hole, r.fua), (Command::BlockStatus, true, true, false));
+    }
+
+    #[test]
+    fn structured_read_replies_are_one_final_chunk_and_other_successes_stay_simple() {
+        let structured = Session { structured: true, allocation: None };
+        let data = reply(&structured, Some(0x1000), 0x0102, 0, b"ab");
+        #[rustfmt::skip]
+        let expected = [
+            0x66, 0x8e, 0x33, 0xef, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 10,
+            0, 0, 0, 0, 0, 0, 0x10, 0, b'a', b'b',
+        ];
+        assert_eq!(data, expected);
+        #[rustfmt::skip]
+        let error = [0x66, 0x8e, 0x33, 0xef, 0, 1, 0x80, 1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 6, 0, 0, 0, 22, 0, 0];
+        assert_eq!(reply(&structured, Some(0), 9, EINVAL, &[]), error);
+        assert_eq!(reply(&structured, None, 9, EINVAL, &[]), error);
+        let none = [0x66, 0x8e, 0x33, 0xef, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0];
+        assert_eq!(reply(&structured, Some(0), 9, 0, &[]), none);
+        assert_eq!(reply(&structured, None, 9, 0, &[]), simple_reply(9, 0, &[]));
+        assert_eq!(reply(&Session::default(), Some(0), 9, 0, b"ab"), simple_reply(9, 0, b"ab"));
+        assert_eq!(reply(&Session::default(), Some(0), 9, EINVAL, b"ab"), simple_reply(9, EINVAL, &[]));
+    }
+
+    #[test]
+    fn block_status_replies_list_the_extents_of_one_context() {
+        let got = block_status_reply(5, 1, &[(4096, STATE_HOLE | STATE_ZERO), (512, 0)]);
+        #[rustfmt::skip]
+        let expected = [
+            0x66, 0x8e, 0x33, 0xef, 0, 1, 0, 5, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 20,
+            0, 0, 0, 1, 0, 0, 0x10, 0, 0, 0, 0, 3, 0, 0, 2, 0, 0, 0, 0, 0,
+        ];
+        assert_eq!(got, expected);
     }
 
     #[test]

@@ -58,6 +58,8 @@ pub struct ServeStats {
     pub simulated_seconds: f64,
     /// Bytes of client data held in memory at the end.
     pub data_memory_bytes: u64,
+    /// `BLOCK_STATUS` requests answered (by the server, at once: no command of the drive).
+    pub block_status: u64,
 }
 
 impl ServeStats {
@@ -81,6 +83,7 @@ impl ServeStats {
             "wall_seconds": self.wall_seconds,
             "simulated_seconds": self.simulated_seconds,
             "data_memory_bytes": self.data_memory_bytes,
+            "block_status": self.block_status,
         })
     }
 }

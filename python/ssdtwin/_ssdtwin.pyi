@@ -12,6 +12,7 @@ __all__ = [
     "DEFAULT_SERIES_WINDOW_NS",
     "DEFAULT_SETUP_SEED",
     "Device",
+    "LiveFeed",
     "Pool",
     "RunOutput",
     "__version__",
@@ -152,6 +153,16 @@ def zdb_plan(
     reserve_pct: int = 25,
 ) -> dict[str, Any]:
     """The special-vdev planner's rows from zdb -bb/-bbb output; raises PoolError."""
+
+@final
+class LiveFeed:
+    """Snapshots a running server pushes once a second (JSON text), and its time scale."""
+
+    def __new__(cls) -> LiveFeed: ...
+    def since(self, start: int) -> tuple[int, list[str]]:
+        """The snapshots from index ``start`` on, and the index to ask from next."""
+    def request_time_scale(self, k: float) -> None:
+        """Asks the server to serve at time scale ``k`` from the next instant nothing is in flight."""
 
 @final
 class Pool:
@@ -350,6 +361,7 @@ class Device:
         record: str | None = None,
         force: bool = False,
         ready: Callable[[str], object] | None = None,
+        live: LiveFeed | None = None,
     ) -> str:
         """Serves the device over NBD until SIGINT or SIGTERM; returns statistics as JSON."""
     def set_hmb(self, setting: str, host: str, host_overrides: list[str] = ...) -> dict[str, Any]:

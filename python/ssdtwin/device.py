@@ -515,13 +515,15 @@ class Device:
         record: str | Path | None = None,
         force: bool = False,
         ready: Callable[[str], object] | None = None,
+        live: _ssdtwin.LiveFeed | None = None,
     ) -> dict[str, Any]:
         """Serves this drive as an NBD export on a Unix ``socket`` or a TCP ``listen``
         address (``HOST:PORT``) until SIGINT or SIGTERM, with simulated time ``time_scale``
         times slower than wall time. ``ready`` is called with the NBD URI once clients can
         connect. Client data is kept in memory (at most ``memory_limit_gib``) or in the file
-        ``data``; ``record`` writes every request as a fio iolog v3. Returns the server's
-        statistics (requests, pacing lateness).
+        ``data``; ``record`` writes every request as a fio iolog v3. Given ``live``, the
+        server pushes a snapshot there once a second and takes time-scale requests from it
+        (:mod:`ssdtwin.live`). Returns the server's statistics (requests, pacing lateness).
         """
         if not (isinstance(memory_limit_gib, int | float) and 0 < memory_limit_gib < 2**33):
             raise DeviceError(f"memory_limit_gib {memory_limit_gib}: a positive number of GiB")
@@ -542,6 +544,7 @@ class Device:
                 record=None if record is None else str(record),
                 force=force,
                 ready=ready,
+                live=live,
             )
         finally:
             for sig, handler in previous.items():

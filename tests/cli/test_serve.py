@@ -24,8 +24,13 @@ IHAVEOPT = 0x49484156454F5054
 REQUEST_MAGIC = 0x25609513
 REPLY_MAGIC = 0x67446698
 OPT_GO, OPT_LIST, OPT_ABORT, OPT_STRUCTURED_REPLY = 7, 3, 2, 8
-READ, WRITE, DISC, FLUSH, TRIM, WRITE_ZEROES = 0, 1, 2, 3, 4, 6
+OPT_LIST_META_CONTEXT, OPT_SET_META_CONTEXT, OPT_EXTENDED_HEADERS = 9, 10, 11
+READ, WRITE, DISC, FLUSH, TRIM, WRITE_ZEROES, BLOCK_STATUS = 0, 1, 2, 3, 4, 6, 7
 EINVAL = 22
+STRUCTURED_MAGIC = 0x668E33EF
+CMD_FLAG_REQ_ONE = 1 << 3
+HOLE_ZERO = 3  # NBD_STATE_HOLE | NBD_STATE_ZERO
+MiB = 1 << 20
 
 
 @dataclass
@@ -50,7 +55,11 @@ class Served:
 
 
 def start(tmp: Path, *args: str) -> Served:
+    """A server on a socket in ``tmp``, at time scale 1 unless ``args`` give one (the
+    default, auto, measures itself first: tests/cli/test_serve_live.py)."""
     sock = tmp / "twin.sock"
+    if "--time-scale" not in args:
+        args = ("--time-scale", "1", *args)
     process = subprocess.Popen(
         [sys.executable, "-m", "ssdtwin", "serve", "--socket", str(sock), *args],
         stdout=subprocess.PIPE,
@@ -99,7 +108,7 @@ class Client:
             _, opt, kind, length = struct.unpack(">QIII", self.recv(20))
             assert opt == code
             replies.append((kind, self.recv(length)))
-            if kind != 2 and kind != 3:  # SERVER and INFO come before the final reply
+            if kind not in (2, 3, 4):  # SERVER, INFO and META_CONTEXT come before the final reply
                 return replies
 
     def go(self) -> int:
@@ -107,6 +116,20 @@ class Client:
         assert replies[-1][0] == 1
         _, size, _ = struct.unpack(">HQH", replies[0][1])
         return int(size)
+
+    def chunks(
+        self, kind: int, offset: int, length: int, flags: int = 0, cookie: int = 1
+    ) -> list[tuple[int, int, bytes]]:
+        """Sends a request on a connection with structured replies; returns its chunks
+        (flags, type, payload) up to the one marked done."""
+        self.sock.sendall(struct.pack(">IHHQQI", REQUEST_MAGIC, flags, kind, cookie, offset, length))
+        chunks = []
+        while True:
+            magic, chunk_flags, chunk_type, got, size = struct.unpack(">IHHQI", self.recv(20))
+            assert (magic, got) == (STRUCTURED_MAGIC, cookie)
+            chunks.append((chunk_flags, chunk_type, self.recv(size)))
+            if chunk_flags & 1:
+                return chunks
 
     def request(self, kind: int, offset: int, length: int, data: bytes = b"", cookie: int = 1) -> tuple[int, bytes]:
         self.sock.sendall(struct.pack(">IHHQQI", REQUEST_MAGIC, 0, kind, cookie, offset, length) + data)
@@ -118,7 +141,7 @@ class Client:
 
 def test_the_handshake_lists_the_export_and_refuses_what_it_does_not_offer(served: Served) -> None:
     c = served.connect()
-    assert c.option(OPT_STRUCTURED_REPLY)[0][0] == 2**31 + 1  # ERR_UNSUP, and parsing goes on
+    assert c.option(OPT_EXTENDED_HEADERS)[0][0] == 2**31 + 1  # ERR_UNSUP, and parsing goes on
     assert c.option(OPT_LIST) == [(2, struct.pack(">I", 0)), (1, b"")]
     unknown = c.option(OPT_GO, struct.pack(">I", 3) + b"xyz" + struct.pack(">H", 0))
     assert unknown[0][0] == 2**31 + 6  # ERR_UNKNOWN
@@ -137,6 +160,70 @@ def test_data_written_reads_back_and_trimmed_or_zeroed_reads_as_zeros(served: Se
     _, back = c.request(READ, 8192, len(block))
     assert back == bytes(4096) + bytes(512) + block[4608:]
     assert c.request(FLUSH, 0, 0)[0] == 0
+
+
+def meta_query(*queries: str) -> bytes:
+    """``NBD_OPT_*_META_CONTEXT`` data for the default export."""
+    data = struct.pack(">II", 0, len(queries))
+    for q in queries:
+        data += struct.pack(">I", len(q)) + q.encode()
+    return data
+
+
+def extents(payload: bytes) -> tuple[int, list[tuple[int, int]]]:
+    """A ``BLOCK_STATUS`` chunk's context id and its (length, flags) descriptors."""
+    (context,) = struct.unpack(">I", payload[:4])
+    return context, [struct.unpack(">II", payload[k : k + 8]) for k in range(4, len(payload), 8)]
+
+
+def test_block_status_answers_data_and_holes_over_structured_replies(served: Served) -> None:
+    c = served.connect()
+    assert c.option(OPT_STRUCTURED_REPLY) == [(1, b"")]
+    # "base:" lists the namespace (ids reserved, zero); SET's id is the one replies carry.
+    assert c.option(OPT_LIST_META_CONTEXT, meta_query("base:")) == [(4, b"\0\0\0\0base:allocation"), (1, b"")]
+    assert c.option(OPT_SET_META_CONTEXT, meta_query("base:allocation")) == [
+        (4, b"\0\0\0\1base:allocation"),
+        (1, b""),
+    ]
+    c.go()
+    # Writes and trims keep simple replies (no data); the trim makes a hole again.
+    assert c.request(WRITE, MiB, 65536, b"\1" * 65536) == (0, b"")
+    assert c.request(WRITE, 2 * MiB, 8192, b"\2" * 8192) == (0, b"")
+    assert c.request(TRIM, 2 * MiB, 4096)[0] == 0
+    [(flags, kind, payload)] = c.chunks(BLOCK_STATUS, 0, 4 * MiB)
+    assert (flags, kind) == (1, 5)
+    assert extents(payload) == (
+        1,
+        [(MiB, HOLE_ZERO), (65536, 0), (MiB - 65536 + 4096, HOLE_ZERO), (4096, 0), (2 * MiB - 8192, HOLE_ZERO)],
+    )
+    # REQ_ONE: one extent, no longer than asked for.
+    assert extents(c.chunks(BLOCK_STATUS, 0, 4 * MiB, CMD_FLAG_REQ_ONE)[0][2]) == (1, [(MiB, HOLE_ZERO)])
+    assert extents(c.chunks(BLOCK_STATUS, MiB + 4096, 4096, CMD_FLAG_REQ_ONE)[0][2]) == (1, [(4096, 0)])
+    # A READ is one OFFSET_DATA chunk, marked done; errors are ERROR chunks.
+    assert c.chunks(READ, MiB + 60 * 1024, 8192) == [
+        (1, 1, struct.pack(">Q", MiB + 60 * 1024) + b"\1" * 4096 + bytes(4096))
+    ]
+    error = (1, 2**15 + 1, struct.pack(">IH", EINVAL, 0))
+    assert c.chunks(READ, 1 << 30, 4096) == [error]
+    assert c.chunks(BLOCK_STATUS, (1 << 30) - 4096, 8192) == [error]
+    # Without SET_META_CONTEXT, BLOCK_STATUS is refused (with a simple reply).
+    plain = served.connect()
+    plain.go()
+    assert plain.request(BLOCK_STATUS, 0, 4096) == (EINVAL, b"")
+    status, err = served.stop()
+    assert status == 0, err
+    stats = json.loads((served.tmp / "stats.json").read_text())
+    assert (stats["block_status"], stats["reads"], stats["errors"]) == (3, 1, 3)
+
+
+def test_set_meta_context_needs_structured_replies(served: Served) -> None:
+    c = served.connect()
+    assert c.option(OPT_SET_META_CONTEXT, meta_query("base:allocation"))[0][0] == 2**31 + 3  # ERR_INVALID
+    assert c.option(OPT_STRUCTURED_REPLY, b"x")[0][0] == 2**31 + 3
+    assert c.option(OPT_LIST_META_CONTEXT, meta_query("x-none:thing")) == [(1, b"")]
+    c.go()
+    assert c.request(BLOCK_STATUS, 0, 4096) == (EINVAL, b"")
+    assert c.request(READ, 0, 512) == (0, bytes(512))  # still simple replies
 
 
 def test_bad_requests_get_einval_and_the_connection_goes_on(served: Served) -> None:
@@ -294,6 +381,107 @@ def test_nbdcopy_in_and_out_gives_the_same_bytes(served: Served, tmp_path: Path)
     subprocess.run(["nbdcopy", "--no-extents", served.uri, str(back)], check=True, timeout=120)
     assert back.read_bytes()[: 8 << 20] == source.read_bytes()
     assert back.read_bytes()[8 << 20 : 9 << 20] == bytes(1 << 20)
+
+
+def nbd_map(uri: str) -> list[tuple[int, int, str]]:
+    """``nbdinfo --map``: (offset, length, description) of each extent of base:allocation."""
+    out = subprocess.run(["nbdinfo", "--map", "--json", uri], capture_output=True, text=True, check=True, timeout=60)
+    return [(e["offset"], e["length"], e["description"]) for e in json.loads(out.stdout)]
+
+
+def qemu_io(uri: str, *commands: str) -> None:
+    args = ["qemu-io", "-f", "raw", uri]
+    for c in commands:
+        args += ["-c", c]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out
+
+
+# Three ranges written, then part of one trimmed: what nbdinfo --map must show.
+WRITES = ("write -P 1 1M 64k", "write -P 2 8M 1M", "write -P 3 64M 128k", "discard 8M 512k")
+MAP = [
+    (0, MiB, "hole,zero"),
+    (MiB, 64 << 10, "data"),
+    (MiB + (64 << 10), 7 * MiB + (512 << 10) - (64 << 10), "hole,zero"),
+    (8 * MiB + (512 << 10), 512 << 10, "data"),
+    (9 * MiB, 55 * MiB, "hole,zero"),
+    (64 * MiB, 128 << 10, "data"),
+    (64 * MiB + (128 << 10), (1 << 30) - 64 * MiB - (128 << 10), "hole,zero"),
+]
+
+
+@pytest.mark.slow
+def test_nbdinfo_maps_written_and_unwritten_ranges(served: Served) -> None:
+    need("nbdinfo")
+    need("qemu-io")
+    assert nbd_map(served.uri) == [(0, 1 << 30, "hole,zero")]
+    qemu_io(served.uri, *WRITES)
+    assert nbd_map(served.uri) == MAP
+    status, err = served.stop()
+    assert status == 0, err
+    stats = json.loads((served.tmp / "stats.json").read_text())
+    # The map is the server's own metadata: no READ reached the drive.
+    assert stats["block_status"] >= 2 and stats["reads"] == 0
+
+
+@pytest.mark.slow
+def test_nbdinfo_maps_a_backing_file_by_its_holes_across_restarts(tmp_path: Path) -> None:
+    need("nbdinfo")
+    need("qemu-io")
+    data = tmp_path / "disk.img"
+    s = start(tmp_path, "--set", "identity.capacity_bytes=1073741824", "--data", str(data))
+    try:
+        qemu_io(s.uri, *WRITES)
+        assert nbd_map(s.uri) == MAP
+    finally:
+        assert s.stop()[0] == 0
+    # The trim punched a hole: the file holds only what is data.
+    assert data.stat().st_size == 1 << 30
+    assert data.stat().st_blocks * 512 == (64 + 512 + 128) << 10
+    # The holes are the file's own: a new server over the same file maps it the same.
+    s = start(tmp_path, "--set", "identity.capacity_bytes=1073741824", "--data", str(data))
+    try:
+        assert nbd_map(s.uri) == MAP
+    finally:
+        assert s.stop()[0] == 0
+
+
+def hash_file(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(4 * MiB):
+            h.update(block)
+    return h.hexdigest()
+
+
+@pytest.mark.slow
+def test_nbdcopy_with_four_connections_copies_in_and_out_and_skips_holes(served: Served, tmp_path: Path) -> None:
+    need("nbdcopy")
+    source = tmp_path / "sparse.img"
+    with source.open("wb") as f:
+        f.truncate(1 << 30)
+        for offset, size in ((0, MiB), (100 * MiB, 2 * MiB), (700 * MiB, 512 << 10)):
+            f.seek(offset)
+            f.write(os.urandom(size))
+    data_bytes = MiB + 2 * MiB + (512 << 10)
+    # nbdcopy opens no more connections than threads (by default, one a CPU).
+    copy = ["nbdcopy", "--connections=4", "--threads=4"]
+    subprocess.run([*copy, str(source), served.uri], check=True, timeout=120)
+    back = tmp_path / "back.img"
+    subprocess.run([*copy, served.uri, str(back)], check=True, timeout=120)
+    assert hash_file(back) == hash_file(source)
+    # Out: only the data was read, and the copy is as sparse as the source.
+    assert back.stat().st_blocks * 512 <= 2 * data_bytes
+    status, err = served.stop()
+    assert status == 0, err
+    stats = json.loads((served.tmp / "stats.json").read_text())
+    assert stats["bytes_written"] == data_bytes
+    assert stats["bytes_read"] == data_bytes  # of a 1 GiB export
+    # Four connections each way (without the server's multi-conn flag nbdcopy opens one).
+    assert stats["connections"] == 8
+    assert stats["block_status"] >= 4
 
 
 def fio_nbd(uri: str, *options: str) -> dict[str, object]:

@@ -314,7 +314,7 @@ impl Device {
     /// Serves the device over NBD on a Unix socket (`socket`) or a TCP address (`listen`)
     /// until SIGINT or SIGTERM; `ready` is called with the URI once the socket is bound.
     /// Returns the server's statistics as JSON text.
-    #[pyo3(signature = (host, host_overrides, socket = None, listen = None, export_name = "", time_scale = 1.0, data = None, memory_limit_bytes = None, record = None, force = false, ready = None))]
+    #[pyo3(signature = (host, host_overrides, socket = None, listen = None, export_name = "", time_scale = 1.0, data = None, memory_limit_bytes = None, record = None, force = false, ready = None, live = None))]
     #[allow(clippy::too_many_arguments)]
     fn serve(
         &mut self,
@@ -330,6 +330,7 @@ impl Device {
         record: Option<PathBuf>,
         force: bool,
         ready: Option<Py<PyAny>>,
+        live: Option<PyRef<'_, crate::live::LiveFeed>>,
     ) -> PyResult<String> {
         use ssdtwin_serve::{Listen, ServeConfig, Server};
         let host_config = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
@@ -359,10 +360,11 @@ impl Device {
         }
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let inner = &mut self.inner;
+        let live = live.map(|feed| feed.inner.clone());
         let stats = py
             .detach(|| {
                 inner.quiesce();
-                server.run(&mut Host::new(inner, host_config), &stop)
+                server.run(&mut Host::new(inner, host_config), &stop, live.as_ref())
             })
             .map_err(|e| errors::device(py, e.to_string()))?;
         Ok(stats.to_json().to_string())

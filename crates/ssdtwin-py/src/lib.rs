@@ -9,6 +9,7 @@
 
 mod device;
 mod errors;
+mod live;
 mod memory;
 mod output;
 mod pool;
@@ -152,6 +153,7 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pool::zdb_plan, m)?)?;
     m.add_class::<device::Device>()?;
     m.add_class::<pool::Pool>()?;
+    m.add_class::<live::LiveFeed>()?;
     m.add_class::<output::RunOutput>()?;
     Ok(())
 }

@@ -6,12 +6,15 @@
 //! * [`protocol`]: the NBD handshake and framing;
 //! * [`store`]: the data clients wrote;
 //! * [`server`]: connections, the twin's thread and its pacing;
-//! * [`stats`]: what the server reports.
+//! * [`stats`]: what the server reports;
+//! * [`live`]: what it shows while it serves (snapshots, time-scale requests).
 
+pub mod live;
 pub mod protocol;
 pub mod server;
 pub mod stats;
 pub mod store;
 
+pub use live::Live;
 pub use server::{Listen, ServeConfig, ServeError, Server};
 pub use stats::ServeStats;

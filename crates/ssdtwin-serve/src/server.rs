@@ -8,13 +8,20 @@
 //! time comes, the thread sleeping until shortly before the next one and spinning the rest;
 //! a reply is written when the twin completes its command. *Lateness* is how long after its
 //! due wall time a reply was written.
+//!
+//! Once a wall second the twin's thread pushes a snapshot of the last second to a
+//! [`Live`] ring (see [`crate::live`]), and applies a time scale another thread asked for
+//! while no command is in flight, re-anchoring the mapping at that instant.
 
+use crate::live::Live;
 use crate::protocol::{self, Command, EINVAL, ENOSPC, Export, Handshake, MAX_PAYLOAD_BYTES, Request};
-use crate::stats::ServeStats;
+use crate::stats::{ServeStats, Tally};
 use crate::store::Store;
+use ssdtwin_core::block::CounterRow;
 use ssdtwin_core::block::{BlockDevice, Opcode};
 use ssdtwin_core::engine::SimTime;
 use ssdtwin_core::os::{CompletionPath, Host, IoRequest};
+use ssdtwin_core::stats::PlatHistogram;
 use ssdtwin_core::workload::trace::{IologWriter, TraceOp};
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
@@ -34,6 +41,8 @@ const SPIN_BEFORE: Duration = Duration::from_micros(100);
 const LATE: Duration = Duration::from_micros(20);
 /// How often an idle server looks at the stop flag.
 const IDLE_CHECK: Duration = Duration::from_millis(20);
+/// How often a snapshot goes to the live ring.
+const SNAPSHOT_EVERY: Duration = Duration::from_secs(1);
 
 /// Where the server listens.
 #[derive(Clone, Debug)]
@@ -135,8 +144,8 @@ impl Drop for SocketFile {
 
 /// What connection threads tell the twin's thread.
 enum Message {
-    /// A client finished its handshake; replies go to `writer`.
-    Open { conn: u32, writer: Stream },
+    /// A client finished its handshake; replies go to `writer`, framed as `session` says.
+    Open { conn: u32, writer: Stream, session: protocol::Session },
     /// A request (with a WRITE's payload), stamped when its header arrived.
     Request { conn: u32, request: Request, payload: Vec<u8>, arrived: Instant, too_long: bool },
     /// The client disconnected or broke the protocol.
@@ -147,6 +156,9 @@ enum Message {
 struct Pending {
     conn: u32,
     cookie: u64,
+    /// What the client asked for, and when it reached the twin (for the live latencies).
+    op: Opcode,
+    submitted: SimTime,
     /// A READ's range, to read the data when it completes.
     read: Option<(u64, u32)>,
     /// A FUA write: a flush follows before the reply.
@@ -155,6 +167,9 @@ struct Pending {
 
 struct Conn {
     writer: Stream,
+    session: protocol::Session,
+    /// With structured replies: the offsets of the READs not yet replied to, by cookie.
+    reads: HashMap<u64, u64>,
     outstanding: u32,
     closing: bool,
     broken: bool,
@@ -236,8 +251,14 @@ impl Server {
         &self.uri
     }
 
-    /// Serves `host`'s device until `stop` is set (or SIGINT/SIGTERM arrives).
-    pub fn run<D: BlockDevice>(self, host: &mut Host<D>, stop: &Arc<AtomicBool>) -> Result<ServeStats, ServeError> {
+    /// Serves `host`'s device until `stop` is set (or SIGINT/SIGTERM arrives), pushing a
+    /// snapshot a second to `live` (and taking time-scale requests from it) if given.
+    pub fn run<D: BlockDevice>(
+        self,
+        host: &mut Host<D>,
+        stop: &Arc<AtomicBool>,
+        live: Option<&Live>,
+    ) -> Result<ServeStats, ServeError> {
         let geometry = host.device().geometry();
         let export = Export {
             name: self.config.export_name.clone(),
@@ -282,7 +303,11 @@ impl Server {
             record: record.as_mut(),
             wall0: Instant::now(),
             sim0: SimTime::ZERO,
+            anchor: (Instant::now(), SimTime::ZERO),
             scale: self.config.time_scale,
+            live,
+            interval: Interval::default(),
+            last_snapshot: (Instant::now(), SimTime::ZERO),
             floor: SimTime::ZERO,
             conns: HashMap::new(),
             pending: HashMap::new(),
@@ -292,6 +317,8 @@ impl Server {
         };
         twin.sim0 = twin.host.device().now();
         twin.floor = twin.sim0;
+        twin.anchor = (twin.wall0, twin.sim0);
+        twin.last_snapshot = (twin.wall0, twin.sim0);
         twin.serve(&rx, stop);
         drop(signals);
         stop.store(true, Ordering::SeqCst);
@@ -354,12 +381,12 @@ fn connection(mut stream: Stream, conn: u32, export: &Export, tx: &Sender<Messag
         Stream::Unix(s) => s.set_nonblocking(false),
         Stream::Tcp(s) => s.set_nonblocking(false),
     };
-    if blocking.is_err() || !matches!(protocol::handshake(&mut stream, export), Ok(Handshake::Transmission)) {
+    let Ok(Handshake::Transmission(session)) = blocking.and_then(|()| protocol::handshake(&mut stream, export)) else {
         stream.shutdown();
         return;
-    }
+    };
     let Ok(writer) = stream.try_clone() else { return };
-    if tx.send(Message::Open { conn, writer }).is_err() {
+    if tx.send(Message::Open { conn, writer, session }).is_err() {
         return;
     }
     // The connection ends at the end of its stream without DISC (fio's nbd engine closes so)
@@ -399,7 +426,14 @@ struct Twin<'a, 'h, D: BlockDevice> {
     record: Option<&'a mut IologWriter>,
     wall0: Instant,
     sim0: SimTime,
+    /// The instant simulated time is mapped from: `sim = anchor.1 + (wall − anchor.0) / K`
+    /// (the start, or the last change of the time scale).
+    anchor: (Instant, SimTime),
     scale: f64,
+    live: Option<&'a Live>,
+    /// What happened since the last snapshot.
+    interval: Interval,
+    last_snapshot: (Instant, SimTime),
     /// The twin's present: nothing may be submitted before it.
     floor: SimTime,
     conns: HashMap<u32, Conn>,
@@ -411,12 +445,82 @@ struct Twin<'a, 'h, D: BlockDevice> {
 
 impl<D: BlockDevice> Twin<'_, '_, D> {
     fn to_sim(&self, wall: Instant) -> SimTime {
-        let since = wall.saturating_duration_since(self.wall0).as_nanos() as f64;
-        SimTime(self.sim0.as_ns() + (since / self.scale) as u64)
+        let since = wall.saturating_duration_since(self.anchor.0).as_nanos() as f64;
+        SimTime(self.anchor.1.as_ns() + (since / self.scale) as u64)
     }
 
     fn to_wall(&self, sim: SimTime) -> Instant {
-        self.wall0 + Duration::from_nanos((sim.as_ns().saturating_sub(self.sim0.as_ns()) as f64 * self.scale) as u64)
+        self.anchor.0
+            + Duration::from_nanos((sim.as_ns().saturating_sub(self.anchor.1.as_ns()) as f64 * self.scale) as u64)
+    }
+
+    /// Once a second: a snapshot to the live ring; and a time scale asked for, applied when
+    /// nothing is in flight (a command's due time keeps the scale it was submitted under).
+    fn tend_live(&mut self) {
+        let Some(live) = self.live else { return };
+        let now = Instant::now();
+        if self.pending.is_empty()
+            && let Some(k) = live.take_time_scale()
+        {
+            let sim = self.to_sim(now);
+            self.advance_to(sim);
+            self.anchor = (now, self.floor);
+            self.scale = k;
+        }
+        if now.saturating_duration_since(self.last_snapshot.0) >= SNAPSHOT_EVERY {
+            let sim = self.to_sim(now);
+            self.advance_to(sim);
+            live.push(self.snapshot(now).to_string());
+            self.interval = Interval::default();
+            self.last_snapshot = (now, self.floor);
+        }
+    }
+
+    /// The last interval and the totals so far, as the live ring holds them.
+    fn snapshot(&self, now: Instant) -> serde_json::Value {
+        let i = &self.interval;
+        let mut drive = CounterRow::at(self.floor.as_ns());
+        self.host.device().counters("", &mut drive);
+        let counters: serde_json::Map<String, serde_json::Value> =
+            drive.entries.iter().map(|c| (c.name.clone(), c.value.into())).collect();
+        let levels: Vec<&str> = drive.entries.iter().filter(|c| c.level).map(|c| c.name.as_str()).collect();
+        let (_, late_p99, late_max) = i.lateness.summary();
+        let s = &self.stats;
+        serde_json::json!({
+            "wall_s": now.saturating_duration_since(self.wall0).as_secs_f64(),
+            "sim_s": (self.floor.as_ns() - self.sim0.as_ns()) as f64 * 1e-9,
+            "interval_wall_s": now.saturating_duration_since(self.last_snapshot.0).as_secs_f64(),
+            "interval_sim_s": (self.floor.as_ns() - self.last_snapshot.1.as_ns()) as f64 * 1e-9,
+            "time_scale": self.scale,
+            "ops": {
+                "read": i.read.json(),
+                "write": i.write.json(),
+                "trim": i.trim.json(),
+                "flush": i.flush.json(),
+            },
+            "in_flight": self.pending.len(),
+            "max_in_flight": i.max_in_flight,
+            "replies": i.replies,
+            "late_replies": i.late_replies,
+            "lateness_p99_us": late_p99 as f64 / 1e3,
+            "lateness_max_us": late_max as f64 / 1e3,
+            "totals": {
+                "connections": s.connections,
+                "requests": s.requests,
+                "reads": s.reads,
+                "writes": s.writes,
+                "trims": s.trims,
+                "flushes": s.flushes,
+                "bytes_read": s.bytes_read,
+                "bytes_written": s.bytes_written,
+                "replies": s.replies,
+                "late_replies": s.late_replies,
+                "errors": s.errors,
+            },
+            "drive": counters,
+            // Counters that are levels at an instant (bytes cached, free superblocks), not totals.
+            "drive_levels": levels,
+        })
     }
 
     /// Runs until `stop`: messages as they come, events as their time comes.
@@ -449,6 +553,7 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
             while let Ok(m) = rx.try_recv() {
                 self.handle(m);
             }
+            self.tend_live();
         }
     }
 
@@ -464,9 +569,10 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
 
     fn handle(&mut self, m: Message) {
         match m {
-            Message::Open { conn, writer } => {
+            Message::Open { conn, writer, session } => {
                 self.stats.connections += 1;
-                self.conns.insert(conn, Conn { writer, outstanding: 0, closing: false, broken: false });
+                let c = Conn { writer, session, reads: HashMap::new(), outstanding: 0, closing: false, broken: false };
+                self.conns.insert(conn, c);
             }
             Message::Closed { conn } => {
                 if let Some(c) = self.conns.get_mut(&conn) {
@@ -486,6 +592,9 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
     /// Checks a request, applies its data, and submits it to the twin.
     fn request(&mut self, conn: u32, r: Request, payload: &[u8], arrived: Instant, too_long: bool) {
         self.stats.requests += 1;
+        if let Some(c) = self.conns.get_mut(&conn).filter(|c| c.session.structured && r.command == Command::Read) {
+            c.reads.insert(r.cookie, r.offset);
+        }
         let arrival = self.to_sim(arrived);
         self.advance_to(arrival.min(self.to_sim(Instant::now())));
         let at = arrival.max(self.floor);
@@ -510,7 +619,8 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
                 (Opcode::Write, len)
             }
             Command::Trim | Command::WriteZeroes => {
-                if self.store.zero(offset, len).is_err() {
+                // `NO_HOLE` asks that the range stay allocated.
+                if self.store.zero(offset, len, !(r.command == Command::WriteZeroes && r.no_hole)).is_err() {
                     return self.reply_now(conn, r.cookie, protocol::EIO, &[]);
                 }
                 // The drive deallocates the whole blocks inside the range (a deallocated
@@ -523,9 +633,33 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
                 return self.submit(conn, r, Opcode::Trim, start, end - start, at);
             }
             Command::Flush => (Opcode::Flush, 0),
+            Command::BlockStatus => return self.block_status(conn, r),
             Command::Disconnect | Command::Other(_) => return self.reply_now(conn, r.cookie, EINVAL, &[]),
         };
         self.submit(conn, r, opcode, offset, bytes, at);
+    }
+
+    /// `BLOCK_STATUS`: the store's data and holes from the request's offset, answered at once
+    /// (the server's own metadata: the twin spends no time on it). Only for a client that
+    /// selected `base:allocation`, within the export.
+    fn block_status(&mut self, conn: u32, r: Request) {
+        let len = u64::from(r.length);
+        let in_range = r.offset.checked_add(len).is_some_and(|end| end <= self.export.size_bytes);
+        let context = self.conns.get(&conn).and_then(|c| c.session.allocation);
+        let Some(context) = context.filter(|_| in_range && len > 0) else {
+            return self.reply_now(conn, r.cookie, EINVAL, &[]);
+        };
+        self.stats.block_status += 1;
+        let max = if r.req_one { 1 } else { protocol::MAX_EXTENTS };
+        let hole = protocol::STATE_HOLE | protocol::STATE_ZERO;
+        // Each run lies within the request, so its length fits the descriptor's 32 bits.
+        let extents: Vec<(u32, u32)> = self
+            .store
+            .extents(r.offset, len, max)
+            .iter()
+            .map(|e| (e.bytes as u32, if e.hole { hole } else { 0 }))
+            .collect();
+        self.write_reply(conn, &protocol::block_status_reply(r.cookie, context, &extents));
     }
 
     fn submit(&mut self, conn: u32, r: Request, opcode: Opcode, offset: u64, bytes: u64, at: SimTime) {
@@ -550,11 +684,13 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
             Opcode::Trim => self.stats.trims += 1,
             Opcode::Flush => self.stats.flushes += 1,
         }
+        self.interval.op(opcode).submitted(bytes);
         let tag = self.next_tag;
         self.next_tag += 1;
         let read = (opcode == Opcode::Read).then_some((offset, r.length));
         let then_flush = opcode == Opcode::Write && r.fua;
-        self.pending.insert(tag, Pending { conn, cookie: r.cookie, read, then_flush });
+        self.pending.insert(tag, Pending { conn, cookie: r.cookie, op: opcode, submitted: at, read, then_flush });
+        self.interval.max_in_flight = self.interval.max_in_flight.max(self.pending.len());
         if let Some(c) = self.conns.get_mut(&conn) {
             c.outstanding += 1;
         }
@@ -573,6 +709,7 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
             self.host.submit(at, at, flush, tag, CompletionPath::Polled);
             return;
         }
+        self.interval.op(p.op).latency.record(at.as_ns() - p.submitted.as_ns());
         let data = match p.read {
             Some((offset, len)) => match self.store.read(offset, len as usize) {
                 Ok(d) => d,
@@ -587,10 +724,13 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
     fn reply_after(&mut self, conn: u32, cookie: u64, error: u32, data: &[u8], due: SimTime) {
         let late = Instant::now().saturating_duration_since(self.to_wall(due));
         self.stats.lateness.record(late.as_nanos() as u64);
+        self.interval.lateness.record(late.as_nanos() as u64);
         if late > LATE {
             self.stats.late_replies += 1;
+            self.interval.late_replies += 1;
         }
         self.stats.replies += 1;
+        self.interval.replies += 1;
         self.send(conn, cookie, error, data);
         if let Some(c) = self.conns.get_mut(&conn) {
             c.outstanding -= 1;
@@ -611,10 +751,17 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
 
     fn send(&mut self, conn: u32, cookie: u64, error: u32, data: &[u8]) {
         let Some(c) = self.conns.get_mut(&conn) else { return };
+        let read_at = c.reads.remove(&cookie);
+        let reply = protocol::reply(&c.session, read_at, cookie, error, data);
+        self.write_reply(conn, &reply);
+    }
+
+    fn write_reply(&mut self, conn: u32, reply: &[u8]) {
+        let Some(c) = self.conns.get_mut(&conn) else { return };
         if c.broken {
             return;
         }
-        if c.writer.write_all(&protocol::simple_reply(cookie, error, data)).is_err() {
+        if c.writer.write_all(reply).is_err() {
             // The client went away: its remaining replies are dropped.
             c.broken = true;
         }
@@ -629,10 +776,61 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
     }
 }
 
+/// One operation's requests over a snapshot's interval.
+#[derive(Debug, Default)]
+struct OpInterval {
+    requests: u64,
+    bytes: u64,
+    /// Simulated time from reaching the twin to completing, ns.
+    latency: PlatHistogram,
+}
+
+impl OpInterval {
+    fn submitted(&mut self, bytes: u64) {
+        self.requests += 1;
+        self.bytes += bytes;
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let p = if self.latency.total() == 0 { vec![0, 0, 0] } else { self.latency.percentiles(&[50.0, 99.0, 99.9]) };
+        serde_json::json!({
+            "requests": self.requests,
+            "bytes": self.bytes,
+            "completed": self.latency.total(),
+            "lat_p50_us": p[0] as f64 / 1e3,
+            "lat_p99_us": p[1] as f64 / 1e3,
+            "lat_p999_us": p[2] as f64 / 1e3,
+        })
+    }
+}
+
+/// What happened between two snapshots.
+#[derive(Debug, Default)]
+struct Interval {
+    read: OpInterval,
+    write: OpInterval,
+    trim: OpInterval,
+    flush: OpInterval,
+    max_in_flight: usize,
+    replies: u64,
+    late_replies: u64,
+    lateness: Tally,
+}
+
+impl Interval {
+    fn op(&mut self, opcode: Opcode) -> &mut OpInterval {
+        match opcode {
+            Opcode::Read => &mut self.read,
+            Opcode::Write => &mut self.write,
+            Opcode::Trim => &mut self.trim,
+            Opcode::Flush => &mut self.flush,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Tally;
 
     #[test]
     fn an_existing_socket_file_is_kept_without_force() {

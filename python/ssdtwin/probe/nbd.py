@@ -82,30 +82,36 @@ def query_export(uri: str, timeout_s: float = 20.0) -> Export:
 
 def round_trip_s(uri: str, exchanges: int = 64, timeout_s: float = 20.0) -> float:
     """The transport's round trip to the server at ``uri``, in seconds of wall time: the
-    shortest of ``exchanges`` ``NBD_CMD_READ`` requests of zero bytes in the transmission
-    phase. They take the path fio's requests take (the socket, the server's dispatch to its
-    drive's thread and its reply) but have nothing for the drive to do. The shortest, not a
-    typical one: what is left above it on fio's requests is the server's lateness, which only
-    lengthens latencies, whereas a round trip that happened to be slowed by scheduling would
-    be taken off every request and shorten them. Like fio's own clock, this reads the wall
+    shortest of :func:`round_trips_s`. The shortest, not a typical one: what is left above
+    it on fio's requests is the server's lateness, which only lengthens latencies, whereas a
+    round trip that happened to be slowed by scheduling would be taken off every request and
+    shorten them."""
+    return min(round_trips_s(uri, exchanges, timeout_s))
+
+
+def round_trips_s(uri: str, exchanges: int = 64, timeout_s: float = 20.0) -> list[float]:
+    """Round trips to the server at ``uri``, in seconds of wall time, of ``exchanges``
+    ``NBD_CMD_READ`` requests of zero bytes in the transmission phase. They take the path
+    fio's requests take (the socket, the server's dispatch to its drive's thread and its
+    reply) but have nothing for the drive to do. Like fio's own clock, this reads the wall
     clock of a real transport. The protocol leaves a read of zero bytes to the server:
     ``ssdtwin serve`` answers it at once, an error reply still gives a round trip, and a
     server that does not answer fails this step after ``timeout_s``."""
 
-    def timed(sock: socket.socket, name: str) -> float:
+    def timed(sock: socket.socket, name: str) -> list[float]:
         _go(sock, name)
-        shortest = float("inf")
+        taken = []
         for handle in range(exchanges):
             start = time.perf_counter()
             sock.sendall(struct.pack(">IHHQQI", REQUEST_MAGIC, 0, CMD_READ, handle, 0, 0))
             magic, _error, got = struct.unpack(">IIQ", _recv(sock, 16))
-            shortest = min(shortest, time.perf_counter() - start)
+            taken.append(time.perf_counter() - start)
             if (magic, got) != (SIMPLE_REPLY_MAGIC, handle):
                 raise ConnectionError(
                     f"the server's reply to a read of zero bytes was not a simple reply to it ({magic:#x})"
                 )
         sock.sendall(struct.pack(">IHHQQI", REQUEST_MAGIC, 0, CMD_DISC, exchanges, 0, 0))
-        return shortest
+        return taken
 
     return _in_session(uri, timeout_s, "time the transport's round trip", timed)
 

@@ -337,19 +337,22 @@ def fio_records(doc: dict[str, Any]) -> pd.DataFrame:
 
 
 def fio_label(doc: dict[str, Any], path: Path) -> str:
-    """A series name for fio output: the twin's profile (from its ``ssdtwin`` section), or
-    for real fio the jobs' ``filename`` (the device or file it ran on) and "(real fio)",
-    or the file's stem.
+    """A series name for fio output: the twin's profile and host (from its ``ssdtwin``
+    section), or for real fio the jobs' ``filename`` (the device or file it ran on) and
+    "(real fio)", or the file's stem.
 
     >>> fio_label({"jobs": [{"ssdtwin": {"profile": "p32a80"}}]}, Path("a.json"))
     'p32a80 (twin)'
+    >>> fio_label({"jobs": [{"ssdtwin": {"profile": "p32a80", "host": "linux-6.1"}}]}, Path("a.json"))
+    'p32a80 on linux-6.1 (twin)'
     >>> fio_label({"jobs": [{"job options": {"filename": "/dev/nvme0n1"}}]}, Path("a.json"))
     '/dev/nvme0n1 (real fio)'
     """
     jobs = [j for j in doc.get("jobs", []) if isinstance(j, dict)]
-    profiles = list(dict.fromkeys(str(j["ssdtwin"]["profile"]) for j in jobs if "profile" in (j.get("ssdtwin") or {})))
-    if profiles:
-        return f"{', '.join(profiles)} (twin)"
+    twins = [j["ssdtwin"] for j in jobs if "profile" in (j.get("ssdtwin") or {})]
+    if twins:
+        named = dict.fromkeys(f"{t['profile']} on {t['host']}" if "host" in t else str(t["profile"]) for t in twins)
+        return f"{', '.join(named)} (twin)"
     names = list(dict.fromkeys(n for j in jobs if (n := _option(j, doc, "filename")) is not None))
     return f"{', '.join(names) if names else path.stem} (real fio)"
 

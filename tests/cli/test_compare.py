@@ -212,7 +212,7 @@ def test_twin_beside_real_fio_reference(twin_json: Path, run_main: RunMain) -> N
     real = REFERENCE_DIR / "randread-psync.json"  # real fio 3.33 on a file named fiotest
     c = compare([twin_json, real])
     assert c.kind == "fio"
-    assert list(c.table.series) == ["p32a80 (twin)", "fiotest (real fio)"]
+    assert list(c.table.series) == ["p32a80 on linux-6.1 (twin)", "fiotest (real fio)"]
     for row, path in zip(c.table.itertuples(), (twin_json, real), strict=True):
         job = fio_json(path)["jobs"][0]
         assert row.iops == job["read"]["iops"]
@@ -237,7 +237,7 @@ def test_twin_beside_real_fio_reference(twin_json: Path, run_main: RunMain) -> N
     assert heights[1][1] == pytest.approx(c.table.bw_bytes_per_s.iloc[1] / 1e6)
     assert bars_ax.get_ylabel() == "bandwidth (MB/s, 10^6 B/s)"
     lines = labelled_lines(lat_ax)
-    assert [line.get_label() for line in lines] == ["p32a80 (twin): r read", "fiotest (real fio): t read"]
+    assert [line.get_label() for line in lines] == ["p32a80 on linux-6.1 (twin): r read", "fiotest (real fio): t read"]
     assert lines[1].get_ydata()[-1] == fio_json(real)["jobs"][0]["read"]["clat_ns"]["percentile"]["99.990000"] / 1e3
     assert lat_ax.get_yscale() == "log" and lat_ax.get_ylabel() == "completion latency (µs)"
     plt.close(fig)
@@ -330,7 +330,7 @@ def test_real_fio_beside_the_twin(twin_json: Path, tmp_path: Path, run_main: Run
     ran = run_main("compare", twin_json, real, "--json", "--out", "tr.png")
     assert ran.status == 0, ran
     records = json.loads(ran.out)
-    assert [r["series"] for r in records] == ["p32a80 (twin)", f"{target} (real fio)"]
+    assert [r["series"] for r in records] == ["p32a80 on linux-6.1 (twin)", f"{target} (real fio)"]
     assert records[1]["iops"] == json.loads(run.stdout)["jobs"][0]["read"]["iops"]
     assert records[1]["clat_p50_us"] > 0
     assert Path("tr.png").read_bytes()[:8] == PNG

@@ -219,6 +219,8 @@ pub struct RunResult {
     pub end_ns: u64,
     /// Profile name, for the report.
     pub profile: String,
+    /// The host profile the jobs ran on (`none`: the drive alone), for the report.
+    pub host: String,
 }
 
 /// One direction's completions in one window of the series.

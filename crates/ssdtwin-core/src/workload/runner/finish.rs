@@ -168,6 +168,7 @@ impl Runner {
             start_ns: self.run_start.as_ns(),
             end_ns: end.as_ns(),
             profile: host.target_profile().to_string(),
+            host: host.config().name.clone(),
         }
     }
 }

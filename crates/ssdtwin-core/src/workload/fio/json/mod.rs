@@ -25,7 +25,7 @@
 //! use ssdtwin_core::workload::{JobSet, RunResult, DiskUtil};
 //!
 //! let result = RunResult { jobs: vec![], groups: vec![], disk: DiskUtil::default(), series: vec![], windows: vec![],
-//!                          start_ns: 0, end_ns: 0, profile: "generic-tlc-1tb".into() };
+//!                          start_ns: 0, end_ns: 0, profile: "generic-tlc-1tb".into(), host: "none".into() };
 //! let opts = OutputOptions { plus: false, device_name: "nvme0n1".into(),
 //!     wall: WallClock { unix_ms: 1_795_288_122_955, ctime: "Sat Nov 21 19:08:42 2026".into() } };
 //! let text = fio_json(&JobSet::default(), &result, &opts);
@@ -179,7 +179,7 @@ fn job_object(e: &Entry<'_>, report: &Report<'_>, result: &RunResult, elapsed_s:
     }
 
     let group = result.groups.iter().find(|g| g.groupid == e.groupid);
-    job.object("ssdtwin", ssdtwin_object(group, &result.profile, e.name));
+    job.object("ssdtwin", ssdtwin_object(group, result, e.name));
     job
 }
 
@@ -296,10 +296,11 @@ fn lat_object(stats: &LatStats, percentiles: Option<(&PlatHistogram, &[f64])>, p
 /// totals as differences, `free_superblocks` and `write_buffer_bytes` as their end values;
 /// `time_ns` is therefore the group's measured span), `write_amplification` (NAND bytes
 /// programmed per host byte written over that span, `null` if the host wrote nothing) and
-/// the profile name.
-fn ssdtwin_object(group: Option<&GroupResult>, profile: &str, job: &str) -> Object {
+/// the profile and host names.
+fn ssdtwin_object(group: Option<&GroupResult>, result: &RunResult, job: &str) -> Object {
     let mut o = Object::new();
-    o.string("profile", profile);
+    o.string("profile", &result.profile);
+    o.string("host", &result.host);
     let Some(group) = group else {
         o.add("write_amplification", Value::Null);
         o.add("warnings", Value::Array(Vec::new()));
@@ -631,6 +632,7 @@ mod tests {
         let ours = render(&randrw_set(&reference), &randrw_result(), false);
         let twin = &ours["jobs"][0]["ssdtwin"];
         assert_eq!(twin["profile"], "generic-tlc-1tb");
+        assert_eq!(twin["host"], "none");
         assert_eq!(twin["host_write_bytes"], 1u64 << 30);
         assert_eq!(twin["nand_write_bytes"], 3u64 << 29);
         assert_eq!(twin["erases"], 3);

@@ -142,6 +142,7 @@ pub(crate) fn run(jobs: Vec<JobResult>, end_ns: u64) -> RunResult {
         start_ns: 0,
         end_ns,
         profile: "generic-tlc-1tb".into(),
+        host: "none".into(),
     }
 }
 

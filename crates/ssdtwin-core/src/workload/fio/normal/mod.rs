@@ -32,7 +32,7 @@
 //!
 //! let set = JobSet { global_options: vec![], jobs: vec![JobSpec::new("t")] };
 //! let result = RunResult { jobs: vec![], groups: vec![], disk: DiskUtil::default(), series: vec![], windows: vec![],
-//!                          start_ns: 0, end_ns: 0, profile: "generic-tlc-1tb".into() };
+//!                          start_ns: 0, end_ns: 0, profile: "generic-tlc-1tb".into(), host: "none".into() };
 //! let opts = OutputOptions { plus: false, device_name: "nvme0n1".into(),
 //!     wall: WallClock { unix_ms: 0, ctime: "Sat Nov 21 19:11:22 2026".into() } };
 //! let text = fio_normal(&set, &result, &opts);

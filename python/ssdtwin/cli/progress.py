@@ -109,17 +109,21 @@ def steps_bar(
     """Yields a function ``advance(label)`` for multi-point studies and sweeps (or None):
     points done, their rate, the label of the last one, elapsed time and ETA; or, not
     ``enabled`` but given ``lines``, one line per finished point on stderr
-    (``qd-sweep: 3/12 randread QD4``)."""
+    (``qd-sweep: 3/12 randread QD4``), steps that repeat the last label (steps a study
+    found it did not need) adding none."""
     if not enabled:
         if not lines:
             yield None
             return
         done = 0
+        last = None
 
         def say(label: str) -> None:
-            nonlocal done
+            nonlocal done, last
             done += 1
-            click.echo(f"{description}: {done}/{total} {label}".rstrip(), err=True)
+            if label != last:
+                click.echo(f"{description}: {done}/{total} {label}".rstrip(), err=True)
+            last = label
 
         yield say
         return

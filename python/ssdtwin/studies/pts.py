@@ -255,8 +255,8 @@ def _rounds(
             steady_round = r
             break
     if advance:
-        for skipped in range(len(history) + 1, max_rounds + 1):
-            advance(f"{test} steady, round {skipped} not needed")
+        for _ in range(len(history) + 1, max_rounds + 1):
+            advance(f"{test} steady at round {steady_round}: no more rounds")
     last = len(history)
     table = pd.DataFrame(rows)
     per_round = table.groupby("round", sort=True).first().reset_index()

@@ -58,3 +58,15 @@ def test_a_study_logs_one_line_per_finished_point_where_stderr_is_no_terminal(
     ]
     quiet = run_main("--quiet", "study", *args, "--out", tmp_path / "b")
     assert quiet.status == 0 and quiet.err == "", quiet
+
+
+def test_steps_that_repeat_the_last_label_add_no_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with progress.steps_bar("pts", 4, enabled=False, lines=True) as advance:
+        assert advance is not None
+        for label in ("iops round 1", "iops steady at round 1", "iops steady at round 1", "latency round 1"):
+            advance(label)
+    assert capsys.readouterr().err.splitlines() == [
+        "pts: 1/4 iops round 1",
+        "pts: 2/4 iops steady at round 1",
+        "pts: 4/4 latency round 1",
+    ]

@@ -21,9 +21,9 @@ def _mark_steady(ax: Any, t: pd.DataFrame, what: str = "") -> None:
 
     pts, twin = int(t.pts_steady_round.iloc[0]), int(t.twin_steady_round.iloc[0])
     if pts:
-        ax.axvline(pts, color="black", linestyle="--", linewidth=1, label=f"{what}steady by the rule (round {pts})")
+        ax.axvline(pts, color="grey", linestyle="--", linewidth=1.2, label=f"{what}steady by the rule (round {pts})")
     if twin:
-        ax.axvline(twin, color="tab:red", linestyle=":", linewidth=1.5, label=f"{what}drive steady (round {twin})")
+        ax.axvline(twin, color="black", linestyle="-.", linewidth=1.2, label=f"{what}drive steady (round {twin})")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import click
 import pandas as pd
 
+from ..device import Device
 from ..params import SEED
 
 #: Called once per finished point with a short label (for a progress bar).
@@ -68,6 +69,18 @@ class Study:
     def count_points(self, **kwargs: Any) -> int:
         """Progress steps of the whole study on one drive, over all its parts."""
         return sum(self.count(**(kwargs | part)) for part in self.parts(**kwargs))
+
+
+def on_copies(filled: Device, count: int) -> Iterator[Device]:
+    """``count`` drives in ``filled``'s state, one per point: copies for all but the last
+    point, which runs on ``filled`` itself, its pending work finished as a copy's would be
+    (a copy of a large drive costs its maps' memory; the last needs none)."""
+    for point in range(count):
+        if point < count - 1:
+            yield filled.copy()
+        else:
+            filled.quiesce()
+            yield filled
 
 
 def seed_option() -> click.Option:

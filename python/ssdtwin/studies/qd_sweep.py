@@ -12,7 +12,7 @@ import pandas as pd
 from ..device import DEFAULT_HOST, DEFAULT_PROFILE, Device
 from ..errors import JobError
 from ..params import FiniteFloat
-from .base import Advance, Study, choice_list, int_list, seed_option
+from .base import Advance, Study, choice_list, int_list, on_copies, seed_option
 
 RW_CHOICES = ("randread", "randwrite", "randrw", "read", "write")
 #: fio's largest iodepth.
@@ -52,36 +52,37 @@ def qd_sweep(
     rows = []
     filled = Device(profile, overrides=overrides, host=host)
     filled.fill("seq", 100.0)
-    for rw in rws or ["randread", "randwrite"]:
-        for depth in depths or [1, 2, 4, 8, 16, 32, 64, 128]:
-            dev = filled.copy()
-            job = {
-                "name": f"{rw}-qd{depth}",
-                "rw": rw,
-                "bs": bs,
-                "iodepth": depth,
-                "ioengine": "libaio",
-                "size": f"{int(span_gib * 1024)}m",
-                "runtime": f"{round(seconds * 1e6)}us",
-                "time_based": True,
-                "randseed": seed,
-            }
-            s = dev.run(job).summary
-            for r in s.itertuples():
-                rows.append(
-                    {
-                        "rw": rw,
-                        "iodepth": depth,
-                        "iops": r.iops,
-                        "bw_mb_per_s": r.bw_mb_per_s,
-                        "direction": r.direction,
-                        "mean_lat_us": r.mean_lat_us,
-                        "p99_lat_us": r.p99_lat_us,
-                        "host": host,
-                    }
-                )
-            if advance:
-                advance(f"{rw} QD{depth}")
+    points = [
+        (rw, depth) for rw in rws or ["randread", "randwrite"] for depth in depths or [1, 2, 4, 8, 16, 32, 64, 128]
+    ]
+    for (rw, depth), dev in zip(points, on_copies(filled, len(points)), strict=True):
+        job = {
+            "name": f"{rw}-qd{depth}",
+            "rw": rw,
+            "bs": bs,
+            "iodepth": depth,
+            "ioengine": "libaio",
+            "size": f"{int(span_gib * 1024)}m",
+            "runtime": f"{round(seconds * 1e6)}us",
+            "time_based": True,
+            "randseed": seed,
+        }
+        s = dev.run(job).summary
+        for r in s.itertuples():
+            rows.append(
+                {
+                    "rw": rw,
+                    "iodepth": depth,
+                    "iops": r.iops,
+                    "bw_mb_per_s": r.bw_mb_per_s,
+                    "direction": r.direction,
+                    "mean_lat_us": r.mean_lat_us,
+                    "p99_lat_us": r.p99_lat_us,
+                    "host": host,
+                }
+            )
+        if advance:
+            advance(f"{rw} QD{depth}")
     return pd.DataFrame(rows)
 
 

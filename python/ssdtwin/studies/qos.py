@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..device import DEFAULT_HOST, DEFAULT_PROFILE, Device, profile_derived
 from ..params import FiniteFloat
-from .base import Advance, Study, choice_list, int_list, seed_option
+from .base import Advance, Study, choice_list, int_list, on_copies, seed_option
 
 RW_CHOICES = ("randread", "randwrite")
 
@@ -94,32 +94,31 @@ def qos(
     how = "seq" if derived["slc_cache_max_bytes"] > 0 else "steady"
     filled.fill(how, 100.0, seed=seed)
     rows = []
-    for rw in rws or list(RW_CHOICES):
-        for depth in depths or [1, 32]:
-            dev = filled.copy()
-            warm = 0.0
-            if rw == "randwrite":
-                warm = warm_up_writes(dev, depth, derived, seed)
-            run = dev.run(_job(rw, depth, seed, runtime=f"{round(seconds * 1e6)}us", time_based=True))
-            direction = "read" if rw == "randread" else "write"
-            d = run.json["jobs"][0][direction]
-            pct = d["lat_ns"]["percentile"]
-            rows.append(
-                {
-                    "profile": profile,
-                    "rw": rw,
-                    "iodepth": depth,
-                    "iops": d["iops"],
-                    "ios": d["total_ios"],
-                    "mean_us": d["lat_ns"]["mean"] / 1e3,
-                    **{_column(p): pct[f"{p:f}"] / 1e3 for p in PERCENTILES},
-                    "warm_up_s": warm,
-                    "precondition": how,
-                    "host": host,
-                }
-            )
-            if advance:
-                advance(f"{rw} QD{depth}")
+    points = [(rw, depth) for rw in rws or list(RW_CHOICES) for depth in depths or [1, 32]]
+    for (rw, depth), dev in zip(points, on_copies(filled, len(points)), strict=True):
+        warm = 0.0
+        if rw == "randwrite":
+            warm = warm_up_writes(dev, depth, derived, seed)
+        run = dev.run(_job(rw, depth, seed, runtime=f"{round(seconds * 1e6)}us", time_based=True))
+        direction = "read" if rw == "randread" else "write"
+        d = run.json["jobs"][0][direction]
+        pct = d["lat_ns"]["percentile"]
+        rows.append(
+            {
+                "profile": profile,
+                "rw": rw,
+                "iodepth": depth,
+                "iops": d["iops"],
+                "ios": d["total_ios"],
+                "mean_us": d["lat_ns"]["mean"] / 1e3,
+                **{_column(p): pct[f"{p:f}"] / 1e3 for p in PERCENTILES},
+                "warm_up_s": warm,
+                "precondition": how,
+                "host": host,
+            }
+        )
+        if advance:
+            advance(f"{rw} QD{depth}")
     return pd.DataFrame(rows)
 
 

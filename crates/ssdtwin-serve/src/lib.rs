@@ -1,7 +1,8 @@
 //! `ssdtwin serve`: the twin as an NBD export that real clients (fio's nbd engine,
 //! qemu-io, nbdcopy, nbdfuse) read and write, with each reply released when the twin
-//! completes the command, mapped to wall-clock time. This crate is the only code of the
-//! project that reads a wall clock.
+//! completes the command, mapped to wall-clock time. This crate is the only simulation code of
+//! the project that reads a wall clock (besides it, only what watches the server from Python,
+//! `python/ssdtwin/live/`, the prober's timing of real targets, and progress bars do).
 //!
 //! * [`protocol`]: the NBD handshake and framing;
 //! * [`store`]: the data clients wrote;

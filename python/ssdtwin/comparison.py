@@ -60,10 +60,11 @@ STUDY_AXES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "whole-fill": ("written_gb", "write_mb_per_s", ()),
 }
 #: Studies that write a table but have no default axes here.
-OTHER_STUDIES = ("memory", "zfs-special")
+OTHER_STUDIES = ("memory", "pts", "zfs-special")
 
-#: fio's directions, in its order.
-DIRECTIONS = ("read", "write", "trim")
+#: fio's directions, in its order, and the sum of them all that ``unified_rw_reporting=mixed``
+#: reports instead.
+DIRECTIONS = ("read", "write", "trim", "mixed")
 
 #: Units named by the end of a column's name (the project's convention), longest first.
 _UNITS = (

@@ -69,8 +69,8 @@ def twin_json(run_main: RunMain, tmp_path: Path) -> Path:
 
 
 def test_the_default_axes_name_studies() -> None:
-    # A study missing from the table only needs --x and --y; a name in it must be a study's.
-    assert set(STUDY_AXES) | set(OTHER_STUDIES) <= {s.name for s in REGISTRY} | {"zfs-special"}
+    # Every study is known: drawn on default axes, or named as one that needs --x and --y.
+    assert set(STUDY_AXES) | set(OTHER_STUDIES) == {s.name for s in REGISTRY} | {"zfs-special"}
     assert {"slc-write", "qd-sweep", "cdm", "hmb"} <= set(STUDY_AXES)
 
 
@@ -399,3 +399,13 @@ def test_the_documented_examples_run_as_written(tmp_path: Path) -> None:
         run = subprocess.run(line, shell=True, cwd=tmp_path, timeout=300, capture_output=True, text=True)
         assert run.returncode == 0, (command, run.stderr)
     assert list(tmp_path.glob("*.png"))
+
+
+def test_fio_json_with_unified_reporting_gives_its_mixed_direction(run_main: RunMain, tmp_path: Path) -> None:
+    ran = run_main("fio", "--host", "none", "--name=m", "--rw=randrw", "--size=16m", "--runtime=10ms",
+                   "--time_based", "--unified_rw_reporting=mixed", "--output-format=json")  # fmt: skip
+    assert ran.status == 0, ran.err
+    doc = json.loads(ran.out)
+    records = fio_records(doc)
+    assert list(records.direction) == ["mixed"]
+    assert records.iops.iloc[0] == doc["jobs"][0]["mixed"]["iops"]

@@ -201,3 +201,28 @@ def test_the_dashboard_in_a_browser_moves_while_a_real_client_writes(
         assert errors == []
     finally:
         driver.quit()
+
+
+def test_a_calibration_that_fails_still_gives_clients_the_uri() -> None:
+    """The calibration's client cannot reach an IPv6 address (its URI parser takes IPv4): the
+    server warns, serves at scale 1 and prints the URI all the same."""
+    import signal
+    import socket
+    import sys
+
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+            port = s.getsockname()[1]
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ssdtwin", "serve", *SMALL, "--listen", f"[::1]:{port}"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stdout is not None
+    uri = process.stdout.readline().strip()
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert uri == f"nbd://[::1]:{port}/", err
+    assert "the time-scale calibration failed" in err and "(time scale 1)" in err

@@ -24,8 +24,13 @@ impl LiveFeed {
         py.detach(|| self.inner.since(start))
     }
 
-    /// Asks the server to serve at time scale `k` from the next instant nothing is in flight.
-    fn request_time_scale(&self, k: f64) {
+    /// Asks the server to serve at time scale `k` (0.001 to 10^6, as `serve` takes it) from
+    /// the next instant nothing is in flight.
+    fn request_time_scale(&self, py: Python<'_>, k: f64) -> PyResult<()> {
+        if !k.is_finite() || !(0.001..=1e6).contains(&k) {
+            return Err(crate::errors::device(py, format!("time scale {k}: allowed 0.001 to 1000000")));
+        }
         self.inner.request_time_scale(k);
+        Ok(())
     }
 }

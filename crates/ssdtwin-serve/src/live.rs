@@ -2,8 +2,8 @@
 //! second (requests, bytes and latency percentiles by operation, queue depth, lateness of
 //! replies, and every counter of the drive), kept in a bounded ring that other threads (a
 //! dashboard, a metrics endpoint) read without ever holding up the twin's thread; and the
-//! time scale, which another thread may ask to change while no client has connected (the
-//! server's own calibration of it).
+//! time scale, which another thread may ask to change (the server's own calibration of it),
+//! applied at the first instant no command is in flight.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -52,8 +52,8 @@ impl Live {
         (end, ring.snapshots.iter().skip(skip as usize).cloned().collect())
     }
 
-    /// Asks the server to serve at time scale `k` from now (applied while no client has
-    /// connected; see [`crate::Server::run`]).
+    /// Asks the server to serve at time scale `k` from the first instant no command is in
+    /// flight (see [`crate::Server::run`]).
     pub fn request_time_scale(&self, k: f64) {
         self.ring().time_scale = Some(k);
     }

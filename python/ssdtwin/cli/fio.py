@@ -119,8 +119,8 @@ def _formats(value: str) -> list[str]:
     "--html",
     "html",
     type=OutputFile(),
-    help="Write a self-contained report page: fio's report, the latency figure, each job's figures, "
-    "the drive's profile with the source of each field, and the command.",
+    help="Write a self-contained report page (replaced if it exists, as --output is): fio's report, "
+    "the latency figure, each job's figures, the drive's profile with the source of each field, and the command.",
 )
 @click.option(
     "--series",
@@ -236,9 +236,11 @@ def command(
     if plot is not None:
         save_figure(plot_latency(result.latency_histogram, result.series, title), plot)
     if html is not None:
-        settings = {k: RawToml(v) for k, v in parse_overrides(overrides).items()}
-        drive = None if on_pool else report_page.profile_section(profile or DEFAULT_PROFILE, settings)
-        report_page.write(fio_page(result, title, drive if state is None else None), html)
+        drive = None
+        if not on_pool and state is None:
+            settings = {k: RawToml(v) for k, v in parse_overrides(overrides).items()}
+            drive = report_page.profile_section(profile or DEFAULT_PROFILE, settings)
+        report_page.write(fio_page(result, title, drive), html)
     if save_state is not None:
         write_state(target, save_state, force)
     if result.errors:

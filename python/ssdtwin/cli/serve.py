@@ -152,15 +152,22 @@ def command(
     def calibrate(uri: str) -> None:
         assert fastest_s is not None
         try:
-            trips = round_trips_s(uri, CALIBRATION_EXCHANGES)
-        except (OSError, ConnectionError) as e:
+            c = Calibration.of(round_trips_s(uri, CALIBRATION_EXCHANGES), fastest_s)
+        except Exception as e:
             click.echo(f"ssdtwin: warning: the time-scale calibration failed ({e}); serving at time scale 1", err=True)
             announce("time scale 1", uri)
             return
-        c = Calibration.of(trips, fastest_s)
         snapshots.feed.request_time_scale(c.time_scale)
-        # Clients are told the URI once the server serves at the new scale.
-        snapshots.wait_for(lambda s: s["time_scale"] == c.time_scale, timeout_s=5.0)
+        # Clients are told the URI once the server serves at the new scale; one that is
+        # busy already (a client that knew the socket) takes it at its first idle instant.
+        if not snapshots.wait_for(lambda s: s["time_scale"] == c.time_scale, timeout_s=5.0):
+            latest = snapshots.latest()
+            now = latest["time_scale"] if latest else 1.0
+            click.echo(
+                f"ssdtwin: warning: the server was busy and still serves at time scale {now:g}; "
+                f"it moves to {c.time_scale} at the first instant no command is in flight",
+                err=True,
+            )
         calibrated.append(c)
         announce(c.text(), uri)
 

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from ..device import Device
+from ..errors import SsdtwinError
 from .base import Advance, Study, choice_list, seed_option
 
 TESTS = ("iops", "throughput", "latency")
@@ -181,7 +182,7 @@ def _job(cell: Cell, threads: int, iodepth: int, seconds: float, active_range_pc
         "--group_reporting",
         "--ioengine=libaio",
         "--direct=1",
-        f"--runtime={round(seconds * 1000)}ms",
+        f"--runtime={round(seconds * 1e6)}us",
         "--time_based",
         f"--size={active_range_pct:g}%",
         "--unified_rw_reporting=mixed",
@@ -244,11 +245,15 @@ def _rounds(
         nand = after["nand_write_bytes"] - before["nand_write_bytes"]
         state = {
             "round_waf": nand / host if host else float("nan"),
-            "round_gc": after["gc_jobs"] > before["gc_jobs"],
+            # GC's own jobs: static wear levelling is counted among them too.
+            "round_gc": after["gc_jobs"] - after["wl_jobs"] > before["gc_jobs"] - before["wl_jobs"],
             "free_superblocks": after["free_superblocks"],
         }
         rows += [row | state for row in round_rows]
-        history.append(tracked(round_rows))
+        values = tracked(round_rows)
+        if not values:
+            raise SsdtwinError(f"pts {test}: the rounds lack the workload the rule tracks (see docs/pts.md)")
+        history.append(values)
         if advance:
             advance(f"{test} round {r}")
         if r >= window and all(check_steady(v).steady for v in zip(*history[-window:], strict=True)):
@@ -304,6 +309,12 @@ def pts_sweep(
 
     def fits(bs: str) -> bool:
         return block_bytes(bs) >= lba_bytes
+
+    # Both the IOPS and the latency test track 4 KiB writes; refuse before simulating.
+    if not fits("4k") and ("iops" in tests or "latency" in tests):
+        raise SsdtwinError(f"pts: the IOPS and latency tests track 4 KiB writes; this drive's LBA is {lba_bytes} B")
+    if "iops" in tests and ("4k" not in iops_blocks or 0 not in iops_read_pcts):
+        raise SsdtwinError("pts: the IOPS test tracks 4 KiB 100 % writes: its block sizes need 4k, its mixes 0")
 
     rows: list[dict[str, Any]] = []
     if "iops" in tests:
@@ -388,6 +399,7 @@ def steady_summary(table: pd.DataFrame) -> pd.DataFrame:
         rounds = int(t["round"].max())
         pts, twin = int(t.pts_steady_round.iloc[0]), int(t.twin_steady_round.iloc[0])
         per_round = t.groupby("round", sort=True).first()
+        window_first = int(t[t.in_window]["round"].min())
         rows.append(
             {
                 "test": label,
@@ -395,24 +407,31 @@ def steady_summary(table: pd.DataFrame) -> pd.DataFrame:
                 "pts_steady_round": pts,
                 "twin_steady_round": twin,
                 "last_round_waf": float(per_round.round_waf.iloc[-1]),
-                "verdict": verdict(pts, twin, rounds, bool(per_round.round_gc.any())),
+                "verdict": verdict(pts, twin, window_first, rounds, bool(per_round.round_gc.any())),
             }
         )
     return pd.DataFrame(rows).set_index("test")
 
 
-def verdict(pts: int, twin: int, rounds: int, gc_ran: bool) -> str:
-    """Whether the specification's rule agreed with the drive's own state.
+def verdict(pts: int, twin: int, window_first: int, rounds: int, gc_ran: bool) -> str:
+    """Whether the specification's rule agreed with the drive's own state: it did when the
+    drive was steady through the whole measurement window (rounds ``window_first`` to
+    ``pts``), whose averages are the results.
 
-    >>> verdict(5, 2, 5, True)
-    'agreed: steady by the rule at round 5, the drive from round 2'
-    >>> verdict(5, 0, 5, False)
+    >>> verdict(6, 2, 2, 6, True)
+    'agreed: steady by the rule at round 6, the drive from round 2'
+    >>> verdict(5, 2, 1, 5, True)
+    'the rule fired at round 5, but its window (rounds 1-5) began 1 round(s) before the drive was steady (round 2)'
+    >>> verdict(5, 0, 1, 5, False)
     'the rule fired at round 5, but GC had not started: the drive was still using up its spare'
     """
     if pts and twin:
-        if pts >= twin:
+        if twin <= window_first:
             return f"agreed: steady by the rule at round {pts}, the drive from round {twin}"
-        return f"the rule fired at round {pts}, {twin - pts} round(s) before the drive was steady (round {twin})"
+        return (
+            f"the rule fired at round {pts}, but its window (rounds {window_first}-{pts}) began "
+            f"{twin - window_first} round(s) before the drive was steady (round {twin})"
+        )
     if pts:
         if not gc_ran:
             return f"the rule fired at round {pts}, but GC had not started: the drive was still using up its spare"
@@ -542,7 +561,7 @@ STUDY = Study(
         click.Option(["--tests"], default=",".join(TESTS), show_default=True, help="Tests to run, comma-separated."),
         click.Option(
             ["--cell-s"],
-            type=click.FloatRange(0, 3600, min_open=True),
+            type=click.FloatRange(0.001, 3600),
             default=60.0,
             show_default=True,
             help="Seconds of each workload of a round (the specification's: 60).",

@@ -163,6 +163,10 @@ def twin_steady_round(rounds: pd.DataFrame) -> int:
     return first if first and first < int(rounds["round"].iloc[-1]) else 0
 
 
+#: Picks a round's tracked values from its rows.
+Tracked = Callable[[list[dict[str, Any]]], list[float]]
+
+
 @dataclass(frozen=True)
 class Cell:
     """One workload of a round: direction, read share and block size."""
@@ -226,7 +230,7 @@ def _rounds(
     dev: Device,
     test: str,
     cells: list[Cell],
-    tracked: Callable[[list[dict[str, Any]]], list[float]],
+    tracked: Tracked,
     run_cell: Callable[[Cell], dict[str, Any]],
     max_rounds: int,
     window: int,
@@ -273,11 +277,16 @@ def _rounds(
     return rows
 
 
-def _tracked(read_pct: int, bs: str, column: str) -> Callable[[list[dict[str, Any]]], list[float]]:
+def _tracked(read_pct: int, bs: str, column: str) -> Tracked:
     def pick(rows: list[dict[str, Any]]) -> list[float]:
         return [float(r[column]) for r in rows if r["read_pct"] == read_pct and r["bs"] == bs]
 
     return pick
+
+
+def _bandwidths(rows: list[dict[str, Any]]) -> list[float]:
+    """The throughput test tracks every workload of its round: both directions' MB/s."""
+    return [float(r["mb_per_s"]) for r in rows]
 
 
 def pts_sweep(
@@ -316,53 +325,33 @@ def pts_sweep(
     if "iops" in tests and ("4k" not in iops_blocks or 0 not in iops_read_pcts):
         raise SsdtwinError("pts: the IOPS test tracks 4 KiB 100 % writes: its block sizes need 4k, its mixes 0")
 
-    rows: list[dict[str, Any]] = []
-    if "iops" in tests:
-        cells = [Cell("randrw", pct, bs) for pct in iops_read_pcts for bs in iops_blocks if fits(bs)]
+    def run(test: str, cells: list[Cell], tracked: Tracked, jobs: int, depth: int) -> list[dict[str, Any]]:
+        """One test from a purge: ``cells`` at ``jobs`` threads of ``depth`` each, in rounds."""
         _purge_and_precondition(dev, seed)
-        rows += _rounds(
+        return _rounds(
             dev,
-            "iops",
+            test,
             cells,
-            _tracked(0, "4k", "iops"),
-            lambda c: _measure(dev, c, _job(c, threads, iodepth, cell_s, active), seed),
+            tracked,
+            lambda c: _measure(dev, c, _job(c, jobs, depth, cell_s, active), seed),
             max_rounds,
             window,
             advance,
         )
+
+    rows: list[dict[str, Any]] = []
+    if "iops" in tests:
+        cells = [Cell("randrw", pct, bs) for pct in iops_read_pcts for bs in iops_blocks if fits(bs)]
+        rows += run("iops", cells, _tracked(0, "4k", "iops"), threads, iodepth)
     if "throughput" in tests:
         for bs in spec.throughput_blocks:
             # One thread: several threads' sequential streams would interleave into a
             # random-looking stream; the outstanding I/O is kept as threads x depth.
             cells = [Cell("read", 100, bs), Cell("write", 0, bs)]
-            _purge_and_precondition(dev, seed)
-
-            def both(rows: list[dict[str, Any]]) -> list[float]:
-                return [float(r["mb_per_s"]) for r in rows]
-
-            rows += _rounds(
-                dev,
-                "throughput",
-                cells,
-                both,
-                lambda c: _measure(dev, c, _job(c, 1, threads * iodepth, cell_s, active), seed),
-                max_rounds,
-                window,
-                advance,
-            )
+            rows += run("throughput", cells, _bandwidths, 1, threads * iodepth)
     if "latency" in tests:
         cells = [Cell("randrw", pct, bs) for pct in LATENCY_READ_PCTS for bs in LATENCY_BLOCKS if fits(bs)]
-        _purge_and_precondition(dev, seed)
-        rows += _rounds(
-            dev,
-            "latency",
-            cells,
-            _tracked(0, "4k", "lat_mean_us"),
-            lambda c: _measure(dev, c, _job(c, 1, 1, cell_s, active), seed),
-            max_rounds,
-            window,
-            advance,
-        )
+        rows += run("latency", cells, _tracked(0, "4k", "lat_mean_us"), 1, 1)
     table = pd.DataFrame(rows)
     table.insert(0, "profile", profile)
     table.insert(1, "host", host)
@@ -472,11 +461,7 @@ def report_tables(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
         tables["IOPS (measurement window average)"] = matrix(iops, "iops").round(0)
     tp = table[table.test == "throughput"]
     if len(tp):
-        means = window_means(tp)
-        grid = means.pivot(index="bs_bytes", columns="read_pct", values="mb_per_s").sort_index()
-        grid.index = [block_label(int(b)) for b in grid.index]
-        grid.index.name = "block size"
-        grid.columns = ["write MB/s" if p == 0 else "read MB/s" for p in grid.columns]
+        grid = matrix(tp, "mb_per_s").rename(columns={"R/W 0/100": "write MB/s", "R/W 100/0": "read MB/s"})
         tables["Throughput, sequential (measurement window average, MB/s = 10^6 B/s)"] = grid.round(1)
     lat = table[table.test == "latency"]
     if len(lat):

@@ -1,8 +1,10 @@
-"""Helpers the tests share: CLI outcomes and fio JSON shape comparison."""
+"""Helpers the tests share: CLI outcomes, fio JSON shape comparison, and a headless browser."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,3 +77,27 @@ def assert_same_shape(ours: Any, theirs: Any, path: str = "") -> None:
 def without_wall_clock(report: dict[str, Any]) -> dict[str, Any]:
     """fio JSON without the fields that come from the wall clock."""
     return {k: v for k, v in report.items() if k not in ("timestamp", "timestamp_ms", "time")}
+
+
+@contextmanager
+def headless_chromium() -> Iterator[Any]:
+    """Debian's Chromium driven by Selenium through its own chromedriver, headless, keeping
+    the browser's console log; the test is skipped, with the reason, where either is missing."""
+    import pytest
+
+    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if chromium is None or driver_path is None:
+        pytest.skip("needs chromium and chromedriver (Debian: chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    options.binary_location = chromium
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()

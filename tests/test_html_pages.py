@@ -6,14 +6,13 @@ that logs an error, is caught."""
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .helpers import Outcome
+from .helpers import Outcome, headless_chromium
 
 pytestmark = pytest.mark.slow
 
@@ -30,25 +29,11 @@ window.addEventListener('error', event => window.__errors.push(String(event.mess
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if chromium is None or driver_path is None:
-        pytest.skip("needs chromium and chromedriver (Debian: chromium chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(argument)
-    options.binary_location = chromium
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    # Every page records its console errors and uncaught exceptions itself, before its own
-    # scripts run: the browser's log can lag behind the load.
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_ERRORS})
-    try:
+    with headless_chromium() as driver:
+        # Every page records its console errors and uncaught exceptions itself, before its own
+        # scripts run: the browser's log can lag behind the load.
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_ERRORS})
         yield driver
-    finally:
-        driver.quit()
 
 
 def problems(browser: Any, page: Path, figures: int, min_tables: int) -> list[str]:

@@ -17,6 +17,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from ssdtwin.live.pacing import choose_time_scale, late_warning, power_of_two_at_least
 
+from ..helpers import headless_chromium
 from .test_serve import READ, WRITE, Served, start
 
 SMALL = ("--set", "identity.capacity_bytes=1073741824")
@@ -168,20 +169,10 @@ def test_the_dashboard_serves_its_page_plotly_and_the_snapshots(watched: tuple[S
 def test_the_dashboard_in_a_browser_moves_while_a_real_client_writes(
     watched: tuple[Served, int, int], tmp_path: Path
 ) -> None:
-    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if chromium is None or driver_path is None or shutil.which("qemu-io") is None:
-        pytest.skip("needs chromium, chromedriver (Debian: chromium chromium-driver) and qemu-io (qemu-utils)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
+    if shutil.which("qemu-io") is None:
+        pytest.skip("needs qemu-io (qemu-utils)")
     s, port, _ = watched
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(argument)
-    options.binary_location = chromium
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver: Any = webdriver.Chrome(service=Service(driver_path), options=options)
-    try:
+    with headless_chromium() as driver:
         driver.get(f"http://127.0.0.1:{port}/")
 
         def writes() -> int:
@@ -199,8 +190,6 @@ def test_the_dashboard_in_a_browser_moves_while_a_real_client_writes(
         assert charts == 9
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         assert errors == []
-    finally:
-        driver.quit()
 
 
 def test_a_calibration_that_fails_still_gives_clients_the_uri() -> None:

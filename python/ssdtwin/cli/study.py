@@ -178,7 +178,9 @@ def _make_command(study: Study) -> click.Command:
 
         def page(figure_paths: list[Path]) -> report_page.Page:
             drives = [report_page.profile_section(p, settings) for p in profiles]
-            return study_page(study, table, text, figure_paths, drives)
+            return study_page(
+                study.name, table, text, figure_paths, drives, study.tables(table) if study.tables else None
+            )
 
         _finish(table, figures, paths, as_json, text, page if html else None)
 
@@ -219,18 +221,23 @@ def _make_command(study: Study) -> click.Command:
 
 
 def study_page(
-    study: Study, table: pd.DataFrame, report: str, figure_paths: list[Path], drives: list[report_page.Section]
+    name: str,
+    table: pd.DataFrame,
+    report: str,
+    figure_paths: list[Path],
+    drives: list[report_page.Section],
+    tables: dict[str, pd.DataFrame] | None = None,
 ) -> report_page.Page:
-    """A study's HTML page: its report, figures, tables (the study's own, or its whole
-    table), the drives and the command."""
-    title = f"ssdtwin study {study.name}: {drive_and_host(table)}"
+    """A study's HTML page: its report, figures, tables (``tables``, the study's own with
+    their row labels, or else its whole table), the drives and the command."""
+    title = f"ssdtwin study {name}: {drive_and_host(table)}"
     parts: list[report_page.Part] = [report_page.Text(report)] if report else []
     sections = [report_page.Section("Conclusions", parts)] if parts else []
     sections.append(report_page.Section("Figures", [report_page.figure_file(p, p.name) for p in figure_paths]))
-    tables = study.tables(table) if study.tables else {f"{study.name}: the whole table": table}
+    shown = tables if tables is not None else {f"{name}: the whole table": table}
     sections.append(
         report_page.Section(
-            "Tables", [report_page.Table(t, caption, index=study.tables is not None) for caption, t in tables.items()]
+            "Tables", [report_page.Table(t, caption, index=tables is not None) for caption, t in shown.items()]
         )
     )
     sections += drives
@@ -335,21 +342,10 @@ def zfs_special(
 
         pool_text = _ssdtwin.pool_toml(pool, [f"{k}={v}" for k, v in settings.items()])
         drives = [report_page.Section(f"Pool: {pool}", [report_page.Text(pool_text)])]
-        return study_page(_ZFS_SPECIAL, table, text, figure_paths, drives)
+        return study_page("zfs-special", table, text, figure_paths, drives)
 
     _finish(table, [FIGURES["zfs-special"](table)], paths, as_json, text, page if html else None)
 
-
-#: zfs-special as its report page names it (it is a command of its own, not a registered study).
-_ZFS_SPECIAL = Study(
-    name="zfs-special",
-    help="",
-    profile="",
-    options=[],
-    sweep=zfs_special_sweep,
-    count=lambda **_: 0,
-    report=lambda table, **_: zfs_special_report(table),
-)
 
 zfs_special.params += _output_params(
     "Run the configurations and the fill run on local[:N] processes, dask-local[:N] or dask://HOST:PORT."

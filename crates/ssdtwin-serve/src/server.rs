@@ -485,7 +485,6 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
             drive.entries.iter().map(|c| (c.name.clone(), c.value.into())).collect();
         let levels: Vec<&str> = drive.entries.iter().filter(|c| c.level).map(|c| c.name.as_str()).collect();
         let (_, late_p99, late_max) = i.lateness.summary();
-        let s = &self.stats;
         serde_json::json!({
             "wall_s": now.saturating_duration_since(self.wall0).as_secs_f64(),
             "sim_s": (self.floor.as_ns() - self.sim0.as_ns()) as f64 * 1e-9,
@@ -504,19 +503,7 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
             "late_replies": i.late_replies,
             "lateness_p99_us": late_p99 as f64 / 1e3,
             "lateness_max_us": late_max as f64 / 1e3,
-            "totals": {
-                "connections": s.connections,
-                "requests": s.requests,
-                "reads": s.reads,
-                "writes": s.writes,
-                "trims": s.trims,
-                "flushes": s.flushes,
-                "bytes_read": s.bytes_read,
-                "bytes_written": s.bytes_written,
-                "replies": s.replies,
-                "late_replies": s.late_replies,
-                "errors": s.errors,
-            },
+            "totals": self.stats.counts(),
             "drive": counters,
             // Counters that are levels at an instant (bytes cached, free superblocks), not totals.
             "drive_levels": levels,

@@ -35,6 +35,7 @@ __all__ = [
     "run_fio_on_drive",
     "run_memory",
     "shipped_profile_text",
+    "simulated_ns",
     "zdb_plan",
 ]
 
@@ -80,6 +81,9 @@ def fio_showcmd(args: list[str]) -> str:
 
 def derived(profile: str, overrides: list[str] = ...) -> dict[str, float]:
     """What the profile implies: capacities, superblocks, map size, bandwidths (unit-named)."""
+
+def simulated_ns() -> int:
+    """Simulated ns run in this process so far, by every device, pool and card."""
 
 def run_memory(
     profile: str,

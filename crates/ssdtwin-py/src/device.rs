@@ -2,6 +2,7 @@
 
 use crate::errors;
 use crate::output::RunOutput;
+use crate::simulated::{Clocked, counted};
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -62,7 +63,7 @@ pub(crate) struct Device {
 
 /// Runs `f` on the device with the GIL released; the progress callback (if any) is called
 /// with the GIL held, and Ctrl-C stops the run.
-pub(crate) fn simulate<D: Send, T: Send>(
+pub(crate) fn simulate<D: Send + Clocked, T: Send>(
     py: Python<'_>,
     device: &mut D,
     progress: Option<&Py<PyAny>>,
@@ -83,7 +84,7 @@ pub(crate) fn simulate<D: Send, T: Send>(
                 }
             })
         };
-        f(device, &mut observe)
+        counted(device, |device| f(device, &mut observe))
     })
 }
 
@@ -165,7 +166,7 @@ impl Device {
         let inner = &mut self.inner;
         Device {
             inner: py.detach(|| {
-                inner.quiesce();
+                counted(inner, CoreDevice::quiesce);
                 inner.clone()
             }),
         }
@@ -174,9 +175,7 @@ impl Device {
     /// Runs until no command, program, GC job or erase is pending.
     fn quiesce(&mut self, py: Python<'_>) {
         let inner = &mut self.inner;
-        py.detach(|| {
-            inner.quiesce();
-        });
+        py.detach(|| counted(inner, CoreDevice::quiesce));
     }
 
     /// Fills without simulating time: `pattern` "seq", "random", "steady" (two sequential
@@ -213,7 +212,7 @@ impl Device {
         };
         let inner = &mut self.inner;
         let result = py.detach(|| {
-            inner.quiesce();
+            counted(inner, CoreDevice::quiesce);
             inner.fill_observed(pattern, &mut |done, total| {
                 Python::attach(|py| {
                     if py.check_signals().is_err() {
@@ -237,7 +236,7 @@ impl Device {
     fn format(&mut self, py: Python<'_>, lbaf: Option<usize>) -> PyResult<()> {
         let inner = &mut self.inner;
         py.detach(|| {
-            inner.quiesce();
+            counted(inner, CoreDevice::quiesce);
             inner.format(lbaf)
         })
         .map_err(|e| errors::device(py, e.to_string()))
@@ -258,7 +257,7 @@ impl Device {
         let inner = &mut self.inner;
         py.detach(|| {
             let until = inner.now() + SimDuration((seconds * 1e9) as u64);
-            inner.advance_to(until);
+            counted(inner, |inner| inner.advance_to(until));
         });
         Ok(())
     }
@@ -393,7 +392,7 @@ impl Device {
             },
         };
         let inner = &mut self.inner;
-        py.detach(|| inner.quiesce());
+        py.detach(|| counted(inner, CoreDevice::quiesce));
         let grant = negotiate_hmb(inner.config().identity.hmb, parsed, host_config.nvme_hmb_cap_bytes);
         let grant = inner.set_hmb(grant).map_err(|e| errors::device(py, e.to_string()))?.clone();
         hmb_dict(py, &grant)
@@ -416,7 +415,7 @@ impl Device {
     ) -> PyResult<Vec<Option<(f64, u8)>>> {
         let host_config = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
         let inner = &mut self.inner;
-        py.detach(|| inner.quiesce());
+        py.detach(|| counted(inner, CoreDevice::quiesce));
         let table = configure_apst(inner.power_states(), &host_config);
         inner.set_apst(table).map_err(|e| errors::device(py, e.to_string()))?;
         Ok(self.apst())
@@ -569,7 +568,9 @@ impl Device {
     #[pyo3(signature = (unsafe_ = false))]
     fn power_cycle(&mut self, py: Python<'_>, unsafe_: bool) {
         let inner = &mut self.inner;
-        py.detach(|| inner.power_cycle(if unsafe_ { Shutdown::Abrupt } else { Shutdown::Normal }));
+        py.detach(|| {
+            counted(inner, |inner| inner.power_cycle(if unsafe_ { Shutdown::Abrupt } else { Shutdown::Normal }))
+        });
     }
 
     /// Every counter, as a dict.

@@ -13,6 +13,7 @@ mod live;
 mod memory;
 mod output;
 mod pool;
+mod simulated;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -144,6 +145,7 @@ fn _ssdtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(host_names, m)?)?;
     m.add_function(wrap_pyfunction!(host_toml, m)?)?;
     m.add_function(wrap_pyfunction!(host_dram_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(simulated::simulated_ns, m)?)?;
     m.add_function(wrap_pyfunction!(memory::run_memory, m)?)?;
     m.add_function(wrap_pyfunction!(memory::run_fio_on_drive, m)?)?;
     m.add_function(wrap_pyfunction!(pool::pool_names, m)?)?;

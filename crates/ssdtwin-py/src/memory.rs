@@ -108,6 +108,7 @@ pub(crate) fn run_memory<'py>(
             run_memory_on_drive(&config, host_config, &spec, layout, memory_bytes, &mut observe)
         })
         .map_err(|e| memory_error(py, &e))?;
+    crate::simulated::add(ssdtwin_core::engine::SimTime::ZERO, result.ended_at);
     let d = PyDict::new(py);
     d.set_item("seconds", result.seconds)?;
     d.set_item("bytes", result.bytes)?;
@@ -169,7 +170,10 @@ pub(crate) fn run_fio_on_drive(
                     })
                 })
             };
-            run(&mut card.host, &set_for_run, &opts, &mut observe)
+            let from = card.host.now();
+            let result = run(&mut card.host, &set_for_run, &opts, &mut observe);
+            crate::simulated::add(from, card.host.now());
+            result
         })
         .map_err(|e| errors::run(py, &e))?;
     Ok(crate::output::RunOutput::new(set, result, WallClock { unix_ms: 0, ctime: String::new() }, "md0".to_string()))

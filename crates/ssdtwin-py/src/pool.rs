@@ -135,16 +135,18 @@ fn run_op(
 ) -> Result<ssdtwin_core::zfs::OpResult, (OpError, bool)> {
     let cancelled = std::sync::atomic::AtomicBool::new(false);
     let result = py.detach(|| {
-        pool.run_op(dataset, op, &mut |done, total| {
-            Python::attach(|py| {
-                let go = py.check_signals().is_ok()
-                    && progress.as_ref().is_none_or(|cb| {
-                        cb.call1(py, (done, total)).is_ok_and(|r| r.extract::<bool>(py).unwrap_or(true))
-                    });
-                if !go {
-                    cancelled.store(true, std::sync::atomic::Ordering::Relaxed);
-                }
-                go
+        crate::simulated::counted(pool, |pool| {
+            pool.run_op(dataset, op, &mut |done, total| {
+                Python::attach(|py| {
+                    let go = py.check_signals().is_ok()
+                        && progress.as_ref().is_none_or(|cb| {
+                            cb.call1(py, (done, total)).is_ok_and(|r| r.extract::<bool>(py).unwrap_or(true))
+                        });
+                    if !go {
+                        cancelled.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    go
+                })
             })
         })
     });
@@ -325,7 +327,7 @@ impl Pool {
     /// Runs until every dirty block is on the vdevs.
     fn sync(&mut self, py: Python<'_>) -> PyResult<()> {
         let inner = &mut self.inner;
-        py.detach(|| inner.sync_all()).map_err(|e| errors::op(py, &e))
+        py.detach(|| crate::simulated::counted(inner, CorePool::sync_all)).map_err(|e| errors::op(py, &e))
     }
 
     /// Marks device `name` failed.

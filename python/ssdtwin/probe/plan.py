@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from .. import realtime
 from ..errors import ProbeError
 from ..profile_text import Profile, check_profile
 from .estimate import Estimate
@@ -82,6 +83,8 @@ class ProbeResult:
     lbaf: Formats | None = None
     skipped: dict[str, str] = field(default_factory=dict)
     wall_s: float = 0.0
+    #: Simulated seconds the probe ran (a twin's; 0 for a real drive).
+    simulated_s: float = 0.0
     profile: Profile | None = None
 
     @property
@@ -182,7 +185,7 @@ def probe(
     runner: Runner, facts: Facts, settings: Settings, *, target: str = "", advance: Advance = None
 ) -> ProbeResult:
     """Runs the measurements ``settings`` asks for on ``runner``'s target, in order."""
-    start = time.monotonic()
+    start, simulated_before = time.monotonic(), realtime.simulated_ns()
     result = ProbeResult(target or runner.description, facts, settings)
     say = advance or (lambda _label: None)
     if facts.size_bytes < 4 * REGION_BYTES:
@@ -347,5 +350,6 @@ def probe(
             say("lbaf: every LBA format, measured")
             result.lbaf = measure_lbaf(runner, facts, settings)
     result.wall_s = time.monotonic() - start
+    result.simulated_s = (realtime.simulated_ns() - simulated_before) / 1e9
     check_profile(result.profile_toml())
     return result

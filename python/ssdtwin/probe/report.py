@@ -37,9 +37,17 @@ def shown(value: float | None, unit: str) -> str:
     return f"{value * scale:.4g} {suffix}"
 
 
+def x_real_time(result: ProbeResult) -> float:
+    """Simulated seconds per wall second of a probe of a twin (0 for a real drive)."""
+    return result.simulated_s / result.wall_s if result.wall_s > 0 else 0.0
+
+
 def text(result: ProbeResult) -> str:
     """The inferred values, one per line, then what was not measured."""
-    lines = [f"Probe of {result.target} ({result.wall_s:.0f} s)", ""]
+    took = f"{result.wall_s:.0f} s"
+    if result.simulated_s > 0:
+        took += f"; {result.simulated_s:.0f} s simulated, x{x_real_time(result):.3g} real time"
+    lines = [f"Probe of {result.target} ({took})", ""]
     width = max(len(n) for n in result.estimates) if result.estimates else 10
     for e in result.estimates.values():
         value = shown(e.value, e.unit)
@@ -59,6 +67,8 @@ def document(result: ProbeResult) -> dict[str, Any]:
     return {
         "target": result.target,
         "wall_s": result.wall_s,
+        "simulated_s": result.simulated_s,
+        "x_real_time": x_real_time(result),
         "facts": result.facts.record(),
         "estimates": [e.record() for e in result.estimates.values()],
         "skipped": result.skipped,

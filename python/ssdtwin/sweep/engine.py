@@ -16,6 +16,7 @@ from typing import Protocol, TypeVar, cast
 
 import pandas as pd
 
+from .. import realtime
 from .._ssdtwin import __version__, check_fio_args
 from ..device import Device, RawToml, host_toml, profile_toml
 from ..errors import SsdtwinError
@@ -49,10 +50,14 @@ def run_all(
         for i, item in enumerate(items):
             done(i, task(item))
         return
-    futures = {executor.submit(task, item): i for i, item in enumerate(items)}
+    # Each worker sends back the simulated time its task ran, for the command's
+    # "x real time" figure.
+    futures = {executor.submit(realtime.counted, task, item): i for i, item in enumerate(items)}
     try:
         for f in as_completed(futures):
-            done(futures[f], f.result())
+            result, simulated, pid = f.result()
+            realtime.add_from(simulated, pid)
+            done(futures[f], result)
     finally:
         for f in futures:
             f.cancel()

@@ -114,6 +114,9 @@ pub struct MemoryResult {
     pub counters_start: CounterRow,
     /// The same when it ended.
     pub counters_end: CounterRow,
+    /// The host's clock when the last thread finished (setup included, from the clock's
+    /// start): the simulated time the whole run took on a fresh host.
+    pub ended_at: SimTime,
 }
 
 impl MemoryResult {
@@ -280,6 +283,7 @@ pub fn run_memory<D: BlockDevice>(
         phase_seconds,
         counters_start,
         counters_end: counter_row(host, end.since(start).as_ns()),
+        ended_at: end,
     })
 }
 

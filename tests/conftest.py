@@ -31,6 +31,10 @@ settings.register_profile("slow", max_examples=1000, **_common)
 settings.register_profile("nightly", max_examples=100_000, **_common)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
+# Studies run in the test's own process unless a test names an executor: `--executor
+# auto` would start worker processes for every small study of the suite.
+os.environ["SSDTWIN_EXECUTOR"] = "serial"
+
 
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:

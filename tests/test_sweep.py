@@ -22,6 +22,7 @@ from ssdtwin import SsdtwinError
 from ssdtwin.studies import run_study, study_parts
 from ssdtwin.studies.lbaf import lbaf_sweep
 from ssdtwin.sweep import GridError, from_dict, load_grid, open_executor, read_results, sweep
+from ssdtwin.sweep.executors import resolve
 
 from .cli.test_fio import RunMain
 from .helpers import assert_one_line_error
@@ -206,6 +207,36 @@ def test_a_study_runs_its_parts_on_an_executor(run_main: RunMain, tmp_path: Path
         ("generic-tlc-1tb", "randwrite", 1),
         ("generic-tlc-1tb", "randwrite", 4),
     ]
+
+
+def test_auto_runs_a_studys_parts_on_one_worker_per_core(
+    run_main: RunMain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("ssdtwin.sweep.executors.usable_cores", lambda: 2)
+    small = ["--set", "nand.blocks_per_plane=24", "--set", "identity.capacity_bytes=8589934592"]
+    args = ["study", "qd-sweep", "--host", "none", "--profile", "generic-tlc-1tb", "--depths", "1,4"]
+    args += ["--rw", "randread,randwrite", "--seconds", "0.01", "--span-gib", "1", "--json", *small]
+    here = run_main(*args, "--out", tmp_path / "a", "--executor", "serial")
+    there = run_main(*args, "--out", tmp_path / "b", "--executor", "auto")
+    assert here.status == there.status == 0, there
+    assert json.loads(there.out) == json.loads(here.out)
+    # Progress says what ran where: points in this process, parts (one per direction) on
+    # workers, in the order they finished.
+    points = [("randread", 1), ("randread", 4), ("randwrite", 1), ("randwrite", 4)]
+    assert here.err.splitlines()[:-1] == [f"qd-sweep: {k}/4 {rw} QD{qd}" for k, (rw, qd) in enumerate(points, 1)]
+    parts = [line.split(" ", 2) for line in there.err.splitlines()[:-1]]
+    assert [p[1] for p in parts] == ["1/2", "2/2"]
+    assert sorted(p[2] for p in parts) == ["generic-tlc-1tb randread", "generic-tlc-1tb randwrite"]
+
+
+def test_auto_leaves_out_the_workers_memory_cannot_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("ssdtwin.sweep.executors.usable_cores", lambda: 8)
+    monkeypatch.setattr("ssdtwin.sweep.executors.available_memory_bytes", lambda: 20 << 30)
+    assert resolve("auto", parts=6, part_bytes=2 << 30) == "local:5"
+    assert resolve("auto", parts=3, part_bytes=2 << 30) == "local:3"
+    assert resolve("auto", parts=6, part_bytes=12 << 30) is None
+    assert resolve("serial", parts=6, part_bytes=0) is None
+    assert resolve("local:3", parts=1, part_bytes=0) == "local:3"
 
 
 def test_each_independent_part_of_a_study_is_one_point() -> None:

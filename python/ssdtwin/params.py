@@ -26,6 +26,12 @@ class FiniteFloat(click.FloatRange):
 
     name = "number"
 
+    def _describe_range(self) -> str:
+        # Without bounds there is no range to show (click's own would read "x<=None").
+        if self.min is None and self.max is None:
+            return ""
+        return super()._describe_range()
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         number = super().convert(value, param, ctx)
         if not math.isfinite(number):

@@ -13,6 +13,7 @@ import pytest
 import ssdtwin
 from click.testing import CliRunner
 from ssdtwin.cli import cli
+from ssdtwin.studies import REGISTRY
 
 from ..helpers import Outcome, assert_one_line_error
 
@@ -169,3 +170,12 @@ def test_study_help_lists_every_study(run_main: RunMain) -> None:
     for name in ("cdm", "hmb", "lbaf", "qd-sweep", "qlc-tr", "read-after-write", "slc-write"):
         assert name in listed
     assert re.search(r"qd-sweep +IOPS and latency against queue depth", outcome.out)
+
+
+@pytest.mark.parametrize("name", [s.name for s in REGISTRY] + ["zfs-special"])
+def test_a_studys_help_shows_no_empty_range_and_says_where_parts_run(run_main: RunMain, name: str) -> None:
+    outcome = run_main("study", name, "--help")
+    assert outcome.status == 0, outcome
+    text = " ".join(outcome.out.split())
+    assert "None" not in text
+    assert "--executor TEXT Where" in text and "[default: auto]" in text

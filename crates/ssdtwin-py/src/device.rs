@@ -569,7 +569,7 @@ impl Device {
     fn power_cycle(&mut self, py: Python<'_>, unsafe_: bool) {
         let inner = &mut self.inner;
         py.detach(|| {
-            counted(inner, |inner| inner.power_cycle(if unsafe_ { Shutdown::Abrupt } else { Shutdown::Normal }))
+            counted(inner, |inner| inner.power_cycle(if unsafe_ { Shutdown::Abrupt } else { Shutdown::Normal }));
         });
     }
 

@@ -22,7 +22,7 @@ from typing import Any
 import click
 import pandas as pd
 
-from .. import report_page
+from .. import _ssdtwin, report_page
 from ..device import DEFAULT_HOST, DEFAULT_SETUP_SEED, RawToml
 from ..files import place_text
 from ..params import SEED
@@ -33,6 +33,7 @@ from ..studies.base import choice_list
 from ..studies.zfs_special import report as zfs_special_report
 from ..studies.zfs_special import size_list, zfs_special_sweep
 from ..sweep import open_executor
+from ..sweep.executors import AUTO, resolve
 from ..zfs import DEFAULT_POOL, OPERATIONS
 from . import progress
 from .common import parse_overrides, save_figure
@@ -102,8 +103,21 @@ def _output_params(executor_help: str) -> list[click.Parameter]:
         click.Option(["--json", "as_json"], is_flag=True, help="Print the table as JSON records."),
         click.Option(["--html"], is_flag=True, help="Also write NAME.html, a self-contained report page."),
         click.Option(["--force"], is_flag=True, help="Replace existing outputs."),
-        click.Option(["--executor"], default=None, help=executor_help),
+        click.Option(
+            ["--executor"],
+            default=AUTO,
+            show_default=True,
+            envvar="SSDTWIN_EXECUTOR",
+            help=executor_help,
+        ),
     ]
+
+
+def _model_bytes(profile: str, settings: dict[str, RawToml]) -> int:
+    """About what a part's drive and one copy of it take in memory: 4 B per logical and per
+    physical 4 KiB unit each (the maps the core sizes up front)."""
+    derived = _ssdtwin.derived(profile, [f"{k}={v}" for k, v in settings.items()])
+    return 2 * 4 * int(derived["namespace_bytes"] + derived["raw_bytes"]) // 4096
 
 
 def _check_output_dir(out: Path) -> None:
@@ -146,8 +160,12 @@ def _make_command(study: Study) -> click.Command:
         if html:
             paths.append(out_dir / f"{study.name}.html")
         _refuse_existing(paths, force)
-        executor: str | None = kwargs.pop("executor")
         options = kwargs
+        executor = resolve(
+            kwargs.pop("executor"),
+            len(study_parts(study.name, profiles, settings, options)),
+            max(_model_bytes(p, settings) for p in profiles),
+        )
         # Every part of every drive is a point of the sweep engine: counted in steps here,
         # in parts on an executor.
         if executor is None:
@@ -212,7 +230,8 @@ def _make_command(study: Study) -> click.Command:
             else []
         ),
         *_output_params(
-            "Run the study's independent parts on local[:N] processes, dask-local[:N] or dask://HOST:PORT."
+            "Where the study's independent parts run: auto (one process per core, as many as there are parts "
+            "and memory for their drives), serial (this process), local[:N], dask-local[:N] or dask://HOST:PORT."
         ),
     ]
     params += study.arguments
@@ -298,7 +317,7 @@ def zfs_special(
     as_json: bool,
     html: bool,
     force: bool,
-    executor: str | None,
+    executor: str,
 ) -> None:
     """The same file tree and operations on a pool with and without its special vdev, and a
     special vdev filled until metadata spills (reference R5)."""
@@ -324,7 +343,9 @@ def zfs_special(
         "host": host,
         "seed": seed,
     }
-    if executor is None:
+    # Its parts take a second or two each, less than starting a worker: auto runs them here.
+    where = resolve(executor, 1, 0)
+    if where is None:
         steps = (1 + len(thresholds)) * len(operations) + (1 if fill_files else 0)
         with progress.steps_bar("zfs-special", steps, progress.wanted(as_json), progress.lines_wanted()) as advance:
             table = zfs_special_sweep(pool, advance=advance, **options)
@@ -332,7 +353,7 @@ def zfs_special(
         steps = 1 + len(thresholds) + (1 if fill_files else 0)
         with (
             progress.steps_bar("zfs-special", steps, progress.wanted(as_json), progress.lines_wanted()) as advance,
-            open_executor(executor) as ex,
+            open_executor(where) as ex,
         ):
             table = zfs_special_sweep(pool, advance=advance, executor=ex, **options)
     text = zfs_special_report(table)
@@ -348,5 +369,6 @@ def zfs_special(
 
 
 zfs_special.params += _output_params(
-    "Run the configurations and the fill run on local[:N] processes, dask-local[:N] or dask://HOST:PORT."
+    "Where the configurations and the fill run run: auto (here: each takes less than starting a worker), "
+    "serial (this process), local[:N], dask-local[:N] or dask://HOST:PORT."
 )

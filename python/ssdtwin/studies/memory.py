@@ -407,15 +407,22 @@ def _report(table: pd.DataFrame, **_: Any) -> str:
     return text + ("\n\n" + "\n".join(lines) if lines else "")
 
 
-def _parts(bench: str, kernel: str, alloc: str, **_: Any) -> list[dict[str, Any]]:
-    # Every point runs on machines and drives of its own; a part is one bench, kernel and
-    # allocation (madvise stays whole: fio's malloc points take only its first value).
+def _parts(bench: str, kernel: str, alloc: str, madvise: str, pattern: str, **_: Any) -> list[dict[str, Any]]:
+    # Every point runs on machines and drives of its own; a part is one bench, kernel,
+    # allocation, advice and order (the thread counts stay whole), so that workers share
+    # the points evenly: a malloc point takes about twice a mmap point's time. The parts
+    # skip what the points do (fio's malloc points take only the first advice; STREAM
+    # and Himeno sweep in order only), so their tables concatenate in the points' order.
     kernels = [k.strip() for k in kernel.split(",") if k.strip()]
+    madvises = choice_list(madvise, MADVISES, "--madvise")
+    patterns = choice_list(pattern, PATTERNS, "--pattern")
     return [
-        {"bench": b, "kernel": k, "alloc": a}
+        {"bench": b, "kernel": k, "alloc": a, "madvise": m, "pattern": p}
         for b in choice_list(bench, BENCHES, "--bench")
         for k in kernels
         for a in choice_list(alloc, ALLOCS, "--alloc")
+        for m in (madvises[:1] if b == "fio" and a == "malloc" else madvises)
+        for p in (patterns if b in ("memcpy", "fio") else patterns[:1])
     ]
 
 

@@ -1,6 +1,7 @@
 """Where a sweep's points run: ``local[:N]`` (processes on this machine),
 ``dask-local[:N]`` (a Dask LocalCluster, to try Dask), ``dask://HOST:PORT`` (an existing
-Dask scheduler), or any :class:`concurrent.futures.Executor` from Python."""
+Dask scheduler), or any :class:`concurrent.futures.Executor` from Python; and what a
+study's ``--executor auto`` picks."""
 
 from __future__ import annotations
 
@@ -44,6 +45,63 @@ def _count(spec: str, default: int) -> int:
     if not n.isdigit() or int(n) < 1:
         raise ExecutorError(f"executor '{spec}': {kind}:N needs a positive number of workers")
     return int(n)
+
+
+#: Runs in the command's own process, one part after another.
+SERIAL = "serial"
+#: As many worker processes as the machine's cores, the parts and its free memory allow.
+AUTO = "auto"
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, e.g. a container's or
+    ``taskset``'s share), not every core of the machine."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def available_memory_bytes() -> int | None:
+    """Memory the kernel could give new processes now (``MemAvailable``), if it says."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def auto_workers(parts: int, part_bytes: int, cores: int, memory_bytes: int | None) -> int:
+    """Worker processes for ``parts`` independent parts, each needing about ``part_bytes``
+    of model memory: one per core, no more than there are parts, and no more than half
+    the available memory holds (the other half for the parts' own copies and the tables);
+    1 means run them in this process.
+
+    >>> auto_workers(8, 1 << 30, cores=2, memory_bytes=16 << 30)
+    2
+    >>> auto_workers(8, 6 << 30, cores=4, memory_bytes=16 << 30)
+    1
+    >>> auto_workers(1, 0, cores=8, memory_bytes=None)
+    1
+    """
+    workers = min(cores, parts)
+    if memory_bytes is not None and part_bytes > 0:
+        workers = min(workers, memory_bytes // 2 // part_bytes)
+    return max(1, workers)
+
+
+def resolve(spec: str, parts: int, part_bytes: int) -> str | None:
+    """``spec`` as :func:`open_executor` takes it, or None to run in this process:
+    ``serial`` is None, ``auto`` is ``local:N`` by :func:`auto_workers` (None for one)."""
+    if spec == SERIAL:
+        return None
+    if spec == AUTO:
+        n = auto_workers(parts, part_bytes, usable_cores(), available_memory_bytes())
+        return None if n == 1 else f"local:{n}"
+    return spec
 
 
 @contextmanager

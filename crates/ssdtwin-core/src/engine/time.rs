@@ -59,6 +59,19 @@ impl SimDuration {
         SimDuration((self.0 as f64 * factor + 0.5) as u64)
     }
 
+    /// `ns` nanoseconds to the nearest one, exactly as `SimDuration(ns.round() as u64)`
+    /// (halves away from zero; negative and NaN give zero, beyond `u64::MAX` saturates)
+    /// but with integer conversions instead of `f64::round`'s library call, for the
+    /// paths that convert a computed time on every step.
+    #[inline]
+    #[must_use]
+    pub fn from_ns_f64(ns: f64) -> Self {
+        let whole = ns as u64;
+        // Exact: `whole` is `ns`'s integer part below 2^53, and `ns` is whole above it.
+        let fraction = ns - whole as f64;
+        SimDuration(if fraction >= 0.5 { whole.saturating_add(1) } else { whole })
+    }
+
     /// A span of `ns` nanoseconds.
     pub const fn from_ns(ns: u64) -> Self {
         SimDuration(ns)
@@ -161,6 +174,43 @@ mod tests {
         assert_eq!(SimDuration::for_bytes(edge, 1_000_000_000), SimDuration(edge));
         assert_eq!(SimDuration::for_bytes(edge + 1, 1_000_000_000), SimDuration(edge + 1));
         assert_eq!(SimDuration::for_bytes(edge + 1, 3_000_000_000), SimDuration((edge + 1).div_ceil(3)));
+    }
+
+    #[test]
+    fn nanoseconds_from_a_float_round_as_f64_round_does() {
+        let edges = [
+            0.0,
+            -0.0,
+            0.5,
+            1.5,
+            2.5,
+            0.499_999_999_999_999_94,
+            -0.5,
+            -0.7,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            4_503_599_627_370_495.5,
+            9_007_199_254_740_993.0,
+            1.8e19,
+            1.9e19,
+        ];
+        for ns in edges {
+            assert_eq!(SimDuration::from_ns_f64(ns), SimDuration(ns.round() as u64), "{ns:e}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn nanoseconds_from_any_float_round_as_f64_round_does(bits in proptest::num::u64::ANY) {
+            let ns = f64::from_bits(bits);
+            proptest::prop_assert_eq!(SimDuration::from_ns_f64(ns), SimDuration(ns.round() as u64));
+        }
+
+        #[test]
+        fn nanoseconds_from_a_time_like_float_round_as_f64_round_does(ns in 0.0f64..1e12) {
+            proptest::prop_assert_eq!(SimDuration::from_ns_f64(ns), SimDuration(ns.round() as u64));
+        }
     }
 
     #[test]

@@ -122,6 +122,29 @@ impl PageMap {
         self.l2p.touch(lpn).map(|stored| stored.wrapping_sub(1)).filter(|&ppa| ppa != UNMAPPED)
     }
 
+    /// Prefetches the P2L entry a write of `lpn` will clear: that of its location now (the
+    /// L2P entry, fetched a few writes before by [`PageMap::touch`], is read here).
+    #[inline]
+    pub fn touch_old(&self, lpn: u64) {
+        let old = self.lookup(lpn);
+        if old != UNMAPPED {
+            crate::engine::prefetch(&self.p2l, old as usize);
+        }
+    }
+
+    /// Prefetches the L2P entry of the logical unit `ppa` holds, where its P2L entry names
+    /// it outright (a relocation walks a victim's P2L entries in order, but remaps their
+    /// owners' L2P entries at random).
+    #[inline]
+    pub fn touch_owner(&self, ppa: u64) {
+        if let Some(&stored) = self.p2l.get(ppa as usize)
+            && stored != 0
+            && self.logical_units() <= P2L_MODULUS
+        {
+            self.l2p.touch(u64::from(stored - 1));
+        }
+    }
+
     /// The run covering `ppa`, if its P2L entry is implicit.
     #[inline]
     fn run_lpn(&self, ppa: u64) -> Option<u64> {

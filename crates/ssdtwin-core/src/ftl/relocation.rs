@@ -14,6 +14,10 @@ use super::{Ftl, SbState, Stream, UNMAPPED, gc};
 use crate::nand::{CellMode, DieId, Ppa, PuId};
 use serde::{Deserialize, Serialize};
 
+/// How many units ahead a relocation prefetches the L2P entry of the unit it will move:
+/// enough to cover a DRAM miss with the work of moving the units before.
+const RELOCATION_AHEAD: u64 = 48;
+
 /// One die read of a relocation job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RelocRead {
@@ -114,6 +118,10 @@ impl Ftl {
             // inside its superblock as across the array.
             let source_die = g.die_of_pu(PuId(pu));
             for ppa in start..start + u64::from(pu_units) {
+                // Fetch the L2P entry the remap below will need some units ahead.
+                if ppa + RELOCATION_AHEAD < base + u64::from(pus * pu_units) {
+                    self.map.touch_owner(ppa + RELOCATION_AHEAD);
+                }
                 let lpn = self.map.owner(ppa);
                 if lpn == UNMAPPED {
                     continue;

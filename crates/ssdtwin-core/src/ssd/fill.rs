@@ -75,6 +75,10 @@ const MAX_OVERWRITE_PASSES: f64 = 100.0;
 /// Units between two progress reports of a fill (1 GiB).
 const REPORT_UNITS: u64 = 1 << 18;
 
+/// How many writes ahead a unit-by-unit overwrite draws its units, to prefetch their map
+/// entries: enough to cover a DRAM miss with the work of placing the writes before.
+const AHEAD: usize = 16;
+
 /// Why a fill stopped early. The messages are what the user sees.
 #[derive(Clone, Debug, PartialEq, Error)]
 #[non_exhaustive]
@@ -178,11 +182,24 @@ impl Ssd {
                 self.sampled_overwrites(span, overwrites, seed, done, total, observe)?;
             } else {
                 let mut rng = SimRng::stream(seed, 0x46_49_4c_4c);
+                // Each write misses the cache twice, on its L2P entry and on the P2L entry of
+                // the location it overwrites: the units are drawn AHEAD writes early (the
+                // same draws in the same order) so both can be fetched while earlier writes
+                // are placed, the L2P entry at once and the P2L entry halfway.
+                let mut ahead = std::collections::VecDeque::with_capacity(AHEAD + 1);
                 for i in 0..overwrites {
                     if (done + i) % REPORT_UNITS == 0 && !observe(done + i, total) {
                         return Err(FillError::Cancelled);
                     }
-                    let lpn = rng.below(span);
+                    while ahead.len() <= AHEAD && i + (ahead.len() as u64) < overwrites {
+                        let lpn = rng.below(span);
+                        self.ftl.map.touch(lpn);
+                        ahead.push_back(lpn);
+                    }
+                    if let Some(&soon) = ahead.get(AHEAD / 2) {
+                        self.ftl.map.touch_old(soon);
+                    }
+                    let lpn = ahead.pop_front().expect("drawn above");
                     if !self.ftl.make_room_untimed(&mut job, &mut scratch) {
                         return Err(FillError::NoRoom { lpn });
                     }

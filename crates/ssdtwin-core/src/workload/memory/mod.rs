@@ -479,8 +479,10 @@ impl Runner {
         let m = &self.memory;
         let computing = self.threads.iter().filter(|th| th.state == State::Running).count().max(1) as f64;
         let rate = m.core_bytes_per_sec.min(m.socket_bytes_per_sec / computing);
-        let ns = (bytes as f64 / rate).max(flops as f64 / m.core_flops_per_sec) * 1e9;
-        t + SimDuration(ns.round() as u64)
+        // A row that moves no bytes or does no arithmetic skips that division (0 / x is 0).
+        let moving = if bytes == 0 { 0.0 } else { bytes as f64 / rate };
+        let arithmetic = if flops == 0 { 0.0 } else { flops as f64 / m.core_flops_per_sec };
+        t + SimDuration::from_ns_f64(moving.max(arithmetic) * 1e9)
     }
 
     /// A thread reached a barrier at `t`; the last one releases everybody.

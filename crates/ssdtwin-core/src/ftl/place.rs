@@ -20,10 +20,14 @@ impl Ftl {
         let offset = f.next;
         f.next += 1;
         let pu_units = self.geometry.pu_units();
-        if offset % pu_units == 0 {
+        // One remainder where two would do (a unit ends its program unit when the next one
+        // starts another), and a mask where the program unit is a power of two units: a
+        // hardware division here is a tenth of a relocation's time.
+        let within = if pu_units.is_power_of_two() { offset & (pu_units - 1) } else { offset % pu_units };
+        if within == 0 {
             f.pu_seq += 1;
         }
-        let filled = f.next % pu_units == 0;
+        let filled = within + 1 == pu_units;
         if f.mode == CellMode::Slc {
             self.slc_valid += 1;
         }

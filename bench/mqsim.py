@@ -4,30 +4,36 @@ one JSON object with ``--json``.
 
     python3 bench/mqsim.py [--mqsim DIR] [--scale K] [--repeat N] [--json]
 
-MQSim (CMU-SAFARI's SSD simulator, C++) is taken from ``--mqsim DIR`` or ``$MQSIM_DIR``, a
-checkout of its public source; nothing of it is in this repository. The script runs
-``make -j`` there if ``DIR/MQSim`` is not built yet, writes MQSim's SSD configuration XML
-and workload XML into a temporary directory and runs ``DIR/MQSim -i ssdconfig.xml -w
-workload.xml`` there, once per workload. Without MQSim (no directory, no compiler, a
-failed build) it says why in one line, prints ssdtwin's figures alone and exits 0.
+MQSim (CMU-SAFARI's SSD simulator, C++) is taken from ``--mqsim DIR`` or ``$MQSIM_DIR``:
+the directory of the user's own build of its public source, holding the ``MQSim`` binary;
+nothing of it is in this repository, and the script builds nothing. It writes MQSim's SSD
+configuration XML and workload XML into a temporary directory and runs ``DIR/MQSim -i
+ssdconfig.xml -w workload.xml`` there, once per workload. Without MQSim (no directory, no
+binary in it) it says why in one line, prints ssdtwin's figures alone and exits 0; a
+workload MQSim fails on is said so on stderr and left out of the ratio.
 
 Figures, per workload and simulator:
 
 - ``requests``: host requests simulated (MQSim's ``Request_Count`` from its output XML,
-  fio's ``total_ios`` for ssdtwin);
+  the sum of fio's ``total_ios`` for ssdtwin);
 - ``simulated_s``: simulated time those requests took (ssdtwin: the device clock's advance
-  over the run; MQSim: the last line of its response-time log, written every 100 µs of
-  simulated time, so to within 100 µs; its XML has no finer clock);
+  over the run; MQSim: the last line of its response-time log, written at most every
+  100 µs of simulated time, so to within 100 µs: its XML divides by whole seconds only);
 - ``wall_s``: wall time of the simulation itself: ssdtwin's ``Device.run`` call (the
-  median of ``--repeat`` runs, each on a copy of the preconditioned drive; every run's
-  figure is in the JSON), MQSim's event loop (from its "Finished preconditioning" line to
-  its "MQSim finished" line, stamped as they arrive on its stdout);
+  median of ``--repeat`` runs, each on a copy of the preconditioned drive; the JSON has
+  every run's), MQSim's event loop, from its "Finished preconditioning" line (or, for a
+  workload without preconditioning, its "Executing scenario" line) to its "MQSim
+  finished" line, each stamped as it arrives on MQSim's stdout;
 - ``setup_wall_s``: building and preconditioning the drive (ssdtwin: ``Device(...)`` and
-  ``fill``; MQSim: start of the process to "Finished preconditioning": parsing the XML,
-  building the model, its steady-state preconditioning);
+  ``fill``; MQSim: from its start to that first line: reading the XML, building the model,
+  its steady-state preconditioning);
 - ``requests_per_wall_s``: ``requests / wall_s``, the speed compared;
-- ``simulated_iops``: ``requests / simulated_s``: not the comparison, a check that the two
-  models simulate roughly the same drive (a large gap means a setting does not match);
+- ``simulated_iops``: ``requests / simulated_s``; not the comparison, but how closely the
+  two models' drives agree. Reads and sequential writes agree within tens of per cent; at
+  GC steady state MQSim moves more pages per host write and its writes wait far longer
+  behind GC, so it reaches far fewer IOPS (and does more work per request);
+- ``gc_pages_moved``: valid 4 KiB pages GC copied during the run (ssdtwin's
+  ``gc_units_moved``; MQSim's ``Total_GC_Executions x Average_Page_Movement_For_GC``);
 - ``speed_ratio``: ssdtwin's ``requests_per_wall_s`` over MQSim's.
 
 The drive (ssdtwin: the shipped ``generic-tlc-1tb`` with the overrides below and every
@@ -38,33 +44,30 @@ none; no host model, ``host="none"``, as MQSim drives the NVMe interface directl
 ssdtwin (``--set``)                   MQSim (ssdconfig.xml)                  value
 ====================================  =====================================  ==========================
 nand.channels                         Flash_Channel_Count                    8
-nand.dies_per_channel                 Chip_No_Per_Channel (Die_No_Per_Chip   4 (1)
-                                      = 1: one die per chip, so a die is a
-                                      chip with its own channel slot)
+nand.dies_per_channel                 Chip_No_Per_Channel, with              4
+                                      Die_No_Per_Chip = 1 (a chip is a die
+                                      on the channel)
 nand.planes                           Plane_No_Per_Die                       2
 nand.blocks_per_plane                 Block_No_Per_Plane                     256
-nand.pages_per_block                  Page_No_Per_Block                      96 (a multiple of 3, as
-                                                                             TLC needs in ssdtwin)
-nand.page_bytes                       Page_Capacity                          4096: one 4 KiB map unit
-                                                                             per page, so MQSim's
-                                                                             page-level map does no
-                                                                             read-modify-write for
-                                                                             4 KiB writes (ssdtwin's
-                                                                             maps 4 KiB units)
+nand.pages_per_block                  Page_No_Per_Block                      96 (ssdtwin's TLC needs a
+                                                                             multiple of 3)
+nand.page_bytes                       Page_Capacity                          4096: a page is one 4 KiB
+                                                                             map unit, as ssdtwin maps,
+                                                                             so MQSim's page-level map
+                                                                             does no read-modify-write
+                                                                             for 4 KiB writes
 nand.cell                             Flash_Technology                       TLC
-nand.tlc.t_read_us / t_prog_us /      Page_Read_Latency_{LSB,CSB,MSB} /      50 / 600 / 3500 µs
-t_erase_us                            Page_Program_Latency_{...} /           (the same for every page
-                                      Block_Erase_Latency (ns)               type in both)
+nand.tlc.t_read_us / t_prog_us /      Page_Read_Latency_{LSB,CSB,MSB} /      50 / 600 / 3500 µs, the
+t_erase_us                            Page_Program_Latency_{LSB,CSB,MSB} /   same for every page type
+                                      Block_Erase_Latency (ns)
 nand.channel_mts                      Channel_Transfer_Rate, with            800 MT/s x 1 byte
                                       Flash_Channel_Width = 1
 nand.suspend                          CMD_Suspension_Support                 none / NONE
-identity.capacity_bytes               Overprovisioning_Ratio                 raw x (1 - 0.07), in 4 KiB
-ftl.gc_bg_threshold_sb                GC_Exec_Threshold x Block_No_Per_Plane 10 free blocks per plane
-                                                                             (a superblock is a block
-                                                                             per plane; MQSim never
-                                                                             starts GC later than 10,
-                                                                             its hard-coded number of
-                                                                             GC jobs per plane)
+identity.capacity_bytes               Overprovisioning_Ratio                 raw x (1 - 0.12) = 5.28 GiB
+                                                                             of 6 GiB raw
+ftl.gc_bg_threshold_sb                GC_Exec_Threshold x Block_No_Per_Plane 20 free blocks per plane
+                                                                             (a superblock is a block of
+                                                                             every plane)
 ftl.gc_policy                         GC_Block_Selection_Policy              greedy / GREEDY
 controller.write_buffer_mib           Data_Cache_Capacity (WRITE_CACHE)      32 MiB
 map_cache.location = "dram"           Ideal_Mapping_Table = true             the whole map in DRAM
@@ -74,59 +77,66 @@ link.queue_depth                      IO_Queue_Depth                         102
 
 MQSim's preemptible GC, copyback and wear levelling are off; ssdtwin's firmware time
 (``controller.*_cmd_ns``), ECC decode and command cycles stay as the profile has them
-(MQSim models none of them; they do not bound these workloads).
+(MQSim models none of them; they do not bound these workloads). The over-provisioning is
+12 %, not MQSim's default 7 %: MQSim's preconditioning refuses 90 % occupancy below it,
+and ssdtwin keeps GC's 20 superblocks and its open frontiers out of the namespace. GC
+starts below 20 free blocks because MQSim stops host writes on a plane with fewer than 10
+(its GC jobs per plane) and, with GC starting below 10 or 13 here, deadlocked.
 
 The workloads (fio options for ssdtwin; MQSim: one synthetic flow, ``QUEUE_DEPTH``
-generator, i.e. closed loop with that many requests outstanding, ``Stop_Time`` 0 and
-``Total_Requests_To_Generate`` the request count, uniform random addresses drawn with
-replacement as fio's ``norandommap`` does):
+generator, i.e. a closed loop with that many requests outstanding, ``Stop_Time`` 0 and
+``Total_Requests_To_Generate`` the request count; random addresses uniform over the whole
+namespace, drawn with replacement as fio's ``norandommap`` does):
 
-- ``randread-4k-qd32``: 4 KiB random reads at QD32 over the whole namespace. ssdtwin fills
-  it sequentially first (every read reaches flash); MQSim preconditions 90 % of it, the
-  most it keeps for a working set of 100 %, and maps the rest on first read, which then
-  reads flash too.
-- ``randwrite-4k-qd32-gc``: 4 KiB random writes at QD32 over the whole namespace with
-  90 % of it written and GC at steady state: ssdtwin's ``fill("random", 90)`` (written,
-  then overwritten at random twice), MQSim's own steady-state preconditioning at 90 %
-  occupancy. Both collect garbage from the first writes on (``gc_pages_moved``).
+- ``randread-4k-qd32``: 4 KiB random reads at QD32. ssdtwin fills the drive sequentially
+  first (every read reaches flash); MQSim preconditions 90 % of it (the most it allows
+  for a 100 % working set) and gives each never-written page a read touches a flash page
+  of its own, so those read flash too. Those pages fill its write frontiers: past about
+  600,000 reads here (``--scale`` above 1.2) it needs new blocks, starts GC, and stops
+  with "Unlocking an LPA that has not been locked!" (its GC does not handle them).
+- ``randwrite-4k-qd32-gc``: 4 KiB random writes at QD32, 90 % of the namespace written
+  and GC at steady state first: ssdtwin's ``fill("random", 90)`` (written, then
+  overwritten at random twice), MQSim's own steady-state preconditioning at 90 %
+  occupancy. Both collect garbage from the first writes on.
 - ``seqwrite-128k-qd8``: 128 KiB sequential writes at QD8 on an empty drive (MQSim:
-  ``STREAMING``, from a random start, wrapping at the end; occupancy 0). At ``--scale``
-  above 2 it writes more than the drive holds and GC starts in both.
+  ``STREAMING`` from a random start, wrapping at the end, no preconditioning: with it
+  MQSim stops after 10 requests). Above ``--scale 1.3`` it writes more than the drive
+  holds and GC starts in both.
 
-Request counts at ``--scale 1``: 200,000 reads, 100,000 random writes, 20,000 sequential
-writes; the whole script takes about a minute with MQSim here, most of it MQSim's
-preconditioning and event loop (~100 K requests per wall second for reads).
+Request counts at ``--scale 1``: 500,000 reads, 300,000 random writes, 30,000
+sequential writes. The whole script then takes about half a minute here, most of it
+MQSim's preconditioning (~7 s a workload) and event loop.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from speed import commit, machine
 
-ROOT = Path(__file__).resolve().parents[1]
 PROFILE = "generic-tlc-1tb"
 SECTOR_BYTES = 512  # MQSim counts request sizes and alignments in 512 B sectors
 # MQSim writes a response-time log line at most once per this much simulated time; the last
 # line is the simulated time to within this (its XML's IOPS divide by whole seconds only).
 LOG_PERIOD_NS = 100_000
-# MQSim's GC starts when a plane has fewer free blocks than max(threshold x blocks, this).
-MQSIM_GC_JOBS_PER_PLANE = 10
+# MQSim runs up to 10 GC jobs per plane and stops taking writes on a plane with fewer free
+# blocks than that (GC_and_WL_Unit_Page_Level's max_ongoing_gc_reqs_per_plane); GC must
+# start well before: starting it below 10 or 13 free blocks deadlocked here, 20 runs.
+GC_FREE_BLOCKS_PER_PLANE = 20
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Drive:
     """The drive both simulators model; see the module docstring for each field's names."""
 
@@ -140,8 +150,10 @@ class Drive:
     t_prog_us: float = 600.0
     t_erase_us: float = 3500.0
     channel_mts: int = 800
-    overprovisioning: float = 0.07
-    gc_free_blocks_per_plane: int = MQSIM_GC_JOBS_PER_PLANE
+    # Room for ssdtwin's reserve (GC's 20 superblocks and its open frontiers) and for
+    # MQSim's preconditioning at 90 %, which it refuses with 7 % (its default) here.
+    overprovisioning: float = 0.12
+    gc_free_blocks_per_plane: int = GC_FREE_BLOCKS_PER_PLANE
     write_buffer_mib: int = 32
     pcie_gen: int = 3
     pcie_lane_gb_per_s: float = 0.985  # 8 GT/s with 128b/130b coding
@@ -160,7 +172,7 @@ class Drive:
         return pages * self.page_bytes
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Workload:
     name: str
     rw: str  # fio's rw: randread, randwrite, write
@@ -175,9 +187,9 @@ class Workload:
 
 
 WORKLOADS = (
-    Workload("randread-4k-qd32", "randread", 4096, 32, 200_000, ("seq", 100.0), 90),
-    Workload("randwrite-4k-qd32-gc", "randwrite", 4096, 32, 100_000, ("random", 90.0), 90),
-    Workload("seqwrite-128k-qd8", "write", 128 << 10, 8, 20_000, None, 0),
+    Workload("randread-4k-qd32", "randread", 4096, 32, 500_000, ("seq", 100.0), 90),
+    Workload("randwrite-4k-qd32-gc", "randwrite", 4096, 32, 300_000, ("random", 90.0), 90),
+    Workload("seqwrite-128k-qd8", "write", 128 << 10, 8, 30_000, None, 0),
 )
 
 
@@ -284,22 +296,16 @@ def mqsim_dir(arg: str | None) -> Path | None:
 
 
 def ensure_mqsim(directory: Path | None) -> tuple[Path | None, str]:
-    """The MQSim binary, built if need be, or None and why not."""
+    """The MQSim binary in ``directory``, or None and why not. The script builds nothing:
+    MQSim is the user's own build of its public source."""
     if directory is None:
         return None, "no --mqsim DIR and no MQSIM_DIR"
+    if not directory.is_dir():
+        return None, f"{directory} is not a directory"
     exe = directory / "MQSim"
     if exe.is_file() and os.access(exe, os.X_OK):
         return exe, ""
-    if not (directory / "Makefile").is_file():
-        return None, f"{directory} has no Makefile (not an MQSim checkout?)"
-    if shutil.which("make") is None:
-        return None, "make is not installed"
-    jobs = str(os.cpu_count() or 1)
-    built = subprocess.run(["make", "-j", jobs], cwd=directory, capture_output=True, text=True)
-    if built.returncode != 0 or not exe.is_file():
-        why = (built.stderr.strip().splitlines() or [f"exit status {built.returncode}"])[-1]
-        return None, f"make in {directory} failed: {why}"
-    return exe, ""
+    return None, f"{directory} holds no built MQSim binary"
 
 
 def xml_fields(tag: str, fields: dict[str, object], indent: str = "") -> str:
@@ -317,7 +323,7 @@ def xml_value(value: object) -> str:
     return str(value)
 
 
-def mqsim_ssd_config(drive: Drive) -> str:
+def mqsim_ssd_config(drive: Drive, precondition: bool) -> str:
     read_ns, prog_ns = round(drive.t_read_us * 1000), round(drive.t_prog_us * 1000)
     # Half a block above the count so that MQSim's floor(threshold x blocks) lands on it.
     gc_threshold = (drive.gc_free_blocks_per_plane + 0.5) / drive.blocks_per_plane
@@ -343,7 +349,7 @@ def mqsim_ssd_config(drive: Drive) -> str:
     }
     device = {
         "Seed": 321,
-        "Enabled_Preconditioning": True,
+        "Enabled_Preconditioning": precondition,
         "Memory_Type": "FLASH",
         "HostInterface_Type": "NVME",
         "IO_Queue_Depth": drive.queue_depth,
@@ -415,9 +421,9 @@ def mqsim_workload(drive: Drive, w: Workload, requests: int) -> str:
     return f'<?xml version="1.0" encoding="us-ascii"?>\n<MQSim_IO_Scenarios>\n{scenario}\n</MQSim_IO_Scenarios>\n'
 
 
-def stamped_run(exe: Path, cwd: Path) -> tuple[dict[str, float], int, str]:
-    """Runs MQSim in ``cwd``; the wall time (from its start) at which its phase lines
-    arrived, its exit status and its last lines of output."""
+def stamped_run(exe: Path, cwd: Path, start_marker: str) -> tuple[dict[str, float], int, str]:
+    """Runs MQSim in ``cwd``; the wall time (from its start) at which the line starting
+    with ``start_marker`` and its last line arrived, its exit status and its last lines."""
     stamps: dict[str, float] = {}
     tail: list[str] = []
     start = time.perf_counter()
@@ -435,7 +441,7 @@ def stamped_run(exe: Path, cwd: Path) -> tuple[dict[str, float], int, str]:
     # MQSim ends every message with std::endl, which flushes: each line arrives as printed.
     for line in proc.stdout:
         now = time.perf_counter() - start
-        for key, marker in (("simulating", "Finished preconditioning"), ("finished", "MQSim finished at")):
+        for key, marker in (("simulating", start_marker), ("finished", "MQSim finished at")):
             if line.startswith(marker):
                 stamps[key] = now
         if line.strip():
@@ -468,26 +474,39 @@ def mqsim_counts(result_xml: Path) -> dict[str, float]:
 def run_mqsim(exe: Path, drive: Drive, w: Workload, requests: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="mqsim-bench-") as tmp:
         cwd = Path(tmp)
-        (cwd / "ssdconfig.xml").write_text(mqsim_ssd_config(drive))
+        # MQSim's preconditioning hangs a STREAMING flow (after 10 requests here, at any
+        # occupancy): the sequential writes run on an unconditioned, empty drive, and the
+        # timed phase starts when the scenario does (building the model takes ~30 ms).
+        precondition = w.occupancy_percent > 0
+        (cwd / "ssdconfig.xml").write_text(mqsim_ssd_config(drive, precondition))
         (cwd / "workload.xml").write_text(mqsim_workload(drive, w, requests))
-        stamps, status, tail = stamped_run(exe, cwd)
+        marker = "Finished preconditioning" if precondition else "Executing scenario"
+        stamps, status, tail = stamped_run(exe, cwd, marker)
         result = cwd / "workload_scenario_1.xml"
-        if status != 0 or not result.is_file() or not {"simulating", "finished"} <= stamps.keys():
+        # MQSim may crash freeing its model after it wrote the results (exit status -6 or
+        # -11 here): figures it wrote in full stand, with the status beside them.
+        if not result.is_file() or not {"simulating", "finished"} <= stamps.keys():
             return {"error": f"exit status {status}, output ends: {tail}"}
-        counts = mqsim_counts(result)
+        try:
+            counts = mqsim_counts(result)
+        except (ET.ParseError, ValueError) as e:
+            return {"error": f"exit status {status}, unreadable results: {e}"}
         simulated_s = mqsim_simulated_s(cwd / "workload.IO_Flow.No_0.log")
+    if counts["requests"] != requests:
+        # A deadlocked model ends when its event queue empties, with what it did so far.
+        return {"error": f"exit status {status}, stopped after {counts['requests']:,.0f} of {requests:,} requests"}
     out = figures(
         requests=int(counts["requests"]),
         simulated_s=simulated_s,
         wall_s=stamps["finished"] - stamps["simulating"],
         gc_pages_moved=round(counts["gc_pages_moved"]),
     )
-    out.update({"setup_wall_s": stamps["simulating"], "process_wall_s": stamps["exited"]})
+    out.update({"setup_wall_s": stamps["simulating"], "process_wall_s": stamps["exited"], "exit_status": status})
     return out
 
 
 def mqsim_commit(directory: Path | None) -> str | None:
-    if directory is None:
+    if directory is None or not directory.is_dir():
         return None
     try:
         return subprocess.run(
@@ -607,7 +626,11 @@ def main() -> int:
             "load_average": os.getloadavg(),
             "ssdtwin": {"version": ssdtwin_version(), "commit": commit()},
             "mqsim": mqsim,
-            "drive": {**drive.__dict__, "raw_bytes": drive.raw_bytes, "capacity_bytes": drive.capacity_bytes},
+            "drive": {
+                **dataclasses.asdict(drive),
+                "raw_bytes": drive.raw_bytes,
+                "capacity_bytes": drive.capacity_bytes,
+            },
             "workloads": rows,
             "command": "python3 bench/mqsim.py " + " ".join(sys.argv[1:]),
         }

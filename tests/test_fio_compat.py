@@ -28,7 +28,8 @@ def reference(reference_dir: Path, name: str) -> dict[str, Any]:
 
 
 def fio(run_main: RunMain, *args: str | Path) -> dict[str, Any]:
-    outcome = run_main("fio", *args)
+    # --quiet: no closing speed line.
+    outcome = run_main("--quiet", "fio", *args)
     assert outcome.status == 0, outcome
     # Jobs that read a never-written region are told so; nothing else goes to stderr.
     assert all(line.startswith("ssdtwin: warning: ") for line in outcome.err.splitlines()), outcome.err

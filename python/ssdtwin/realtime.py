@@ -47,7 +47,7 @@ def summary(simulated: int, wall_s: float) -> str:
     >>> summary(12_500_000_000, 0.5)
     'ssdtwin: 12.50 s simulated in 0.50 s, x25 real time'
     >>> summary(2_000_000, 4.0)
-    'ssdtwin: 0.00200 s simulated in 4.00 s, x0.0005 real time'
+    'ssdtwin: 0.002 s simulated in 4.00 s, x0.0005 real time'
     """
     seconds = simulated / 1e9
     shown = f"{seconds:.2f}" if seconds >= 0.1 else f"{seconds:.3g}"

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 /// How many units ahead a relocation prefetches the L2P entry of the unit it will move:
 /// enough to cover a DRAM miss with the work of moving the units before.
-const RELOCATION_AHEAD: u64 = 48;
+const RELOCATION_AHEAD: u64 = 96;
 
 /// One die read of a relocation job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from ssdtwin.studies.memory import memory_sweep
+from ssdtwin.studies import REGISTRY
+from ssdtwin.studies.memory import _options, _points, memory_sweep
 
 from ..helpers import Outcome, assert_one_line_error
 
@@ -109,3 +111,28 @@ def test_too_little_memory_for_the_drivers_tables_is_refused(run_main: RunMain, 
     # The ioDrive2's driver keeps 4.2 GiB of host memory for its tables.
     ran = run_main("study", "memory", "--profile", "iodrive2-1200", "--size-gib", "1", "--out", tmp_path)
     assert_one_line_error(ran, "left for pages after the drivers' 4275 MiB")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},  # the study's defaults: memcpy over both kernels, allocations, advice and orders
+        {"bench": "memcpy,fio,stream,himeno", "kernel": "vanilla", "madvise": "none,willneed"},
+        {"bench": "fio", "alloc": "malloc,mmap", "pattern": "random,seq"},
+    ],
+)
+def test_the_parts_concatenate_to_the_points_in_their_order(options: dict[str, Any]) -> None:
+    # Workers run the parts in any order; their tables are joined in the parts' order, so
+    # that order must be the points' own, with nothing left out or run twice.
+    study = next(s for s in REGISTRY if s.name == "memory")
+    defaults = {o.name: o.default for o in study.options if o.name is not None}
+    every = defaults | options
+    points = _points_of(every)
+    in_parts = [p for part in study.parts(**every) for p in _points_of(every | part)]
+    assert in_parts == points and len(study.parts(**every)) > 1
+
+
+def _points_of(option_values: dict[str, Any]) -> list[dict[str, Any]]:
+    o = _options(**{k: v for k, v in option_values.items() if k != "executor"})
+    keys = ("benches", "kernels", "allocs", "madvises", "patterns", "threads", "fio_rws", "fio_msync")
+    return _points(*(o[k] for k in keys))

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest

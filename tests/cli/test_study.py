@@ -179,3 +179,8 @@ def test_a_studys_help_shows_no_empty_range_and_says_where_parts_run(run_main: R
     text = " ".join(outcome.out.split())
     assert "None" not in text
     assert "--executor TEXT Where" in text and "[default: auto]" in text
+
+
+def test_an_unknown_executor_is_one_line_naming_every_choice(run_main: RunMain, tmp_path: Path) -> None:
+    outcome = run_main("study", "slc-write", "--executor", "cloud", "--out", tmp_path)
+    assert_one_line_error(outcome, "executor 'cloud': allowed auto, serial, local[:N], dask-local[:N] or dask://")

@@ -101,6 +101,9 @@ def resolve(spec: str, parts: int, part_bytes: int) -> str | None:
     if spec == AUTO:
         n = auto_workers(parts, part_bytes, usable_cores(), available_memory_bytes())
         return None if n == 1 else f"local:{n}"
+    named = spec in ("local", "dask-local") or spec.startswith(("local:", "dask-local:", "dask://"))
+    if not named:
+        raise ExecutorError(f"executor '{spec}': allowed auto, serial, local[:N], dask-local[:N] or dask://HOST:PORT")
     return spec
 
 

@@ -236,6 +236,20 @@ def test_reads_among_writes_tell_whether_programs_are_suspended(suspend: str) ->
     assert tomllib.loads(result.profile_toml())["nand"]["suspend"] == suspend
 
 
+def test_a_drive_that_folds_its_cache_away_when_idle_is_timed_on_its_native_programs() -> None:
+    """The WD cut folds its whole SLC cache when idle, so the cache is empty when the suspend
+    step writes: the step first fills it at its own rate, and the writes it measures run at
+    the native programs' pace, which gives the native tPROG and the suspend found."""
+    overrides = WD_CUT | {"slc_cache.fold_idle_low_gib": 0.0, "nand.suspend": "program-erase"}
+    result = run("wd-black-256", overrides, Settings.for_twin().only(("floor", "geometry", "slc", "qd", "suspend")))
+    assert result.cliff is not None and result.cliff.found and result.suspend is not None
+    writes_mb_per_s = float(result.suspend.table.write_mb_per_s.iloc[1])
+    post_cache = result.cliff.post_cache_bytes_per_s
+    assert post_cache is not None
+    assert writes_mb_per_s * 1e6 == pytest.approx(post_cache, rel=0.15)
+    assert value(result, "program_suspend") == 1.0
+
+
 def test_the_suspend_step_needs_the_written_drive() -> None:
     overrides: dict[str, object] = {"nand.blocks_per_plane": 24, "identity.capacity_bytes": 8 * GIB}
     result = run("generic-tlc-1tb", overrides, Settings.for_twin().only(("floor", "geometry", "suspend")))

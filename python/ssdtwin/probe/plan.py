@@ -303,6 +303,12 @@ def probe(
             est = result.estimates
             dies, unit = est.get("dies"), est.get("program_unit_bytes")
             link_bound = writes_bound_by_link(est)
+            # A drive idle long enough has folded its SLC cache: writes measured at once
+            # would program SLC pages, not the native ones the geometry describes. The ramp
+            # fills the cache at its own rate first (a tenth more for what folds meanwhile).
+            fill_cache_s = 0.0
+            if cliff is not None and cliff.found and cliff.in_cache_bytes_per_s:
+                fill_cache_s = 1.1 * (cliff.cache_bytes or 0.0) / cliff.in_cache_bytes_per_s
             result.suspend = measure_suspend(
                 runner,
                 facts,
@@ -312,6 +318,7 @@ def probe(
                 dies.value if dies is not None else None,
                 unit.value if unit is not None else None,
                 link_bound,
+                fill_cache_s,
             )
             if link_bound and reads_wait_for_programs(result.estimates):
                 say("suspend: the program time that gives the reads among writes")

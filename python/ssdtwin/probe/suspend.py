@@ -78,10 +78,13 @@ def measure_suspend(
     dies: float | None,
     program_unit: float | None,
     link_bound: bool = False,
+    ramp_s: float = 0.0,
 ) -> Suspend:
     """Quiet QD1 reads over ``span`` bytes of written data from ``start``, then the same
-    reads mixed into random writes of that span (a ramp of one point first, so the write
-    buffer is full and the writes run at the programs' pace). The span should be the
+    reads mixed into random writes of that span (a ramp first, of one point or ``ramp_s``
+    if longer, so that the write buffer, and an SLC cache given the time to fill it, are
+    full and the writes run at the native programs' pace: the program unit and the dies
+    that turn the writes' rate into tPROG are the native mode's). The span should be the
     written drive: reads of what the writes just wrote come from the write buffer.
     ``link_bound``: the post-cache writes ran at the link's rate
     (:func:`writes_bound_by_link`), so the tPROG inferred here is an upper bound."""
@@ -98,7 +101,7 @@ def measure_suspend(
             offset=start,
             size=span,
             runtime_s=4 * settings.point_s,
-            ramp_s=settings.point_s,
+            ramp_s=max(settings.point_s, ramp_s),
             write_bs=write_bs,
             rwmixread=READ_SHARE_PCT,
         ),

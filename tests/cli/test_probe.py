@@ -125,3 +125,27 @@ def test_a_read_only_probe_of_a_file_runs_real_fio_and_writes_nothing(
     assert "write_cmd_ns" not in names  # no write line: nothing was written
     assert doc["skipped"] == {}  # what writes was left out by --read-only before it was asked for
     assert target.stat().st_mtime_ns == before
+
+
+def test_the_report_and_the_page_show_the_same_figures_drawn_once(
+    run_main: Callable[..., Outcome], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ssdtwin.probe import report as probe_report
+
+    drawn: list[int] = []
+    real = probe_report.figures
+
+    def counted(result: object) -> list[tuple[str, object]]:
+        figures = real(result)  # type: ignore[arg-type]
+        drawn.append(len(figures))
+        return figures
+
+    monkeypatch.setattr(probe_report, "figures", counted)
+    monkeypatch.setattr("ssdtwin.cli.probe.figures", counted)
+    report, page = tmp_path / "report", tmp_path / "probe.html"
+    ran = run_main("probe", "--twin", "wd-black-256", *CUT, *QUICK, "--report", report, "--html", page)
+    assert ran.status == 0, ran
+    assert len(drawn) == 1 and drawn[0] >= 2, drawn
+    pngs = sorted(p.stem for p in report.glob("*.png"))
+    assert len(pngs) == drawn[0]
+    assert page.read_text().count("<img ") == drawn[0]

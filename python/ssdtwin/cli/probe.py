@@ -26,7 +26,7 @@ from ..params import FiniteFloat
 from ..probe import MEASUREMENTS, READ_ONLY, Settings, probe
 from ..probe.facts import Facts, block_facts, file_facts, nvme_health, twin_facts
 from ..probe.nbd import nbd_facts
-from ..probe.report import document, page, text, write_report
+from ..probe.report import document, figures, page, text, write_report
 from ..probe.runner import FioRunner, FioTarget, Runner, TwinRunner
 from ..probe.safety import Claim, DeviceTree, check_device, check_file, check_signatures
 from .common import OutputFile, parse_overrides
@@ -194,10 +194,19 @@ def command(
         profile = result.profile_toml()
         if out is not None:
             place_text(out, profile)
-        if report is not None:
-            write_report(result, runner, report)
-        if html is not None:
-            report_page.write(page(result), html)
+        # Both outputs show the same figures: drawn once for the two.
+        drawn = figures(result) if report is not None and html is not None else None
+        try:
+            if report is not None:
+                write_report(result, runner, report, drawn)
+            if html is not None:
+                report_page.write(page(result, drawn), html)
+        finally:
+            if drawn:
+                import matplotlib.pyplot as plt
+
+                for _, figure in drawn:
+                    plt.close(figure)
         if as_json:
             click.echo(json.dumps(document(result), indent=1))
         else:

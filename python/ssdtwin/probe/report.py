@@ -118,9 +118,11 @@ def figures(result: ProbeResult) -> list[tuple[str, Any]]:
     return drawn
 
 
-def write_report(result: ProbeResult, runner: Runner, directory: Path) -> list[Path]:
-    """Writes the tables (CSV), the figures (PNG), the estimates and every job run (JSON)
-    into ``directory``; returns the paths written."""
+def write_report(
+    result: ProbeResult, runner: Runner, directory: Path, drawn: list[tuple[str, Any]] | None = None
+) -> list[Path]:
+    """Writes the tables (CSV), the figures (PNG: ``drawn``, else drawn here), the estimates
+    and every job run (JSON) into ``directory``; returns the paths written."""
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for stem, table in tables(result).items():
@@ -129,10 +131,11 @@ def write_report(result: ProbeResult, runner: Runner, directory: Path) -> list[P
         written.append(path)
     import matplotlib.pyplot as plt
 
-    for stem, figure in figures(result):
+    for stem, figure in drawn if drawn is not None else figures(result):
         path = directory / f"{stem}.png"
         figure.savefig(path, dpi=110)
-        plt.close(figure)
+        if drawn is None:
+            plt.close(figure)
         written.append(path)
     path = directory / "probe.json"
     place_text(path, json.dumps(document(result), indent=1) + "\n")
@@ -148,13 +151,12 @@ def write_report(result: ProbeResult, runner: Runner, directory: Path) -> list[P
     return written
 
 
-def page(result: ProbeResult) -> report_page.Page:
-    """The probe as one HTML page: the estimates, each measurement's figure and table, and
-    the inferred profile with where each field came from."""
+def page(result: ProbeResult, drawn: list[tuple[str, Any]] | None = None) -> report_page.Page:
+    """The probe as one HTML page: the estimates, each measurement's figure (``drawn``, else
+    drawn here) and table, and the inferred profile with where each field came from."""
     sections = [report_page.Section("Estimates", [report_page.Text(text(result))])]
-    sections.append(
-        report_page.Section("Figures", [report_page.Figure(report_page.png(f), stem) for stem, f in figures(result)])
-    )
+    shown = drawn if drawn is not None else figures(result)
+    sections.append(report_page.Section("Figures", [report_page.Figure(report_page.png(f), stem) for stem, f in shown]))
     sections.append(
         report_page.Section("Measurements", [report_page.Table(t, stem) for stem, t in tables(result).items()])
     )

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from ssdtwin.studies import REGISTRY
-from ssdtwin.studies.memory import _options, _points, memory_sweep
+from ssdtwin.studies.memory import _all_points, memory_sweep
 
 from ..helpers import Outcome, assert_one_line_error
 
@@ -117,7 +117,7 @@ def test_too_little_memory_for_the_drivers_tables_is_refused(run_main: RunMain, 
     "options",
     [
         {},  # the study's defaults: memcpy over both kernels, allocations, advice and orders
-        {"bench": "memcpy,fio,stream,himeno", "kernel": "vanilla", "madvise": "none,willneed"},
+        {"bench": "memcpy,fio,stream,himeno", "kernel": "vanilla", "madvise": "none,random"},
         {"bench": "fio", "alloc": "malloc,mmap", "pattern": "random,seq"},
     ],
 )
@@ -127,12 +127,6 @@ def test_the_parts_concatenate_to_the_points_in_their_order(options: dict[str, A
     study = next(s for s in REGISTRY if s.name == "memory")
     defaults = {o.name: o.default for o in study.options if o.name is not None}
     every = defaults | options
-    points = _points_of(every)
-    in_parts = [p for part in study.parts(**every) for p in _points_of(every | part)]
+    points = _all_points(**every)
+    in_parts = [p for part in study.parts(**every) for p in _all_points(**(every | part))]
     assert in_parts == points and len(study.parts(**every)) > 1
-
-
-def _points_of(option_values: dict[str, Any]) -> list[dict[str, Any]]:
-    o = _options(**{k: v for k, v in option_values.items() if k != "executor"})
-    keys = ("benches", "kernels", "allocs", "madvises", "patterns", "threads", "fio_rws", "fio_msync")
-    return _points(*(o[k] for k in keys))

@@ -113,11 +113,11 @@ def _output_params(executor_help: str) -> list[click.Parameter]:
     ]
 
 
-def _model_bytes(profile: str, settings: dict[str, RawToml]) -> int:
-    """About what a part's drive and one copy of it take in memory: 4 B per logical and per
-    physical 4 KiB unit each (the maps the core sizes up front)."""
+def _part_bytes(profile: str, settings: dict[str, RawToml]) -> int:
+    """What a part's drive and one copy of it take in memory at most: twice the model's own
+    estimate of its big arrays (the one `Device` checks against the machine's memory)."""
     derived = _ssdtwin.derived(profile, [f"{k}={v}" for k, v in settings.items()])
-    return 2 * 4 * int(derived["namespace_bytes"] + derived["raw_bytes"]) // 4096
+    return 2 * int(derived["model_memory_bytes"])
 
 
 def _check_output_dir(out: Path) -> None:
@@ -160,12 +160,10 @@ def _make_command(study: Study) -> click.Command:
         if html:
             paths.append(out_dir / f"{study.name}.html")
         _refuse_existing(paths, force)
+        spec = kwargs.pop("executor")
         options = kwargs
-        executor = resolve(
-            kwargs.pop("executor"),
-            len(study_parts(study.name, profiles, settings, options)),
-            max(_model_bytes(p, settings) for p in profiles),
-        )
+        parts = len(study_parts(study.name, profiles, settings, options))
+        executor = resolve(spec, parts, max(_part_bytes(p, settings) for p in profiles))
         # Every part of every drive is a point of the sweep engine: counted in steps here,
         # in parts on an executor.
         if executor is None:
@@ -173,7 +171,7 @@ def _make_command(study: Study) -> click.Command:
             with progress.steps_bar(study.name, steps, progress.wanted(as_json), progress.lines_wanted()) as advance:
                 results = run_study(study.name, profiles, overrides=settings, advance=advance, **options)
         else:
-            steps = len(study_parts(study.name, profiles, settings, options))
+            steps = parts
             with (
                 progress.steps_bar(study.name, steps, progress.wanted(as_json), progress.lines_wanted()) as advance,
                 open_executor(executor) as ex,

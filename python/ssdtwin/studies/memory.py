@@ -407,23 +407,14 @@ def _report(table: pd.DataFrame, **_: Any) -> str:
     return text + ("\n\n" + "\n".join(lines) if lines else "")
 
 
-def _parts(bench: str, kernel: str, alloc: str, madvise: str, pattern: str, **_: Any) -> list[dict[str, Any]]:
+def _parts(**opts: Any) -> list[dict[str, Any]]:
     # Every point runs on machines and drives of its own; a part is one bench, kernel,
     # allocation, advice and order (the thread counts stay whole), so that workers share
-    # the points evenly: a malloc point takes about twice a mmap point's time. The parts
-    # skip what the points do (fio's malloc points take only the first advice; STREAM
-    # and Himeno sweep in order only), so their tables concatenate in the points' order.
-    kernels = [k.strip() for k in kernel.split(",") if k.strip()]
-    madvises = choice_list(madvise, MADVISES, "--madvise")
-    patterns = choice_list(pattern, PATTERNS, "--pattern")
-    return [
-        {"bench": b, "kernel": k, "alloc": a, "madvise": m, "pattern": p}
-        for b in choice_list(bench, BENCHES, "--bench")
-        for k in kernels
-        for a in choice_list(alloc, ALLOCS, "--alloc")
-        for m in (madvises[:1] if b == "fio" and a == "malloc" else madvises)
-        for p in (patterns if b in ("memcpy", "fio") else patterns[:1])
-    ]
+    # the points evenly: a malloc point takes about twice a mmap point's time. The parts are
+    # read off the points themselves, in their order, so their tables concatenate in it.
+    keys = ("bench", "kernel", "alloc", "madvise", "pattern")
+    distinct = dict.fromkeys(tuple(point[k] for k in keys) for point in _all_points(**opts))
+    return [dict(zip(keys, values, strict=True)) for values in distinct]
 
 
 def _options(
@@ -473,22 +464,17 @@ def _options(
     }
 
 
-def _count(**opts: Any) -> int:
+def _all_points(**opts: Any) -> list[dict[str, Any]]:
+    """Every point of the command line's options, checked."""
     o = _options(**{k: v for k, v in opts.items() if k not in ("profile", "overrides")})
     _check(o["size_gib"], o["dram_fraction"], o["unit_kib"])
     _check_fio_advice(o["benches"], o["madvises"])
-    return len(
-        _points(
-            o["benches"],
-            o["kernels"],
-            o["allocs"],
-            o["madvises"],
-            o["patterns"],
-            o["threads"],
-            o["fio_rws"],
-            o["fio_msync"],
-        )
-    )
+    keys = ("benches", "kernels", "allocs", "madvises", "patterns", "threads", "fio_rws", "fio_msync")
+    return _points(*(o[k] for k in keys))
+
+
+def _count(**opts: Any) -> int:
+    return len(_all_points(**opts))
 
 
 def _positive_int(_ctx: click.Context, param: click.Parameter, value: int) -> int:

@@ -66,6 +66,9 @@ pub struct Derived {
     pub map_controller_bytes: u64,
     /// Bytes of HMB the controller asks for (`hmpre`), when the map may use the HMB.
     pub map_hmb_requested_bytes: u64,
+    /// Host memory the model's big arrays take for this drive, at most
+    /// ([`model_memory_bytes`], without verify mode).
+    pub model_memory_bytes: u64,
     /// Per-die read bandwidth of the native mode: one page per tR, bytes/s.
     pub die_read_bytes_per_sec: f64,
     /// Per-die program bandwidth of the native mode: one program unit (all planes) per tPROG.
@@ -132,6 +135,7 @@ impl Derived {
             map_segments,
             map_controller_bytes,
             map_hmb_requested_bytes,
+            model_memory_bytes: model_memory_bytes(c, false),
             die_read_bytes_per_sec: die_read,
             die_program_bytes_per_sec: die_program,
             die_slc_program_bytes_per_sec: die_slc_program,

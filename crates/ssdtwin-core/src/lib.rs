@@ -48,7 +48,7 @@
 //! use ssdtwin_core::ssd::Ssd;
 //!
 //! let mut dev = Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
-//! dev.submit(SimTime::ZERO, Command { opcode: Opcode::Write, slba: 0, blocks: 8 }, 1).unwrap();
+//! dev.submit(SimTime::ZERO, Command::new(Opcode::Write, 0, 8), 1).unwrap();
 //! let done = loop {
 //!     if let Some(c) = dev.poll() { break c; }
 //! };

@@ -90,10 +90,10 @@ fn without_overlapping_updates(ops: Vec<Op>) -> Vec<Op> {
 fn command(op: &Op) -> Command {
     // 4 KiB LBAs: one LBA per map unit.
     match *op {
-        Op::Write(l, n) => Command { opcode: Opcode::Write, slba: l, blocks: n },
-        Op::Trim(l, n) => Command { opcode: Opcode::Trim, slba: l, blocks: n },
-        Op::Read(l, n) => Command { opcode: Opcode::Read, slba: l, blocks: n },
-        Op::Flush => Command { opcode: Opcode::Flush, slba: 0, blocks: 0 },
+        Op::Write(l, n) => Command::new(Opcode::Write, l, n),
+        Op::Trim(l, n) => Command::new(Opcode::Trim, l, n),
+        Op::Read(l, n) => Command::new(Opcode::Read, l, n),
+        Op::Flush => Command::new(Opcode::Flush, 0, 0),
     }
 }
 

@@ -35,7 +35,7 @@ fn qd1(disk: &mut Hdd, commands: &[Command]) -> Vec<u64> {
 }
 
 fn read_at(lba: u64) -> Command {
-    Command { opcode: Opcode::Read, slba: lba, blocks: 8 }
+    Command::new(Opcode::Read, lba, 8)
 }
 
 fn delta(after: HddCounters, before: HddCounters) -> (u64, u64, u64) {
@@ -91,8 +91,7 @@ fn sequential_reads_sustain_the_zone_rate_at_each_edge() {
         let mut disk = exos(&[]);
         let lbas = disk.geometry().lbas;
         let start = ((lbas as f64 * start_fraction) as u64).min(lbas - 400_000) / 8 * 8;
-        let commands: Vec<Command> =
-            (0..1000).map(|i| Command { opcode: Opcode::Read, slba: start + i * 256, blocks: 256 }).collect();
+        let commands: Vec<Command> = (0..1000).map(|i| Command::new(Opcode::Read, start + i * 256, 256)).collect();
         qd1(&mut disk, &commands[..1]);
         let t0 = disk.now();
         qd1(&mut disk, &commands[1..]);
@@ -126,14 +125,14 @@ fn ncq_reordering_raises_random_read_iops_about_twofold() {
 #[test]
 fn cached_writes_complete_at_interface_speed_and_a_flush_waits_for_the_media() {
     let mut disk = exos(&[]);
-    let lat = qd1(&mut disk, &[Command { opcode: Opcode::Write, slba: 1 << 30, blocks: 256 }]);
+    let lat = qd1(&mut disk, &[Command::new(Opcode::Write, 1 << 30, 256)]);
     // Overhead 0.1 ms + 128 KiB at 600 MB/s.
     assert_eq!(lat[0], 100_000 + (131_072u64 * 1_000_000_000).div_ceil(600_000_000));
-    let flush = qd1(&mut disk, &[Command { opcode: Opcode::Flush, slba: 0, blocks: 0 }]);
+    let flush = qd1(&mut disk, &[Command::new(Opcode::Flush, 0, 0)]);
     assert!(flush[0] > 1_000_000, "the flush waits for the destage's seek and rotation: {}", flush[0]);
     assert_eq!(disk.totals().media_write_bytes, 131_072);
     let off = &mut exos(&["cache.write_cache=false"]);
-    let lat = qd1(off, &[Command { opcode: Opcode::Write, slba: 1 << 30, blocks: 256 }]);
+    let lat = qd1(off, &[Command::new(Opcode::Write, 1 << 30, 256)]);
     assert!(lat[0] > 1_000_000, "write-through waits for the media: {}", lat[0]);
 }
 
@@ -142,7 +141,7 @@ fn a_write_smaller_than_a_physical_sector_costs_a_revolution_more() {
     let run = |blocks: u32| {
         let mut disk = exos(&["cache.write_cache=false"]);
         let before = disk.now();
-        qd1(&mut disk, &[Command { opcode: Opcode::Write, slba: 0, blocks }]);
+        qd1(&mut disk, &[Command::new(Opcode::Write, 0, blocks)]);
         let c = disk.totals();
         (disk.now().since(before).as_ns(), c.rmw_writes)
     };
@@ -156,11 +155,11 @@ fn a_write_smaller_than_a_physical_sector_costs_a_revolution_more() {
 fn the_disk_refuses_commands_beyond_its_end_and_completes_everything_it_accepts() {
     let mut disk = exos(&[]);
     let lbas = disk.geometry().lbas;
-    assert!(disk.submit(SimTime::ZERO, Command { opcode: Opcode::Read, slba: lbas - 4, blocks: 8 }, 0).is_err());
+    assert!(disk.submit(SimTime::ZERO, Command::new(Opcode::Read, lbas - 4, 8), 0).is_err());
     let mut rng = SimRng::stream(1, 2);
     for i in 0..100 {
         let opcode = if i % 3 == 0 { Opcode::Write } else { Opcode::Read };
-        let c = Command { opcode, slba: rng.below(lbas - 64) / 8 * 8, blocks: 8 };
+        let c = Command::new(opcode, rng.below(lbas - 64) / 8 * 8, 8);
         disk.submit(SimTime::ZERO, c, i).unwrap();
     }
     let mut seen = 0;
@@ -179,11 +178,11 @@ fn a_flush_covers_the_writes_before_it_not_those_after() {
     let flush_time = |before: u64, after: u64| {
         let mut disk = exos(&[]);
         let mut rng = SimRng::stream(3, 3);
-        let mut write = || Command { opcode: Opcode::Write, slba: rng.below(1 << 34) / 8 * 8, blocks: 256 };
+        let mut write = || Command::new(Opcode::Write, rng.below(1 << 34) / 8 * 8, 256);
         for i in 0..before {
             disk.submit(SimTime::ZERO, write(), i).unwrap();
         }
-        disk.submit(SimTime::ZERO, Command { opcode: Opcode::Flush, slba: 0, blocks: 0 }, 999).unwrap();
+        disk.submit(SimTime::ZERO, Command::new(Opcode::Flush, 0, 0), 999).unwrap();
         for i in 0..after {
             disk.submit(SimTime::ZERO, write(), 1000 + i).unwrap();
         }

@@ -492,7 +492,8 @@ fn submit_and_poll_with(
     let mut deferred = std::collections::HashSet::new();
     for k in 0..400u64 {
         let now = h.device().now();
-        let io = IoRequest { opcode: Opcode::Read, offset_bytes: (k * 7919 % 2048) * 4096, bytes: 4096 };
+        let io =
+            IoRequest { opcode: Opcode::Read, offset_bytes: (k * 7919 % 2048) * 4096, bytes: 4096, placement: None };
         h.submit(now, now, io, tag_base + k, paths[(k % 4) as usize]);
         while h.in_flight() >= 4 || (k == 399 && h.in_flight() > 0) {
             let now = h.poll_at();

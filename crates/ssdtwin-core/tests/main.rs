@@ -13,6 +13,8 @@ mod ftl_model;
 mod agreement;
 // GC: steady state under random writes, write amplification against theory, blocking.
 mod gc;
+// Flexible Data Placement: write amplification by placement, handle types, directives.
+mod fdp;
 // The map cache on a device: translation-page loads and their NAND traffic.
 mod map_cache;
 // The SLC cache: cell-mode timing, filling and running out, folding, bulk fills.

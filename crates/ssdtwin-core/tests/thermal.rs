@@ -150,7 +150,7 @@ fn sleepy_drive() -> Ssd {
 /// Latency of one 4 KiB read submitted at `at` on a quiet drive.
 fn read_latency(dev: &mut Ssd, at: SimTime) -> u64 {
     dev.advance_to(at);
-    dev.submit(at, Command { opcode: Opcode::Read, slba: 8, blocks: 8 }, 1).unwrap();
+    dev.submit(at, Command::new(Opcode::Read, 8, 8), 1).unwrap();
     let c = loop {
         if let Some(c) = dev.poll() {
             break c;

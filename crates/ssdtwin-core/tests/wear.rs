@@ -5,7 +5,7 @@
 use crate::common::{job, run_one, small_config};
 use ssdtwin_core::block::BlockDevice;
 use ssdtwin_core::config::DeviceConfig;
-use ssdtwin_core::ftl::{BlockRole, SbState, Stream};
+use ssdtwin_core::ftl::{BlockRole, SbState};
 use ssdtwin_core::nand::CellMode;
 use ssdtwin_core::ssd::{FillPattern, Ssd};
 use ssdtwin_core::workload::{RwPattern, SizeSpec};
@@ -40,7 +40,7 @@ fn programmed_by_superblocks(dev: &Ssd, mode: CellMode) -> u64 {
             units += capacity;
         }
     }
-    for stream in Stream::ALL {
+    for stream in f.streams() {
         let fr = f.frontier(stream);
         if let Some(sb) = fr.superblock()
             && f.sbs.mode(sb) == mode

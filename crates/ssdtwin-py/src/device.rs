@@ -559,6 +559,38 @@ impl Device {
     }
 
     /// The SMART / Health Information log now, every field from the drive's state.
+    fn fdp<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let d = &self.inner;
+        let Some(fdp) = d.fdp() else { return Ok(py.None().into_bound(py)) };
+        let placement = d.ftl().placement().expect("an FDP drive keeps placement state");
+        let stats = d.fdp_stats().expect("an FDP drive keeps statistics");
+        let value = serde_json::json!({
+            "reclaim_groups": 1,
+            "handles": fdp.handles,
+            "handle_type": fdp.isolation.nvme_name(),
+            "reclaim_unit_bytes": d.reclaim_unit_bytes(),
+            "volatile_write_cache": !d.config().controller.power_protected,
+            "usage": d.handle_usage().iter().map(|u| u.code()).collect::<Vec<_>>(),
+            "stats": {
+                "host_bytes_written": stats.host_bytes_written,
+                "media_bytes_written": stats.media_bytes_written,
+                "media_bytes_erased": stats.media_bytes_erased,
+            },
+            "status": d.handle_status().iter().map(|s| serde_json::json!({
+                "pid": s.placement.0, "ruhid": s.handle.0, "earutr": 0, "ruamw": s.available_lbas,
+            })).collect::<Vec<_>>(),
+            "events": d.fdp_events().map(|e| serde_json::json!({
+                "type": e.kind.code(), "name": e.kind.name(), "pid": e.placement.0,
+                "timestamp_ms": e.at.as_ns() / 1_000_000,
+            })).collect::<Vec<_>>(),
+            "per_handle": placement.handles().iter().map(|h| serde_json::json!({
+                "host_units": h.host_units, "gc_units": h.gc_units, "reclaim_units": h.reclaim_units,
+            })).collect::<Vec<_>>(),
+            "unowned_gc_units": placement.unowned_gc_units(),
+        });
+        crate::output::json_to_py(py, &value)
+    }
+
     fn health<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         crate::output::json_to_py(py, &serde_json::to_value(self.inner.health()).expect("the health log serialises"))
     }

@@ -681,7 +681,7 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
         if let Some(c) = self.conns.get_mut(&conn) {
             c.outstanding += 1;
         }
-        let io = IoRequest { opcode, offset_bytes: offset, bytes };
+        let io = IoRequest { opcode, offset_bytes: offset, bytes, placement: None };
         self.host.submit(at, at, io, tag, CompletionPath::Polled);
     }
 
@@ -692,7 +692,7 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
             let tag = self.next_tag;
             self.next_tag += 1;
             self.pending.insert(tag, Pending { then_flush: false, ..p });
-            let flush = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0 };
+            let flush = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0, placement: None };
             self.host.submit(at, at, flush, tag, CompletionPath::Polled);
             return;
         }

@@ -26,7 +26,23 @@ pub struct Command {
     pub slba: u64,
     /// Number of LBAs (at least 1 for Read, Write, Trim).
     pub blocks: u32,
+    /// A write's data placement directive (NVMe's Directive Type 2, its Directive Specific
+    /// field): where an FDP drive puts the data. `None` on every other command.
+    pub placement: Option<PlacementId>,
 }
+
+impl Command {
+    /// A command with no directive.
+    pub const fn new(opcode: Opcode, slba: u64, blocks: u32) -> Self {
+        Command { opcode, slba, blocks, placement: None }
+    }
+}
+
+/// A placement identifier: the reclaim group (high bits, as many as the drive's reclaim
+/// groups need) and the placement handle within it. With one reclaim group, the handle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct PlacementId(pub u16);
 
 /// A finished command, handed back by [`BlockDevice::poll`](super::BlockDevice::poll).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +76,14 @@ pub enum SubmitError {
     Empty {
         /// Opcode.
         opcode: Opcode,
+    },
+    /// A write names a placement identifier, and the drive has no Flexible Data Placement.
+    #[error(
+        "the drive has no Flexible Data Placement (its profile has no [fdp] section), so a write cannot name placement identifier {placement}"
+    )]
+    NoPlacement {
+        /// The identifier named.
+        placement: u16,
     },
     /// The command is larger than MDTS allows.
     #[error("{bytes} bytes exceed the maximum data transfer size of {mdts_bytes} bytes")]

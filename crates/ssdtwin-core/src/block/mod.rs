@@ -28,7 +28,7 @@
 //! fn read_one<D: BlockDevice>(dev: &mut D) -> u64 {
 //!     let lba_bytes = dev.geometry().lba_bytes;
 //!     let blocks = (4096 / lba_bytes) as u32;
-//!     dev.submit(dev.now(), Command { opcode: Opcode::Read, slba: 0, blocks }, 7).unwrap();
+//!     dev.submit(dev.now(), Command::new(Opcode::Read, 0, blocks), 7).unwrap();
 //!     loop {
 //!         if let Some(done) = dev.poll() {
 //!             return done.completed.since(done.submitted).as_ns();
@@ -44,7 +44,7 @@ mod command;
 mod counters;
 
 pub use any::AnyDevice;
-pub use command::{Command, Completion, Opcode, SubmitError};
+pub use command::{Command, Completion, Opcode, PlacementId, SubmitError};
 pub use counters::{Counter, CounterRow};
 
 use crate::engine::SimTime;
@@ -63,6 +63,9 @@ pub struct BlockGeometry {
     /// Submission queues the target offers (NVMe I/O queue pairs; 1 for a single-queue
     /// target): a host maps its CPUs onto them.
     pub hardware_queues: u32,
+    /// Reclaim unit handles a write may name (Flexible Data Placement's Reclaim Unit Handle
+    /// Status list, placement identifiers `0..placement_handles`); 0 without FDP.
+    pub placement_handles: u16,
 }
 
 /// How the host sees a target that is not one NVMe namespace on the in-box driver.

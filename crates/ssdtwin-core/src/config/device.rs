@@ -5,7 +5,7 @@ use super::profile::PowerStateSection;
 use crate::controller::ControllerConfig;
 use crate::controller::map_cache::MapCacheConfig;
 use crate::controller::thermal::ThermalConfig;
-use crate::ftl::{Endurance, GcConfig, SlcCacheConfig};
+use crate::ftl::{Endurance, FdpConfig, GcConfig, SlcCacheConfig};
 use crate::nand::{Geometry, NandTiming};
 use crate::nvme::{HmbRequest, LinkConfig, Namespace, PowerStates};
 
@@ -64,6 +64,8 @@ pub struct DeviceConfig {
     pub map_cache: MapCacheConfig,
     /// SLC cache and folding.
     pub slc: SlcCacheConfig,
+    /// Flexible Data Placement, if the drive has it.
+    pub fdp: Option<FdpConfig>,
     /// Namespace formats and size.
     pub namespace: Namespace,
     /// Logical 4 KiB map units exposed.

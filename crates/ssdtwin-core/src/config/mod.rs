@@ -22,6 +22,7 @@ mod controller;
 mod derived;
 mod device;
 mod endurance;
+mod fdp;
 mod ftl;
 mod identity;
 mod link;
@@ -42,10 +43,12 @@ pub use namespace::max_namespace_bytes;
 pub use profile::*;
 pub use shipped::{SHIPPED, shipped_names, shipped_text};
 
+use crate::ftl::Stream;
 use crate::nand::{CellMode, UNIT_BYTES};
 use crate::profile_file::{self, Checker, parse_error};
 use controller::{build_controller, build_map_cache};
 use endurance::build_endurance;
+use fdp::build_fdp;
 use ftl::{build_gc, build_slc};
 use identity::build_identity;
 use link::build_link;
@@ -102,8 +105,10 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
     let (geometry, nand) = build_nand(&c, &p.nand)?;
     let gc = build_gc(&c, &p.ftl)?;
     let slc = build_slc(&c, p.slc_cache.as_ref(), &geometry, &nand)?;
+    let fdp = build_fdp(&c, p.fdp.as_ref(), &slc)?;
+    let streams = Stream::count(fdp.map_or(0, |f| f.handles));
     let controller = build_controller(&c, &p.controller, &geometry)?;
-    let namespace = build_namespace(&c, &p, &geometry, &gc, &slc)?;
+    let namespace = build_namespace(&c, &p, &geometry, &gc, &slc, streams)?;
     let logical_units = namespace.capacity_bytes / UNIT_BYTES;
     let host_interface = p
         .host_interface
@@ -126,8 +131,8 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
         })
         .transpose()?;
     let map_cache = build_map_cache(&c, &p.map_cache, &identity, &nand, geometry.native)?;
-    let min_superblocks =
-        logical_units.div_ceil(u64::from(geometry.sb_units())) as u32 + namespace_limit(&geometry, &gc, &slc).1;
+    let min_superblocks = logical_units.div_ceil(u64::from(geometry.sb_units())) as u32
+        + namespace_limit(&geometry, &gc, &slc, streams).1;
     let (endurance, rated) = build_endurance(&c, &p, &geometry, &identity.serial, min_superblocks)?;
     let (thermal, hctm_range_kelvin) = build_thermal(&c, &p, &geometry, build_power_model(&c, &p.power)?)?;
     let power = build_power_states(&c, &p.identity)?;
@@ -143,6 +148,7 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
         gc,
         map_cache,
         slc,
+        fdp,
         namespace,
         logical_units,
         host_interface,

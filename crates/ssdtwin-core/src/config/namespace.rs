@@ -1,6 +1,7 @@
 //! `[namespace]`, checked: LBA formats and the namespace's size, which the geometry, GC's
 //! reserve and the SLC cache bound.
 
+use super::fdp::build_fdp;
 use super::ftl::{build_gc, build_slc};
 use super::nand::build_nand;
 use super::profile::Profile;
@@ -10,10 +11,11 @@ use crate::nvme::{LbaFormat, Namespace};
 use crate::profile_file::{Checker, LoadedProfile, ProfileError, parse_error};
 
 /// The largest namespace a geometry can hold, and the superblocks kept back for it: GC's
-/// reserve, every open frontier, the static SLC cache and the native room to fold it.
-pub(super) fn namespace_limit(g: &Geometry, gc: &GcConfig, slc: &SlcCacheConfig) -> (u64, u32) {
+/// reserve, every open frontier (one per write stream, `streams`), the static SLC cache and
+/// the native room to fold it.
+pub(super) fn namespace_limit(g: &Geometry, gc: &GcConfig, slc: &SlcCacheConfig, streams: usize) -> (u64, u32) {
     let static_fold_sb = slc.static_sb.div_ceil(g.native.bits());
-    let reserve_sb = gc.bg_threshold_sb + Stream::COUNT as u32 + 1 + slc.static_sb + static_fold_sb;
+    let reserve_sb = gc.bg_threshold_sb + streams as u32 + 1 + slc.static_sb + static_fold_sb;
     let max_units = u64::from(g.superblocks().saturating_sub(reserve_sb)) * u64::from(g.sb_units());
     (max_units * UNIT_BYTES, reserve_sb)
 }
@@ -29,7 +31,8 @@ pub fn max_namespace_bytes(loaded: &LoadedProfile) -> Result<u64, ProfileError> 
     let (geometry, nand) = build_nand(&c, &p.nand)?;
     let gc = build_gc(&c, &p.ftl)?;
     let slc = build_slc(&c, p.slc_cache.as_ref(), &geometry, &nand)?;
-    Ok(namespace_limit(&geometry, &gc, &slc).0)
+    let fdp = build_fdp(&c, p.fdp.as_ref(), &slc)?;
+    Ok(namespace_limit(&geometry, &gc, &slc, Stream::count(fdp.map_or(0, |f| f.handles))).0)
 }
 
 pub(super) fn build_namespace(
@@ -38,6 +41,7 @@ pub(super) fn build_namespace(
     g: &Geometry,
     gc: &GcConfig,
     slc: &SlcCacheConfig,
+    streams: usize,
 ) -> Result<Namespace, ProfileError> {
     let n = &p.namespace;
     if n.lba_formats.is_empty() || n.lba_formats.len() > 16 {
@@ -64,7 +68,7 @@ pub(super) fn build_namespace(
             &format!("allowed 0 to {}", formats.len() - 1),
         ));
     }
-    let (max_bytes, reserve_sb) = namespace_limit(g, gc, slc);
+    let (max_bytes, reserve_sb) = namespace_limit(g, gc, slc, streams);
     let capacity_bytes = match (p.identity.capacity_bytes, p.ftl.overprovisioning_pct) {
         (Some(_), Some(_)) => {
             return Err(c.bad(

@@ -29,6 +29,9 @@ pub struct Profile {
     pub namespace: NamespaceSection,
     /// SLC cache and folding (absent: no cache).
     pub slc_cache: Option<SlcCacheSection>,
+    /// Flexible Data Placement (absent: the drive has none).
+    #[serde(default)]
+    pub fdp: Option<FdpSection>,
     /// How the host sees the device, where it is not one NVMe namespace on the in-box
     /// driver (absent: it is).
     #[serde(default)]
@@ -522,6 +525,30 @@ pub struct LbaFormatSection {
     /// Advertised Relative Performance: 0 Best, 1 Better, 2 Good, 3 Degraded.
     #[serde(default)]
     pub relative_performance: u8,
+}
+
+/// `[fdp]`: Flexible Data Placement (NVMe TP4146): one reclaim group, reclaim units of one
+/// superblock, and the reclaim unit handles the host places writes on.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FdpSection {
+    /// Reclaim groups (one: every reclaim unit spans every die).
+    #[serde(default = "one_u16")]
+    pub reclaim_groups: u16,
+    /// Reclaim unit handles (placement handles).
+    pub handles: u16,
+    /// What GC does with a handle's data: "initially-isolated" (may mix it with other
+    /// handles') or "persistently-isolated" (keeps it apart).
+    #[serde(default = "default_handle_type")]
+    pub handle_type: String,
+}
+
+fn one_u16() -> u16 {
+    1
+}
+
+fn default_handle_type() -> String {
+    "initially-isolated".into()
 }
 
 /// `[slc_cache]`

@@ -2,14 +2,14 @@
 //! whether a stream has room for more units without dipping into GC's reserve of free
 //! superblocks. Nothing here changes state.
 
-use super::{Ftl, Stream, WhenFull};
+use super::{Ftl, HandleId, Stream, WhenFull};
 use crate::nand::CellMode;
 
 impl Ftl {
-    /// True if the host frontier can take `units` more without dipping into the superblocks
-    /// GC keeps in reserve.
-    pub fn host_can_take(&self, units: u32) -> bool {
-        match self.host_stream() {
+    /// True if the host frontier of `handle` (or of writes that name none) can take `units`
+    /// more without dipping into the superblocks GC keeps in reserve.
+    pub fn host_can_take(&self, handle: Option<HandleId>, units: u32) -> bool {
+        match self.host_stream(handle) {
             Some(stream) => self.can_take(stream, units, self.gc.fg_threshold_sb),
             None => false,
         }
@@ -18,9 +18,9 @@ impl Ftl {
     /// True if the host frontier can take `units` more by opening at most one superblock
     /// from GC's reserve (writes paced by GC, see `ssd::gc_pace`); the reserve keeps one
     /// free superblock for GC whatever the host borrows.
-    pub fn host_can_borrow(&self, units: u32) -> bool {
+    pub fn host_can_borrow(&self, handle: Option<HandleId>, units: u32) -> bool {
         let reserve = self.gc.fg_threshold_sb.saturating_sub(1).max(1);
-        self.host_stream().is_some_and(|stream| self.can_take(stream, units, reserve))
+        self.host_stream(handle).is_some_and(|stream| self.can_take(stream, units, reserve))
     }
 
     /// True if GC's reserve of free superblocks is whole.
@@ -28,9 +28,15 @@ impl Ftl {
         self.sbs.free_count() >= self.gc.fg_threshold_sb
     }
 
-    /// Where host writes go now: the SLC cache while it has room, else the native mode
-    /// ([`WhenFull::Direct`]) or nowhere until folding frees cache ([`WhenFull::Fold`]).
-    pub fn host_stream(&self) -> Option<Stream> {
+    /// Where host writes go now: a write placed on a reclaim unit handle to that handle's
+    /// frontier (FDP drives have no SLC cache); else the SLC cache while it has room, else
+    /// the native mode ([`WhenFull::Direct`]) or nowhere until folding frees cache
+    /// ([`WhenFull::Fold`]).
+    #[inline]
+    pub fn host_stream(&self, handle: Option<HandleId>) -> Option<Stream> {
+        if let Some(h) = handle {
+            return Some(Stream::Placed(h));
+        }
         if !self.slc.enabled() {
             return Some(Stream::Host);
         }
@@ -61,8 +67,8 @@ impl Ftl {
 
     /// True if placing `units` host units needs more superblocks than are free or being
     /// reclaimed, beyond GC's reserve (so GC must collect more).
-    pub fn space_short_for(&self, units: u32) -> bool {
-        let Some(stream) = self.host_stream() else { return false };
+    pub fn space_short_for(&self, handle: Option<HandleId>, units: u32) -> bool {
+        let Some(stream) = self.host_stream(handle) else { return false };
         let (room, capacity) =
             (self.frontiers[stream.index()].room(), self.geometry.sb_units_in(self.mode_for(stream)));
         let needed = units.saturating_sub(room).div_ceil(capacity);

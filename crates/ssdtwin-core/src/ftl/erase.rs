@@ -71,7 +71,11 @@ impl Ftl {
         }
         self.sbs.free.retain(|&sb| self.sbs.state[sb as usize] == SbState::Free);
         self.wear_victim = None;
-        self.frontiers = std::array::from_fn(|_| Frontier::new(native));
+        let streams = self.frontiers.len();
+        self.frontiers = vec![Frontier::new(native); streams];
+        if let Some(p) = self.placement.as_mut() {
+            p.forget_owners();
+        }
         self.slc_in_use = 0;
         self.slc_valid = 0;
         self.slc_full.clear();

@@ -125,6 +125,9 @@ pub enum StateError {
         /// Superblocks of the array.
         superblocks: u32,
     },
+    /// The state's Flexible Data Placement does not match the profile's `[fdp]`.
+    #[error("the state's Flexible Data Placement (handles, superblock owners) does not match the profile's [fdp]")]
+    Placement,
     /// Two frontiers write one superblock.
     #[error("frontiers {first} and {second} both write superblock {sb}")]
     FrontiersShare {

@@ -12,6 +12,7 @@
 //! finished: `deps` counts, per destination program unit, the relocation reads still
 //! outstanding.
 
+use super::placement::HandleId;
 use crate::nand::{CellMode, DieId, Geometry, PuId};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -33,7 +34,9 @@ pub(crate) enum Pending {
     Source { die: DieId, mode: CellMode },
 }
 
-/// The write streams, each with its own frontier.
+/// The write streams, each with its own frontier: the four every drive has, and, on a drive
+/// with Flexible Data Placement, two per reclaim unit handle (its host writes, and its GC
+/// relocations when the handle is persistently isolated).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Stream {
     /// Host writes to the native cell mode (no SLC cache, or cache full).
@@ -44,34 +47,58 @@ pub enum Stream {
     Gc,
     /// Folding: SLC-cached data moved to the native mode.
     Fold,
+    /// Host writes placed on a reclaim unit handle (FDP).
+    Placed(HandleId),
+    /// GC relocations of a persistently isolated handle's data.
+    PlacedGc(HandleId),
 }
 
 impl Stream {
-    /// Number of streams.
-    pub const COUNT: usize = 4;
-    /// All streams.
-    pub const ALL: [Stream; Stream::COUNT] = [Stream::Host, Stream::HostSlc, Stream::Gc, Stream::Fold];
+    /// The streams every drive has.
+    pub const BASE: [Stream; 4] = [Stream::Host, Stream::HostSlc, Stream::Gc, Stream::Fold];
 
-    /// Index into per-stream tables.
+    /// Number of frontiers a drive with `handles` reclaim unit handles keeps.
+    pub const fn count(handles: u16) -> usize {
+        Self::BASE.len() + 2 * handles as usize
+    }
+
+    /// Index into per-stream tables: the base streams first, then each handle's two.
     #[inline]
     pub const fn index(self) -> usize {
-        self as usize
+        match self {
+            Stream::Host => 0,
+            Stream::HostSlc => 1,
+            Stream::Gc => 2,
+            Stream::Fold => 3,
+            Stream::Placed(h) => Self::BASE.len() + 2 * h.index(),
+            Stream::PlacedGc(h) => Self::BASE.len() + 2 * h.index() + 1,
+        }
+    }
+
+    /// The stream of index `i` (the inverse of [`Stream::index`]).
+    pub const fn of_index(i: usize) -> Stream {
+        match i {
+            0 => Stream::Host,
+            1 => Stream::HostSlc,
+            2 => Stream::Gc,
+            3 => Stream::Fold,
+            _ => {
+                let h = HandleId(((i - Self::BASE.len()) / 2) as u16);
+                if (i - Self::BASE.len()) % 2 == 0 { Stream::Placed(h) } else { Stream::PlacedGc(h) }
+            }
+        }
     }
 
     /// True for the streams host writes go to (their data sits in the write buffer).
     #[inline]
     pub const fn is_host(self) -> bool {
-        matches!(self, Stream::Host | Stream::HostSlc)
+        matches!(self, Stream::Host | Stream::HostSlc | Stream::Placed(_))
     }
 
-    /// Name in reports.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Stream::Host => "host",
-            Stream::HostSlc => "host-slc",
-            Stream::Gc => "gc",
-            Stream::Fold => "fold",
-        }
+    /// True for the streams relocations write.
+    #[inline]
+    pub const fn is_relocation(self) -> bool {
+        matches!(self, Stream::Gc | Stream::Fold | Stream::PlacedGc(_))
     }
 }
 

@@ -1,7 +1,7 @@
 //! Life used: the rated life each superblock and the whole drive have used (NVMe's
 //! Percentage Used), and the cold data static wear levelling moves.
 
-use super::{BlockInfo, Ftl, SbState, Stream, wear};
+use super::{BlockInfo, Ftl, SbState, wear};
 use crate::nand::CellMode;
 
 impl Ftl {
@@ -73,7 +73,7 @@ impl Ftl {
             self.wear_victim = None;
             return None;
         }
-        if !self.can_take(Stream::Gc, valid, self.gc.fg_threshold_sb) {
+        if !self.can_take(self.gc_stream(sb), valid, self.gc.fg_threshold_sb) {
             return None;
         }
         self.wear_victim = None;

@@ -15,6 +15,7 @@
 //! ```text
 //!  admission.rs   where host writes go and whether a stream has room (no state changes)
 //!  place.rs       frontiers moving on, host writes, trims, padding, programs done
+//!  placement.rs   Flexible Data Placement: reclaim unit handles and who owns each superblock
 //!  slc.rs         the SLC cache's parameters and the reclaim of its stale superblocks
 //!  relocation.rs  GC and fold victims, relocation jobs and their reads
 //!  erase.rs       erases, the return to the free pool, Format NVM
@@ -47,6 +48,7 @@ mod l2p;
 mod life;
 mod map;
 mod place;
+pub mod placement;
 mod relocation;
 pub mod slc;
 mod state;
@@ -60,6 +62,7 @@ pub use error::StateError;
 pub use frontier::{Frontier, Stream};
 pub use gc::{GcConfig, VictimPolicy};
 pub use map::{MAX_PHYSICAL_UNITS, PageMap, UNMAPPED};
+pub use placement::{FdpConfig, HandleCounters, HandleId, Isolation, Placement};
 pub use relocation::{RelocRead, RelocationJob};
 pub use slc::{SlcCacheConfig, WhenFull};
 pub use state::FtlState;
@@ -108,7 +111,10 @@ pub struct Ftl {
     pub map: PageMap,
     /// Superblock table.
     pub sbs: Superblocks,
-    frontiers: [Frontier; Stream::COUNT],
+    /// One per stream, in [`Stream::index`] order.
+    frontiers: Vec<Frontier>,
+    /// Flexible Data Placement's handles and superblock owners, on a drive that has it.
+    placement: Option<Placement>,
     /// GC parameters.
     pub gc: GcConfig,
     /// SLC cache parameters.
@@ -149,7 +155,8 @@ impl Ftl {
         Ftl {
             map: PageMap::new(logical_units, physical, geometry.sb_units()),
             sbs: Superblocks::new(geometry.superblocks(), native),
-            frontiers: std::array::from_fn(|_| Frontier::new(native)),
+            frontiers: vec![Frontier::new(native); Stream::count(0)],
+            placement: None,
             gc,
             slc: SlcCacheConfig::NONE,
             slc_in_use: 0,
@@ -172,6 +179,25 @@ impl Ftl {
     pub fn with_slc(mut self, slc: SlcCacheConfig) -> Self {
         self.slc = slc;
         self
+    }
+
+    /// Enables Flexible Data Placement with `fdp`'s handles (before any write; never with an
+    /// SLC cache, which the configuration refuses).
+    #[must_use]
+    pub fn with_placement(mut self, fdp: FdpConfig) -> Self {
+        self.frontiers = vec![Frontier::new(self.geometry.native); Stream::count(fdp.handles)];
+        self.placement = Some(Placement::new(fdp, self.geometry.superblocks()));
+        self
+    }
+
+    /// The placement state of an FDP drive.
+    pub fn placement(&self) -> Option<&Placement> {
+        self.placement.as_ref()
+    }
+
+    /// Every stream this drive has, in index order.
+    pub fn streams(&self) -> impl Iterator<Item = Stream> + use<> {
+        (0..self.frontiers.len()).map(Stream::of_index)
     }
 
     /// Valid map units held in SLC-mode superblocks.

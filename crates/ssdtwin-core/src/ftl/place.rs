@@ -3,7 +3,7 @@
 //! become ready to program are pushed into the caller's buffer, so nothing allocates per
 //! unit.
 
-use super::{Ftl, SbState, Stream, UNMAPPED, wear};
+use super::{Ftl, HandleId, SbState, Stream, UNMAPPED, wear};
 use crate::nand::{CellMode, DieId, Ppa, PuId};
 
 impl Ftl {
@@ -57,15 +57,25 @@ impl Ftl {
         if mode == CellMode::Slc {
             self.slc_in_use += 1;
         }
+        if let Some(p) = self.placement.as_mut() {
+            p.opened(sb, stream);
+        }
         self.frontiers[si].start(sb, mode, &self.geometry);
     }
 
-    /// Places one host-written unit; pushes the program unit to `ready` if this filled it.
+    /// Places one host-written unit, on reclaim unit handle `handle` if the write names one;
+    /// pushes the program unit to `ready` if this filled it.
     #[inline]
-    pub fn write(&mut self, lpn: u64, tag: u32, ready: &mut Vec<PuId>) -> Ppa {
-        let stream = self.host_stream().expect("admission checks that host writes have somewhere to go");
-        if stream == Stream::HostSlc {
-            self.counters.host_units_slc += 1;
+    pub fn write(&mut self, handle: Option<HandleId>, lpn: u64, tag: u32, ready: &mut Vec<PuId>) -> Ppa {
+        let stream = self.host_stream(handle).expect("admission checks that host writes have somewhere to go");
+        match stream {
+            Stream::HostSlc => self.counters.host_units_slc += 1,
+            Stream::Placed(h) => {
+                if let Some(p) = self.placement.as_mut() {
+                    p.handles[h.index()].host_units += 1;
+                }
+            }
+            _ => {}
         }
         let (ppa, filled) = self.advance(stream);
         let old = self.map.remap(lpn, ppa);

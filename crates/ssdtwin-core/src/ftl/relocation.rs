@@ -76,7 +76,14 @@ impl Ftl {
         // the mode GC writes (a full native superblock frees nothing; an SLC one packs into
         // a fraction of one). GC may use the reserve, but must have room for what it moves.
         let gains = self.sbs.valid(victim) < g.sb_units_in(self.mode_for(Stream::Gc));
-        (gains && self.can_take(Stream::Gc, self.sbs.valid(victim), 0)).then_some(victim)
+        (gains && self.can_take(self.gc_stream(victim), self.sbs.valid(victim), 0)).then_some(victim)
+    }
+
+    /// Where GC writes `victim`'s valid data: GC's own frontier, or, for a persistently
+    /// isolated FDP handle's data, that handle's GC frontier.
+    #[inline]
+    pub fn gc_stream(&self, victim: u32) -> Stream {
+        self.placement.as_ref().map_or(Stream::Gc, |p| p.gc_stream(victim))
     }
 
     /// The oldest full SLC superblock, if folding it can make progress (room in the
@@ -173,6 +180,9 @@ impl Ftl {
         } else {
             self.counters.gc_units_moved += u64::from(moved);
             self.counters.gc_jobs += 1;
+            if let Some(p) = self.placement.as_mut() {
+                p.moved(victim, moved);
+            }
         }
         moved
     }

@@ -126,7 +126,8 @@ impl Ftl {
     /// writes wait for (firmware erases stale blocks ahead of need rather than write
     /// natively what the cache can take).
     pub fn host_waits_for_slc_erase(&self) -> bool {
-        (!self.slc_stale.is_empty() || !self.slc_stale_erasing.is_empty()) && self.host_stream() == Some(Stream::Host)
+        (!self.slc_stale.is_empty() || !self.slc_stale_erasing.is_empty())
+            && self.host_stream(None) == Some(Stream::Host)
     }
 
     /// True if some stale SLC superblock waits to be erased.

@@ -1,7 +1,7 @@
 //! The FTL's state in snapshots: everything but the map arrays, exported and imported, and
 //! the L2P restored chunk by chunk.
 
-use super::{Frontier, Ftl, FtlCounters, SbState, StateError, Stream, Superblocks, WearLevelling, WearState};
+use super::{Frontier, Ftl, FtlCounters, Placement, SbState, StateError, Superblocks, WearLevelling, WearState};
 use crate::nand::CellMode;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -19,6 +19,9 @@ pub struct FtlState {
     /// Spares, remapped slots and bad blocks (absent from an older state: none).
     #[serde(default)]
     wear: WearState,
+    /// Superblock owners and per-handle counters of an FDP drive (absent: none).
+    #[serde(default)]
+    placement: Option<Placement>,
 }
 
 impl Ftl {
@@ -26,13 +29,14 @@ impl Ftl {
     pub fn export_state(&self) -> FtlState {
         FtlState {
             sbs: self.sbs.clone(),
-            frontiers: self.frontiers.to_vec(),
+            frontiers: self.frontiers.clone(),
             write_seq: self.write_seq,
             counters: self.counters.clone(),
             slc_in_use: self.slc_in_use,
             slc_valid: self.slc_valid,
             slc_full: self.slc_full.clone(),
             wear: self.wear.export_state(),
+            placement: self.placement.clone(),
         }
     }
 
@@ -57,7 +61,9 @@ impl Ftl {
     ) -> Result<(), StateError> {
         let n = self.sbs.len() as usize;
         let sized = [state.sbs.valid.len(), state.sbs.mode.len(), state.sbs.erase_count.len()];
-        if state.sbs.len() != self.sbs.len() || state.frontiers.len() != Stream::COUNT || sized.iter().any(|&l| l != n)
+        if state.sbs.len() != self.sbs.len()
+            || state.frontiers.len() != self.frontiers.len()
+            || sized.iter().any(|&l| l != n)
         {
             return Err(StateError::Shape);
         }
@@ -78,6 +84,14 @@ impl Ftl {
             &self.endurance,
             self.geometry.native,
         )?;
+        match (self.placement.as_mut(), state.placement) {
+            (None, None) => {}
+            (Some(mine), Some(mut theirs)) if theirs.fits(mine.config, self.sbs.len()) => {
+                theirs.config = mine.config;
+                *mine = theirs;
+            }
+            _ => return Err(StateError::Placement),
+        }
         self.map.rebuild_reverse()?;
         self.sbs = state.sbs;
         for (f, s) in self.frontiers.iter_mut().zip(state.frontiers) {

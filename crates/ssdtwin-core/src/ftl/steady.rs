@@ -122,9 +122,9 @@ impl Ftl {
         while let Some(victim) = self.take_wear_victim() {
             self.relocate_counts(victim);
         }
-        let data_end = Stream::ALL.map(|s| self.frontiers[s.index()].next);
+        let data_end: Vec<u32> = self.frontiers.iter().map(|f| f.next).collect();
         let mut scratch = Vec::new();
-        for stream in Stream::ALL {
+        for stream in self.streams() {
             self.pad(stream, &mut scratch);
         }
         let native = self.geometry.native;
@@ -134,14 +134,14 @@ impl Ftl {
         for f in &mut self.frontiers {
             f.restore_flags(&self.geometry);
         }
-        self.lay_out_map(span, data_end, seed, layout_arrays, &mut version);
+        self.lay_out_map(span, &data_end, seed, layout_arrays, &mut version);
         Ok(())
     }
 
     /// Collects, on the counts, until host writes may open a superblock (borrowing down to
     /// GC's last free superblock, as under sustained writes).
     fn make_room_for_host(&mut self) -> Result<(), SteadyRefusal> {
-        while !self.host_can_borrow(1) {
+        while !self.host_can_borrow(None, 1) {
             let victim = self.pick_gc_victim().ok_or(SteadyRefusal::NoRoom)?;
             self.relocate_counts(victim);
         }
@@ -232,7 +232,7 @@ impl Ftl {
     fn lay_out_map(
         &mut self,
         span: u64,
-        data_end: [u32; Stream::COUNT],
+        data_end: &[u32],
         seed: u64,
         arrays: LayoutArrays,
         version: &mut impl FnMut(u64) -> u32,

@@ -8,7 +8,7 @@ impl Ftl {
     /// Places a host unit with no timing: its program unit counts as programmed at once.
     /// Used by bulk fills, which yield the state a timed run would leave.
     pub fn write_untimed(&mut self, lpn: u64, tag: u32, scratch: &mut Vec<PuId>) {
-        self.write(lpn, tag, scratch);
+        self.write(None, lpn, tag, scratch);
         for pu in scratch.drain(..) {
             self.program_done(pu);
         }
@@ -77,7 +77,7 @@ impl Ftl {
 
     /// Pads and programs every stream's open program unit with no timing.
     pub fn pad_untimed(&mut self, scratch: &mut Vec<PuId>) {
-        for stream in Stream::ALL {
+        for stream in self.streams() {
             self.pad(stream, scratch);
             for pu in scratch.drain(..) {
                 self.program_done(pu);
@@ -101,21 +101,21 @@ impl Ftl {
             let Some(victim) = self.pick_gc_victim() else {
                 return;
             };
-            self.relocate_untimed(victim, Stream::Gc, job, scratch);
+            self.relocate_untimed(victim, self.gc_stream(victim), job, scratch);
         }
         while let Some(victim) = self.take_wear_victim() {
-            self.relocate_untimed(victim, Stream::Gc, job, scratch);
+            self.relocate_untimed(victim, self.gc_stream(victim), job, scratch);
         }
     }
 
     /// Folds, or else collects, with no timing until a host unit can be placed, as a drive
     /// does for writes that wait for space. False if nothing would free any.
     pub fn make_room_untimed(&mut self, job: &mut RelocationJob, scratch: &mut Vec<PuId>) -> bool {
-        while !self.host_can_take(1) {
+        while !self.host_can_take(None, 1) {
             if let Some(victim) = self.pick_fold_victim() {
                 self.relocate_untimed(victim, Stream::Fold, job, scratch);
             } else if let Some(victim) = self.pick_gc_victim() {
-                self.relocate_untimed(victim, Stream::Gc, job, scratch);
+                self.relocate_untimed(victim, self.gc_stream(victim), job, scratch);
             } else {
                 return false;
             }

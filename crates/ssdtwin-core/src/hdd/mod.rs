@@ -32,7 +32,7 @@
 //! use ssdtwin_core::engine::SimTime;
 //!
 //! let mut disk = Hdd::new(build_hdd(&load_hdd("exos-x18-16tb").unwrap()).unwrap());
-//! disk.submit(SimTime::ZERO, Command { opcode: Opcode::Read, slba: 1 << 30, blocks: 8 }, 1).unwrap();
+//! disk.submit(SimTime::ZERO, Command::new(Opcode::Read, 1 << 30, 8), 1).unwrap();
 //! let done = loop {
 //!     if let Some(c) = disk.poll() { break c; }
 //! };
@@ -501,6 +501,7 @@ impl BlockDevice for Hdd {
             lbas: self.config.lbas,
             max_transfer_bytes: self.config.max_transfer_bytes,
             hardware_queues: 1,
+            placement_handles: 0,
         }
     }
 

@@ -379,7 +379,12 @@ impl<D: BlockDevice> Host<D> {
             let r = state.reads.insert(read);
             state.reads_at.insert(first, r);
             let at = self.cpu.task(b.core, now, self.config.block_submit).end;
-            let io = IoRequest { opcode: Opcode::Read, offset_bytes: first * page_bytes, bytes: pages * page_bytes };
+            let io = IoRequest {
+                opcode: Opcode::Read,
+                offset_bytes: first * page_bytes,
+                bytes: pages * page_bytes,
+                placement: None,
+            };
             self.submit(now, at, io, INTERNAL | (KIND_READ << KIND_SHIFT) | u64::from(r), path);
         }
     }
@@ -489,7 +494,7 @@ impl<D: BlockDevice> Host<D> {
     }
 
     fn send_flush(&mut self, now: SimTime, sync: u32) {
-        let io = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0 };
+        let io = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0, placement: None };
         let path = CompletionPath::Interrupt { core: CoreId(0), work: self.config.block_complete };
         self.submit(now, now, io, INTERNAL | (KIND_FLUSH << KIND_SHIFT) | u64::from(sync), path);
     }
@@ -530,8 +535,12 @@ impl<D: BlockDevice> Host<D> {
                 None
             };
             let Some(wb) = run else { return };
-            let io =
-                IoRequest { opcode: Opcode::Write, offset_bytes: wb.first * page_bytes, bytes: wb.pages * page_bytes };
+            let io = IoRequest {
+                opcode: Opcode::Write,
+                offset_bytes: wb.first * page_bytes,
+                bytes: wb.pages * page_bytes,
+                placement: None,
+            };
             let first = wb.first;
             let w = state.writebacks.insert(wb);
             state.writebacks_at.insert(first, w);

@@ -17,7 +17,7 @@
 //! let lun = || Ssd::new(build(&load_profile("generic-tlc-1tb").unwrap()).unwrap());
 //! let mut md = Md::new(vec![lun(), lun()], MdLayout::Raid0 { chunk_bytes: 512 << 10 });
 //! // 1 MiB at offset 0 is one 512 KiB chunk on each member.
-//! md.submit(md.now(), Command { opcode: Opcode::Read, slba: 0, blocks: 2048 }, 9).unwrap();
+//! md.submit(md.now(), Command::new(Opcode::Read, 0, 2048), 9).unwrap();
 //! let done = loop {
 //!     if let Some(c) = md.poll() { break c; }
 //! };
@@ -142,7 +142,7 @@ impl<D: BlockDevice> BlockDevice for Md<D> {
         while lba < end {
             let (m, at, room) = self.map(lba);
             let n = room.min(end - lba);
-            let piece = Command { opcode: command.opcode, slba: at, blocks: n as u32 };
+            let piece = Command { slba: at, blocks: n as u32, ..command };
             self.members[m].submit(now, piece, u64::from(r))?;
             parts += 1;
             lba += n;
@@ -245,7 +245,7 @@ mod tests {
         let per = md.members()[0].geometry().lbas;
         assert_eq!(md.geometry().lbas, 2 * per);
         // A write across the boundary lands on both.
-        run(&mut md, Command { opcode: Opcode::Write, slba: per - 8, blocks: 16 });
+        run(&mut md, Command::new(Opcode::Write, per - 8, 16));
         let written = |d: &Ssd| d.counters().host_write_bytes;
         assert_eq!((written(&md.members()[0]), written(&md.members()[1])), (4096, 4096));
     }
@@ -254,7 +254,7 @@ mod tests {
     fn raid0_stripes_chunks_member_by_member() {
         let mut md = Md::new(vec![lun(), lun()], MdLayout::Raid0 { chunk_bytes: 64 << 10 });
         // Four 64 KiB chunks: two on each member.
-        run(&mut md, Command { opcode: Opcode::Write, slba: 0, blocks: 512 });
+        run(&mut md, Command::new(Opcode::Write, 0, 512));
         let written = |d: &Ssd| d.counters().host_write_bytes;
         assert_eq!((written(&md.members()[0]), written(&md.members()[1])), (128 << 10, 128 << 10));
         assert_eq!(md.map(128 * 3 + 5), (1, 128 + 5, 123), "chunk 3 is member 1's second");

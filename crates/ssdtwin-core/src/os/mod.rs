@@ -51,7 +51,7 @@ pub use profile::{
     MemoryConfig, OsFamily, SHIPPED_HOSTS, SleepTimer, build_host, ideal_host_overrides, load_host, shipped_host_names,
 };
 
-use crate::block::{BlockDevice, BlockGeometry, Command, CounterRow, Opcode};
+use crate::block::{BlockDevice, BlockGeometry, Command, CounterRow, Opcode, PlacementId};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use strength_reduce::StrengthReducedU64;
 use tag::CommandTag;
@@ -65,6 +65,8 @@ pub struct IoRequest {
     pub offset_bytes: u64,
     /// Length (0 for a flush).
     pub bytes: u64,
+    /// A write's placement directive, passed to every command it becomes (FDP drives).
+    pub placement: Option<PlacementId>,
 }
 
 /// How an I/O's completion is noticed.
@@ -375,7 +377,10 @@ impl<D: BlockDevice> Host<D> {
             self.in_flight += 1;
             self.command_sent(now);
             let lba = self.lba_bytes;
-            let command = Command { opcode: io.opcode, slba: io.offset_bytes / lba, blocks: (io.bytes / lba) as u32 };
+            let command = Command {
+                placement: io.placement,
+                ..Command::new(io.opcode, io.offset_bytes / lba, (io.bytes / lba) as u32)
+            };
             self.device
                 .submit(now, command, command_tag.user())
                 .expect("the runner validates I/O against the geometry");
@@ -439,7 +444,7 @@ impl<D: BlockDevice> Host<D> {
         let lba = self.lba_bytes;
         if matches!(io.opcode, Opcode::Trim | Opcode::Flush) {
             let blocks = (io.bytes / lba) as u32;
-            let command = Command { opcode: io.opcode, slba: io.offset_bytes / lba, blocks };
+            let command = Command::new(io.opcode, io.offset_bytes / lba, blocks);
             self.device.submit(at, command, tag).expect("the runner validates I/O against the geometry");
             return;
         }
@@ -447,7 +452,8 @@ impl<D: BlockDevice> Host<D> {
         let mut offset = io.offset_bytes;
         while offset < end {
             let len = self.request_bytes.min(end - offset);
-            let command = Command { opcode: io.opcode, slba: offset / lba, blocks: (len / lba) as u32 };
+            let command =
+                Command { placement: io.placement, ..Command::new(io.opcode, offset / lba, (len / lba) as u32) };
             self.device.submit(at, command, tag).expect("the runner validates I/O against the geometry");
             offset += len;
         }

@@ -53,11 +53,7 @@ impl<D: BlockDevice> Host<D> {
             while device.in_flight() < LAYOUT_QUEUE_DEPTH
                 && let Some((at, bytes)) = next
             {
-                let command = Command {
-                    opcode: Opcode::Write,
-                    slba: at / geometry.lba_bytes,
-                    blocks: (bytes / geometry.lba_bytes) as u32,
-                };
+                let command = Command::new(Opcode::Write, at / geometry.lba_bytes, (bytes / geometry.lba_bytes) as u32);
                 let now = device.now();
                 device.submit(now, command, 0)?;
                 next = pieces.next();
@@ -66,7 +62,7 @@ impl<D: BlockDevice> Host<D> {
                 // create_fsync: the file's writes are made stable before the job starts.
                 flush = false;
                 let now = device.now();
-                device.submit(now, Command { opcode: Opcode::Flush, slba: 0, blocks: 0 }, 0)?;
+                device.submit(now, Command::new(Opcode::Flush, 0, 0), 0)?;
             }
             if device.in_flight() == 0 {
                 return Ok(());

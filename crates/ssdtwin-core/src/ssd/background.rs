@@ -40,15 +40,6 @@ pub(super) enum JobKind {
 /// Fold reads carry this bit in their die-op token.
 const FOLD_TOKEN: u32 = 1 << 31;
 
-impl JobKind {
-    fn stream(self) -> Stream {
-        match self {
-            JobKind::Gc => Stream::Gc,
-            JobKind::Fold => Stream::Fold,
-        }
-    }
-}
-
 impl Ssd {
     /// The die-queue class of a job's programs: GC cannot yield to host work, or free space
     /// would run out; folding is urgent while the cache is above its urgent watermark, and
@@ -70,7 +61,10 @@ impl Ssd {
         }
         // A write needing more superblocks than the background threshold keeps free must
         // not wait for GC that the threshold alone would never start.
-        let starved = self.buffer.front().is_some_and(|slot| self.ftl.space_short_for(self.slots[slot as usize].units));
+        let starved = self.buffer.front().is_some_and(|slot| {
+            let s = &self.slots[slot as usize];
+            self.ftl.space_short_for(s.handle, s.units)
+        });
         if !self.ftl.wants_gc() && !starved {
             self.maybe_level_wear();
             return;
@@ -115,7 +109,10 @@ impl Ssd {
 
     /// True if the first waiting write could not be placed even with buffer room.
     fn writes_wait_for_space(&self) -> bool {
-        self.buffer.front().is_some_and(|slot| !self.ftl.host_can_take(self.slots[slot as usize].units))
+        self.buffer.front().is_some_and(|slot| {
+            let s = &self.slots[slot as usize];
+            !self.ftl.host_can_take(s.handle, s.units)
+        })
     }
 
     /// Continues a folding session: the next fold job, or the end of the session (below
@@ -162,7 +159,12 @@ impl Ssd {
     fn start_job(&mut self, kind: JobKind, victim: u32) {
         let k = kind as usize;
         let mut job = std::mem::take(&mut self.jobs[k]);
-        self.ftl.start_relocation(victim, kind.stream(), &mut job);
+        let stream = match kind {
+            JobKind::Gc => self.ftl.gc_stream(victim),
+            JobKind::Fold => Stream::Fold,
+        };
+        self.job_streams[k] = stream;
+        self.ftl.start_relocation(victim, stream, &mut job);
         if kind == JobKind::Gc {
             let valid: u64 = job.reads.iter().map(|r| u64::from(r.units)).sum();
             let capacity = self.config.geometry.sb_units_in(self.ftl.sbs.mode(victim));
@@ -201,7 +203,7 @@ impl Ssd {
         let read = self.jobs[k].reads[(op.token & !FOLD_TOKEN) as usize];
         let in_memory = self.nand.transfer_out(die, self.now, op.units);
         let mut ready = std::mem::take(&mut self.ready_scratch);
-        self.ftl.reloc_read_done(kind.stream(), &read, &mut ready);
+        self.ftl.reloc_read_done(self.job_streams[k], &read, &mut ready);
         let victim = self.jobs[k].victim;
         for &pu in &ready {
             self.enqueue_relocation(kind, pu, Some(victim), in_memory);
@@ -233,14 +235,16 @@ impl Ssd {
 
     /// Every read of a job is done. If another job of its kind follows, it fills the last
     /// destination program unit, and the victim's erase waits for that unit too; otherwise
-    /// the unit is closed with padding.
+    /// the unit is closed with padding. A job on a handle's own GC stream (persistently
+    /// isolated FDP) closes it at once: the next job may write another handle's stream.
     fn finish_job_reads(&mut self, kind: JobKind) {
         let k = kind as usize;
         let victim = self.jobs[k].victim;
+        let stream = self.job_streams[k];
         self.jobs_active[k] = false;
         self.victim_reads_done[victim as usize] = true;
         if !self.jobs[k].reads.is_empty()
-            && let Some(pu) = self.ftl.open_relocation_pu(kind.stream())
+            && let Some(pu) = self.ftl.open_relocation_pu(stream)
         {
             // Jobs with less data than a program unit leave several victims waiting on one.
             let held = &mut self.held[k];
@@ -249,21 +253,31 @@ impl Ssd {
             held.1.push(victim);
             self.victim_programs[victim as usize] += 1;
         }
+        let shared = matches!(stream, Stream::Gc | Stream::Fold);
+        if !shared {
+            self.pad_relocation(kind, stream);
+        }
         match kind {
             JobKind::Gc => self.maybe_start_gc(),
             JobKind::Fold => self.maybe_start_fold(),
         }
-        if !self.jobs_active[k] {
-            let mut ready = std::mem::take(&mut self.ready_scratch);
-            self.ftl.pad(kind.stream(), &mut ready);
-            let now = self.now;
-            for &pu in &ready {
-                self.enqueue_relocation(kind, pu, None, now);
-            }
-            ready.clear();
-            self.ready_scratch = ready;
+        if shared && !self.jobs_active[k] {
+            self.pad_relocation(kind, stream);
         }
         self.release_victim_if_done(victim);
+    }
+
+    /// Closes the open destination program unit of a job's `stream` with padding and
+    /// queues its program (with the victims held for it).
+    fn pad_relocation(&mut self, kind: JobKind, stream: Stream) {
+        let mut ready = std::mem::take(&mut self.ready_scratch);
+        self.ftl.pad(stream, &mut ready);
+        let now = self.now;
+        for &pu in &ready {
+            self.enqueue_relocation(kind, pu, None, now);
+        }
+        ready.clear();
+        self.ready_scratch = ready;
     }
 
     /// One program holding `victim`'s data finished.

@@ -29,6 +29,7 @@ mod fill;
 mod gc_pace;
 mod health;
 mod map;
+mod placement;
 mod power;
 mod read;
 mod snapshot;
@@ -40,6 +41,7 @@ pub use counters::{CounterSnapshot, HostCounters, LEVEL_COUNTERS};
 pub use error::DeviceError;
 pub use fill::{FillError, FillPattern};
 pub use health::{DATA_UNIT_BYTES, HealthLog, Shutdown};
+pub use placement::{FdpEvent, FdpEventKind, FdpStats, HandleStatus, HandleUse, MAX_FDP_EVENTS};
 pub use snapshot::SnapshotError;
 pub use verify::Verifier;
 
@@ -54,7 +56,7 @@ use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimRng, S
 /// Stream labels of the run's variability sources.
 const RETRY_STREAM: u64 = 0x0052_4554_5259;
 const FIRMWARE_STREAM: u64 = 0x4657_5449_4d45;
-use crate::ftl::{Ftl, MediaErrors, RelocationJob, Stream};
+use crate::ftl::{Ftl, HandleId, MediaErrors, RelocationJob, Stream};
 use crate::nand::{CellMode, DieId, DieOp, DieOpKind, DieWake, NandArray, PuId, UNIT_BYTES};
 use crate::nvme::{HmbGrant, PowerStates};
 use std::collections::VecDeque;
@@ -91,6 +93,8 @@ struct Slot {
     pending_maps: u32,
     /// Latest data arrival at the host.
     data_end: SimTime,
+    /// The reclaim unit handle a write is placed on (FDP drives).
+    handle: Option<HandleId>,
 }
 
 /// A program in flight: which program unit, how much write-buffer space it frees, and the
@@ -123,6 +127,10 @@ pub struct Ssd {
     free_programs: Vec<u32>,
     /// Relocation jobs by [`background::JobKind`]: GC, folding.
     jobs: [RelocationJob; 2],
+    /// The stream each kind's current (or last) job writes.
+    job_streams: [Stream; 2],
+    /// FDP events and each handle's use (not saved with the drive's state).
+    fdp_log: placement::FdpLog,
     jobs_active: [bool; 2],
     /// Host writes paced by the GC job under way (see `gc_pace`).
     gc_pace: gc_pace::GcPace,
@@ -194,8 +202,11 @@ impl Ssd {
     /// A fresh device; with `verify`, every read checks the data version it finds.
     pub fn with_verify(config: DeviceConfig, verify: bool) -> Self {
         let geometry = config.geometry.clone();
-        let ftl =
+        let mut ftl =
             Ftl::new(geometry.clone(), config.logical_units, config.gc, config.endurance, verify).with_slc(config.slc);
+        if let Some(fdp) = config.fdp {
+            ftl = ftl.with_placement(fdp);
+        }
         let nand = NandArray::new(geometry, config.nand.clone(), config.endurance.seed);
         // No host has granted a buffer yet (os::negotiate_hmb decides one).
         let hmb = HmbGrant::none();
@@ -214,6 +225,8 @@ impl Ssd {
             programs: Vec::new(),
             free_programs: Vec::new(),
             jobs: Default::default(),
+            job_streams: [Stream::Gc, Stream::Fold],
+            fdp_log: placement::FdpLog::default(),
             jobs_active: [false; 2],
             gc_pace: gc_pace::GcPace::default(),
             reloc_programs: [0; 2],
@@ -309,6 +322,11 @@ impl Ssd {
         if c.opcode == Opcode::Flush {
             return Ok(());
         }
+        if let Some(pid) = c.placement
+            && self.config.fdp.is_none()
+        {
+            return Err(SubmitError::NoPlacement { placement: pid.0 });
+        }
         if c.blocks == 0 {
             return Err(SubmitError::Empty { opcode: c.opcode });
         }
@@ -373,7 +391,7 @@ impl Ssd {
     /// any program was queued.
     fn pad_all(&mut self) -> bool {
         let mut any = self.flush_journal();
-        for stream in Stream::ALL {
+        for stream in self.ftl.streams() {
             let mut ready = std::mem::take(&mut self.ready_scratch);
             let pad = self.ftl.pad(stream, &mut ready);
             let pu_units = self.config.geometry.pu_units();
@@ -532,7 +550,11 @@ impl Ssd {
             pending: 0,
             pending_maps: 0,
             data_end: arrive,
+            handle: None,
         });
+        if command.opcode == Opcode::Write && self.config.fdp.is_some() {
+            self.slots[slot as usize].handle = Some(self.placement_handle(command.placement, at));
+        }
         let ctrl = &self.config.controller;
         match command.opcode {
             Opcode::Read => {
@@ -701,6 +723,7 @@ impl BlockDevice for Ssd {
             lbas: ns.lbas(),
             max_transfer_bytes: if mdts == 0 { u64::MAX } else { UNIT_BYTES << mdts },
             hardware_queues: self.config.link.io_queues,
+            placement_handles: self.config.fdp.map_or(0, |f| f.handles),
         }
     }
 

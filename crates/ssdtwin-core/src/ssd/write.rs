@@ -2,9 +2,9 @@
 //! flush.
 
 use super::background::JobKind;
-use super::{ProgramRec, Ssd};
+use super::{ProgramRec, Slot, Ssd};
 use crate::engine::{SimDuration, SimTime};
-use crate::ftl::Stream;
+use crate::ftl::HandleId;
 use crate::nand::{DieOp, DieOpKind, PuId};
 
 impl Ssd {
@@ -21,8 +21,8 @@ impl Ssd {
     /// beyond GC's reserve of free superblocks, or, under fold-then-write, room in the SLC
     /// cache. A write that waits starts GC or folding if that is what it waits for.
     pub(super) fn try_admit(&mut self, slot: u32, ready: SimTime) {
-        let units = self.slots[slot as usize].units;
-        if let Some(paced) = self.buffer.has_room(units).then(|| self.host_placement(units)).flatten() {
+        let Slot { units, handle, .. } = self.slots[slot as usize];
+        if let Some(paced) = self.buffer.has_room(units).then(|| self.host_placement(handle, units)).flatten() {
             self.admit(slot, ready, paced);
         } else {
             self.counters.write_stalls += 1;
@@ -41,15 +41,15 @@ impl Ssd {
     /// superblock is about to give the cache space back (see
     /// [`Ftl::host_waits_for_slc_erase`](crate::ftl::Ftl::host_waits_for_slc_erase)).
     /// Folding for space is started only by the first condition (`writes_wait_for_space`).
-    fn host_placement(&self, units: u32) -> Option<bool> {
+    fn host_placement(&self, handle: Option<HandleId>, units: u32) -> Option<bool> {
         if self.ftl.host_waits_for_slc_erase() {
             return None;
         }
-        if !self.gc_pace.borrowing && self.ftl.host_can_take(units) {
+        if !self.gc_pace.borrowing && self.ftl.host_can_take(handle, units) {
             return Some(false);
         }
         let earned = self.jobs_active[JobKind::Gc as usize] && self.gc_pace.available() >= u64::from(units);
-        (earned && self.ftl.host_can_borrow(units)).then_some(true)
+        (earned && self.ftl.host_can_borrow(handle, units)).then_some(true)
     }
 
     /// Space only comes back when programs finish. If writes are waiting and no host
@@ -65,7 +65,7 @@ impl Ssd {
     /// Pads the open program unit of each host stream and queues its program.
     fn pad_host_streams(&mut self, ready: SimTime) {
         let pu_units = self.config.geometry.pu_units();
-        for stream in [Stream::Host, Stream::HostSlc] {
+        for stream in self.ftl.streams().filter(|s| s.is_host()) {
             let mut filled = std::mem::take(&mut self.ready_scratch);
             let pad = self.ftl.pad(stream, &mut filled);
             for &pu in &filled {
@@ -84,7 +84,8 @@ impl Ssd {
             let Some(slot) = self.buffer.next_admissible(|s| slots[s as usize].units) else {
                 break;
             };
-            let Some(paced) = self.host_placement(self.slots[slot as usize].units) else {
+            let Slot { units, handle, .. } = self.slots[slot as usize];
+            let Some(paced) = self.host_placement(handle, units) else {
                 self.maybe_fold_for_space();
                 break;
             };
@@ -108,7 +109,7 @@ impl Ssd {
         let mut filled = std::mem::take(&mut self.ready_scratch);
         for lpn in s.first_unit..s.first_unit + u64::from(s.units) {
             let version = self.verifier.as_mut().map_or(0, |v| v.on_write(lpn));
-            self.ftl.write(lpn, version, &mut filled);
+            self.ftl.write(s.handle, lpn, version, &mut filled);
         }
         let pu_units = self.config.geometry.pu_units();
         for &pu in &filled {

@@ -41,6 +41,9 @@ pub struct FioEngine {
     pub queues_direct_only: bool,
     /// Takes per-command priorities (fio's `cmdprio_*` options).
     pub cmdprio: bool,
+    /// Sends NVMe commands through the namespace's character device, around the page cache
+    /// and file systems: every I/O is direct, and writes may carry placement directives.
+    pub passthrough: bool,
     /// Whether ssdtwin runs it.
     pub support: Support,
 }
@@ -48,8 +51,7 @@ pub struct FioEngine {
 const NETWORK: &str = "it moves data over a network, which ssdtwin does not model; serve the twin with 'ssdtwin serve' and run real fio's nbd engine against it";
 const PMEM: &str = "it addresses persistent memory, not a block device";
 const FILE_OPS: &str = "it times file-system operations rather than block I/O";
-const PASSTHROUGH: &str =
-    "it sends commands around the block layer, which ssdtwin does not model; use io_uring or libaio";
+const PASSTHROUGH: &str = "it sends commands around the block layer, which ssdtwin models only for io_uring_cmd; use io_uring_cmd, io_uring or libaio";
 const EXTERNAL: &str = "it loads code from outside fio, which ssdtwin cannot run";
 
 const fn modelled(name: &'static str, sync: bool) -> FioEngine {
@@ -61,6 +63,7 @@ const fn modelled(name: &'static str, sync: bool) -> FioEngine {
         no_device_io: false,
         queues_direct_only: false,
         cmdprio: false,
+        passthrough: false,
         support: Support::Modelled,
     }
 }
@@ -82,7 +85,7 @@ pub const ENGINES: &[FioEngine] = &[
     modelled("windowsaio", false),
     FioEngine { no_device_io: true, ..modelled("null", false) },
     FioEngine { maps_file: true, ..modelled("mmap", true) },
-    refused("io_uring_cmd", PASSTHROUGH),
+    FioEngine { passthrough: true, ..modelled("io_uring_cmd", false) },
     refused("sg", PASSTHROUGH),
     refused("xnvme", PASSTHROUGH),
     refused("libblkio", PASSTHROUGH),

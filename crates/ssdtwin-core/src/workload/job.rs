@@ -231,6 +231,26 @@ pub enum Distribution {
     Zoned(Vec<Zone>),
 }
 
+/// fio's data placement: the placement identifiers a job's writes name, and how each write
+/// picks one (fio's `dp_fill_dspec_data`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlacementSpec {
+    /// `plids=`: indices into the drive's reclaim unit handle status list, sorted (`None`:
+    /// every handle the drive reports, up to 128).
+    pub indices: Option<Vec<u16>>,
+    /// `plid_select=`.
+    pub select: PlidSelect,
+}
+
+/// `plid_select=`: how each write picks its placement identifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlidSelect {
+    /// The next one in the list, wrapping (fio's default).
+    RoundRobin,
+    /// One drawn uniformly from the list.
+    Random,
+}
+
 /// One job section (before `numjobs` cloning).
 // Each flag is one of fio's boolean options, named as fio names it.
 #[allow(clippy::struct_excessive_bools)]
@@ -331,6 +351,8 @@ pub struct JobSpec {
     pub iodepth_low: u32,
     /// `hipri`: poll for completions instead of waiting for interrupts.
     pub hipri: bool,
+    /// `fdp=1` / `dataplacement=fdp`: each write names a placement identifier.
+    pub placement: Option<PlacementSpec>,
     /// `fixedbufs`: registered buffers (`io_uring`).
     pub fixedbufs: bool,
     /// `registerfiles`: registered files (`io_uring`).
@@ -827,6 +849,7 @@ impl JobSpec {
             iodepth_batch_complete_max: 0,
             iodepth_low: 0,
             hipri: false,
+            placement: None,
             fixedbufs: false,
             registerfiles: false,
             sqthread_poll: false,

@@ -528,6 +528,7 @@ impl BlockDevice for Pool {
             lbas: (space - space / 32) / 512,
             max_transfer_bytes: 16 << 20,
             hardware_queues: 1,
+            placement_handles: 0,
         }
     }
 

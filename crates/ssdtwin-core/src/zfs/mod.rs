@@ -592,7 +592,7 @@ impl Pool {
         if op == IoOp::Flush {
             let now = self.now;
             self.ios[id].parts = 1;
-            let command = Command { opcode: Opcode::Flush, slba: 0, blocks: 0 };
+            let command = Command::new(Opcode::Flush, 0, 0);
             self.leaves[leaf].device.submit(now, command, u64::from(id)).expect("a flush is always accepted");
             return;
         }
@@ -646,7 +646,7 @@ impl Pool {
         let mut parts = 0;
         while at < end {
             let len = max.min(end - at);
-            let command = Command { opcode, slba: at / lba, blocks: (len / lba) as u32 };
+            let command = Command::new(opcode, at / lba, (len / lba) as u32);
             l.device.submit(self.now, command, u64::from(head)).expect("pool I/O lies within its leaf's partition");
             parts += 1;
             at += len;

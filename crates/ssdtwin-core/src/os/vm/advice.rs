@@ -236,7 +236,7 @@ impl<D: BlockDevice> Host<D> {
     fn vm_flush(&mut self, now: SimTime, t: SimTime, sync: u32) {
         let vm = self.vm.as_mut().expect("checked");
         let id = vm.ios.insert(VmIo { kind: IoKind::Flush, first: 0, n: 0, waiters: NO_WAIT, sync });
-        let io = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0 };
+        let io = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0, placement: None };
         let path = CompletionPath::Interrupt { core: CoreId(0), work: self.config.block_complete };
         self.submit(now, t.max(now), io, super::super::buffered::INTERNAL | super::super::buffered::vm_tag(id), path);
     }

@@ -482,7 +482,7 @@ impl<D: BlockDevice> Host<D> {
             _ => vm.file_reads.insert(first, id),
         };
         let bytes = u64::from(n) * vm.cfg.page_bytes;
-        let io = IoRequest { opcode: Opcode::Read, offset_bytes: offset, bytes };
+        let io = IoRequest { opcode: Opcode::Read, offset_bytes: offset, bytes, placement: None };
         let path = CompletionPath::Interrupt { core: self.irq_core(core), work: self.config.block_complete };
         self.submit(now, t.max(now), io, super::super::buffered::INTERNAL | super::super::buffered::vm_tag(id), path);
         t

@@ -761,7 +761,7 @@ impl<D: BlockDevice> Host<D> {
             while self.device.in_flight() < DEPTH
                 && let Some((at, bytes)) = next
             {
-                let command = Command { opcode: Opcode::Write, slba: at / lba, blocks: (bytes / lba) as u32 };
+                let command = Command::new(Opcode::Write, at / lba, (bytes / lba) as u32);
                 let now = self.device.now();
                 self.device.submit(now, command, 0).expect("VM writes stay within the target");
                 next = pieces.next();

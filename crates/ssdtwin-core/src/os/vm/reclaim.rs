@@ -352,7 +352,12 @@ impl<D: BlockDevice> Host<D> {
         if kind == IoKind::FileWrite {
             vm.file_writes.insert(first, id);
         }
-        let io = IoRequest { opcode: Opcode::Write, offset_bytes: offset, bytes: u64::from(n) * vm.cfg.page_bytes };
+        let io = IoRequest {
+            opcode: Opcode::Write,
+            offset_bytes: offset,
+            bytes: u64::from(n) * vm.cfg.page_bytes,
+            placement: None,
+        };
         let path = CompletionPath::Interrupt { core: self.irq_core(core), work: self.config.block_complete };
         self.submit(now, t.max(now), io, super::super::buffered::INTERNAL | super::super::buffered::vm_tag(id), path);
         t

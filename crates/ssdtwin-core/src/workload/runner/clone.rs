@@ -12,11 +12,13 @@ use super::super::generators::{BsChooser, OffsetChooser};
 use super::super::logs::JobLogs;
 use super::super::trace::TraceOp;
 use super::super::{
-    Direction, Distribution, ExitWhat, FileService, JobResult, JobSpec, RwPattern, RwSequencer, StridedZones,
+    Direction, Distribution, ExitWhat, FileService, JobResult, JobSpec, PlacementSpec, PlidSelect, RwPattern,
+    RwSequencer, StridedZones,
 };
 use super::control::Control;
 use super::thread::ThreadState;
 use super::verify::{Phase, Verify};
+use crate::block::PlacementId;
 use crate::engine::{SimDuration, SimRng, SimTime};
 use crate::os::{CloneId, EngineKind};
 use std::collections::VecDeque;
@@ -251,6 +253,52 @@ pub(super) struct JobClone {
     /// bytes of one pass, and the passes still to come (`None`: until the runtime ends).
     pass_bytes: u64,
     passes_left: Option<u32>,
+    /// With data placement, the identifiers its writes name and how it picks them.
+    placement: Option<PlacementPicker>,
+}
+
+/// fio's `dp_fill_dspec_data`: each write names the next identifier of the job's list
+/// (round robin, one cursor per clone) or one drawn from it, from the clone's own stream.
+struct PlacementPicker {
+    ids: Vec<PlacementId>,
+    select: PlidSelect,
+    next: usize,
+    rng: SimRng,
+}
+
+impl PlacementPicker {
+    /// The picker of `spec` on a drive with `handles` reclaim unit handles (the run checked
+    /// its indices against them); the status list names handle `i` by identifier `i`.
+    fn new(spec: &PlacementSpec, handles: u16, rng: SimRng) -> Self {
+        let ids = match &spec.indices {
+            Some(indices) => indices.iter().map(|&i| PlacementId(i)).collect(),
+            None => (0..handles.min(MAX_PLACEMENT_IDS)).map(PlacementId).collect(),
+        };
+        PlacementPicker { ids, select: spec.select, next: 0, rng }
+    }
+
+    fn pick(&mut self) -> PlacementId {
+        let k = match self.select {
+            PlidSelect::RoundRobin => {
+                let k = self.next;
+                self.next = (self.next + 1) % self.ids.len();
+                k
+            }
+            PlidSelect::Random => self.rng.below(self.ids.len() as u64) as usize,
+        };
+        self.ids[k]
+    }
+}
+
+/// fio's `FIO_MAX_DP_IDS`: with no `plids=`, the first this many handles.
+const MAX_PLACEMENT_IDS: u16 = 128;
+
+impl JobClone {
+    /// The placement identifier the next write names, if the job places its writes.
+    #[inline]
+    pub(super) fn next_placement(&mut self) -> Option<PlacementId> {
+        self.placement.as_mut().map(PlacementPicker::pick)
+    }
 }
 
 /// Process ids fio's parent can have: above the ones a booted Linux system has used, below
@@ -288,6 +336,8 @@ pub(super) struct CloneSetup<'a> {
     pub replay: Option<super::replay::ReplayCursor>,
     /// `write_iolog=`: its iolog.
     pub iolog: Option<super::super::trace::IologWriter>,
+    /// The target's reclaim unit handles (data placement).
+    pub placement_handles: u16,
 }
 
 impl JobClone {
@@ -414,6 +464,10 @@ impl JobClone {
             own_priority: spec.priority.job_priority(),
             pass_bytes: per_pass,
             passes_left,
+            placement: spec
+                .placement
+                .as_ref()
+                .map(|p| PlacementPicker::new(p, s.placement_handles, SimRng::stream(seed, label ^ 0x0046_4450))),
         }
     }
 

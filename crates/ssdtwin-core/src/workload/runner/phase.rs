@@ -113,6 +113,7 @@ impl Runner {
                     host: host.config(),
                     replay,
                     iolog,
+                    placement_handles: host.geometry().placement_handles,
                 });
                 if let Some(l) = clone.control.as_ref().and_then(|c| c.latency.as_ref()) {
                     clone.thread.depth_cap = l.depth();

@@ -202,7 +202,7 @@ impl Runner {
         } else {
             CompletionPath::Interrupt { core: t.irq_core, work: t.engine.irq_work }
         };
-        let flush = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0 };
+        let flush = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0, placement: None };
         self.submit_request(host, i, id, flush, path, now);
         true
     }

@@ -30,7 +30,7 @@ impl Runner {
             return;
         }
         let path = CompletionPath::Interrupt { core: t.irq_core, work: t.engine.irq_work };
-        let flush = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0 };
+        let flush = IoRequest { opcode: Opcode::Flush, offset_bytes: 0, bytes: 0, placement: None };
         self.submit_request(host, i, id, flush, path, now);
     }
 
@@ -117,7 +117,8 @@ impl Runner {
         } else {
             CompletionPath::Interrupt { core: t.irq_core, work: e.irq_work }
         };
-        let request = IoRequest { opcode: io.dir.opcode(), offset_bytes: io.offset, bytes: io.bytes };
+        let placement = if io.dir == Direction::Write { self.clones[i].next_placement() } else { None };
+        let request = IoRequest { opcode: io.dir.opcode(), offset_bytes: io.offset, bytes: io.bytes, placement };
         self.submit_request(host, i, id, request, path, now);
     }
 }

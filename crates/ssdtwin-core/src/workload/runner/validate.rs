@@ -66,6 +66,24 @@ pub(super) fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(
                 super::super::trace::TraceReader::scan(path, r.options, ns_bytes, lba).map_err(|p| invalid(job, p))?;
             }
         }
+        if let Some(p) = &job.placement {
+            let handles = geometry.placement_handles;
+            if handles == 0 {
+                return Err(invalid(
+                    job,
+                    "fdp fetch ruhs failed: the drive has no Flexible Data Placement (its profile has no [fdp] section)"
+                        .into(),
+                ));
+            }
+            if let Some(&index) = p.indices.iter().flatten().find(|&&i| i >= handles) {
+                return Err(invalid(
+                    job,
+                    format!(
+                        "plids: PID index {index} must be smaller than {handles} (the drive's reclaim unit handles)"
+                    ),
+                ));
+            }
+        }
         let cmd = &job.priority.cmd_options;
         if let Some(option) = cmd.first()
             && !super::super::fio_engine(&job.ioengine).is_some_and(|e| e.cmdprio)

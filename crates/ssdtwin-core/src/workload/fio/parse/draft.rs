@@ -7,8 +7,11 @@
 //! section therefore affects only later jobs. [`JobDraft::finish`] turns a draft into a
 //! validated [`JobSpec`].
 
+use crate::workload::engines::fio_engine;
 use crate::workload::trace::{TraceReader, TraceSummary, merge_blktraces};
-use crate::workload::{BlockSize, JobError, JobSpec, ReplaySpec, RwPattern, SizeSpec, StridedZones};
+use crate::workload::{
+    BlockSize, JobError, JobSpec, PlacementSpec, PlidSelect, ReplaySpec, RwPattern, SizeSpec, StridedZones,
+};
 
 /// A job (or the global defaults) being built.
 #[derive(Clone, Debug)]
@@ -29,6 +32,14 @@ pub(super) struct JobDraft {
     pub zone_size: u64,
     pub zone_range: u64,
     pub zone_skip: u64,
+    /// `fdp=` if given.
+    pub fdp: Option<bool>,
+    /// `dataplacement=` if given.
+    pub dataplacement: Option<&'static str>,
+    /// `plids=`, sorted.
+    pub plids: Option<Vec<u16>>,
+    /// `plid_select=`.
+    pub plid_select: PlidSelect,
 }
 
 /// `zonemode=` as given.
@@ -53,6 +64,10 @@ impl JobDraft {
             zone_size: 0,
             zone_range: 0,
             zone_skip: 0,
+            fdp: None,
+            dataplacement: None,
+            plids: None,
+            plid_select: PlidSelect::RoundRobin,
         }
     }
 
@@ -79,7 +94,26 @@ impl JobDraft {
     /// Per direction, `bssplit` wins over `bsrange`, which wins over `bs`, whatever the
     /// order they were given in (fio stores them apart and picks in that order).
     pub fn finish(self) -> Result<JobSpec, JobError> {
-        let JobDraft { mut spec, bs_bytes, bs_range, bs_split, zone_mode, zone_size, zone_range, zone_skip, .. } = self;
+        let JobDraft {
+            mut spec,
+            bs_bytes,
+            bs_range,
+            bs_split,
+            zone_mode,
+            zone_size,
+            zone_range,
+            zone_skip,
+            fdp,
+            dataplacement,
+            plids,
+            plid_select,
+            ..
+        } = self;
+        spec.placement = data_placement(&spec, fdp, dataplacement, plids, plid_select)?;
+        // A passthrough engine's I/O never meets the page cache, whatever direct= says.
+        if fio_engine(&spec.ioengine).is_some_and(|e| e.passthrough) {
+            spec.direct = true;
+        }
         for dir in 0..3 {
             spec.bs[dir] = match (&bs_split[dir], bs_range[dir]) {
                 (Some(split), _) => BlockSize::Split(split.clone()),
@@ -117,6 +151,39 @@ impl JobDraft {
             }
         }
         Ok(spec)
+    }
+}
+
+/// fio's data placement set-up (init.c, dataplacement.c): `fdp=1` means `dataplacement=fdp`
+/// and refuses another explicit mode; placement needs an engine that can fetch the drive's
+/// reclaim unit handles, which of fio's engines only `io_uring_cmd` (and `xnvme`) do.
+fn data_placement(
+    spec: &JobSpec,
+    fdp: Option<bool>,
+    mode: Option<&'static str>,
+    plids: Option<Vec<u16>>,
+    select: PlidSelect,
+) -> Result<Option<PlacementSpec>, JobError> {
+    let invalid = |problem: String| JobError::Invalid { job: spec.name.clone(), problem };
+    let mode = match (fdp, mode) {
+        (Some(true), Some("none" | "streams")) => {
+            return Err(invalid("fdp=1 is not compatible with dataplacement={streams, none}".into()));
+        }
+        (Some(true), _) => "fdp",
+        (_, Some(m)) => m,
+        (_, None) => "none",
+    };
+    match mode {
+        "none" => Ok(None),
+        "streams" => Err(invalid(
+            "dataplacement=streams: NVMe write streams are not modelled; an FDP drive takes dataplacement=fdp".into(),
+        )),
+        _ if spec.ioengine != "io_uring_cmd" => Err(invalid(format!(
+            "data placement needs ioengine=io_uring_cmd: engine ({}) lacks fetch ruhs (fio places writes through \
+             io_uring_cmd and xnvme only)",
+            spec.ioengine
+        ))),
+        _ => Ok(Some(PlacementSpec { indices: plids, select })),
     }
 }
 

@@ -11,8 +11,8 @@ use super::splits;
 use super::values::{self, DefaultTimeUnit, MAX_BLOCK_BYTES, SizeOrPercent};
 use crate::workload::trace::ReplayOptions;
 use crate::workload::{
-    Distribution, ExitWhat, FadviseHint, FileService, FlowSpec, IoPriority, LatencyTarget, PrioritySplit, ReplaySpec,
-    RwPattern, RwSequencer, SizeSpec, UnifiedRw, VerifyMethod,
+    Distribution, ExitWhat, FadviseHint, FileService, FlowSpec, IoPriority, LatencyTarget, PlidSelect, PrioritySplit,
+    ReplaySpec, RwPattern, RwSequencer, SizeSpec, UnifiedRw, VerifyMethod,
 };
 
 /// How an option is written.
@@ -462,6 +462,36 @@ static OPTIONS: &[OptionDef] = &[
         };
         Ok(())
     }),
+    // io_uring_cmd's command set: NVMe is the one fio 3.3x knows.
+    value("cmd_type", |_, v| values::one_of(v, &["nvme"]).map(drop)),
+    // ---- data placement (fio 3.34+: fdp, fdp_pli, fdp_pli_select; 3.38 renamed them) ----
+    flag("fdp", |d, v| {
+        d.fdp = Some(values::boolean(v)?);
+        Ok(())
+    }),
+    alias(
+        value("dataplacement", |d, v| {
+            d.dataplacement = Some(values::one_of(v, &["none", "fdp", "streams"])?);
+            Ok(())
+        }),
+        &["data_placement"],
+    ),
+    alias(value("plids", |d, v| placement_ids(v).map(|ids| d.plids = Some(ids))), &["fdp_pli"]),
+    alias(
+        value("plid_select", |d, v| {
+            d.plid_select = match values::one_of(v, &["roundrobin", "random", "scheme"])? {
+                "roundrobin" => PlidSelect::RoundRobin,
+                "random" => PlidSelect::Random,
+                _ => {
+                    return Err("scheme reads offsets-to-identifiers from a dp_scheme file, which ssdtwin does not \
+                                read; allowed roundrobin, random"
+                        .into());
+                }
+            };
+            Ok(())
+        }),
+        &["fdp_pli_select"],
+    ),
     // ---- strided zones ----
     value("zonemode", |d, v| {
         d.zone_mode = Some(match values::one_of(v, &["none", "strided", "zbd"])? {
@@ -1235,6 +1265,43 @@ fn percentile_list(v: &str) -> Result<Vec<f64>, String> {
 const DISTRIBUTIONS: &str =
     "allowed random, zipf[:theta[:center]], pareto[:h[:center]], normal[:sigma%[:center]], zoned:..., zoned_abs:...";
 
+/// `plids=`: values and ranges (`1,2-4`), each at most 0xFFFF, at most 128 of them, sorted
+/// as fio sorts them (duplicates kept).
+fn placement_ids(v: &str) -> Result<Vec<u16>, String> {
+    let one = |t: &str| -> Result<u64, String> {
+        let t = t.trim();
+        let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            Some(hex) => u64::from_str_radix(hex, 16),
+            None => t.parse(),
+        };
+        parsed.map_err(|_| format!("{t:?} is not a placement identifier index (a whole number or a range a-b)"))
+    };
+    let mut ids = Vec::new();
+    for piece in v.split(',') {
+        let (first, last) = match piece.split_once('-') {
+            Some((a, b)) => (one(a)?, one(b)?),
+            None => (one(piece)?, one(piece)?),
+        };
+        if first > last {
+            return Err(format!("the range {piece} runs backwards"));
+        }
+        if last > 0xFFFF {
+            return Err("Placement IDs cannot exceed 0xFFFF".into());
+        }
+        for id in first..=last {
+            if ids.len() == MAX_PLACEMENT_IDS {
+                return Err(format!("only {MAX_PLACEMENT_IDS} IDs supported"));
+            }
+            ids.push(id as u16);
+        }
+    }
+    ids.sort_unstable();
+    Ok(ids)
+}
+
+/// fio's `FIO_MAX_DP_IDS`.
+const MAX_PLACEMENT_IDS: usize = 128;
+
 /// `random_distribution=`. Per-direction lists work only for `zoned`/`zoned_abs` in fio
 /// 3.33 (it refuses `zipf:1.2,zipf:0.8`); the other models apply to all directions.
 fn random_distribution(d: &mut JobDraft, v: &str) -> Result<(), String> {
@@ -1427,15 +1494,14 @@ const HINTS: &[(&[&str], &str)] = &[
     (&["serialize_overlap"], "data contents are not modelled, so overlapping writes in flight need no ordering"),
     (&["rate_ignore_thinktime"], "thinktime counts against rate= here, as by fio's default"),
     (&["atomic", "write_hint"], "atomic writes and write-lifetime hints are not modelled"),
+    (
+        &["dp_scheme"],
+        "it maps offsets to placement identifiers from a file (plid_select=scheme), which ssdtwin does not read; use plid_select=roundrobin or random",
+    ),
     (&["block_error_percentiles"], "trim and zone error histograms are not kept"),
     (&["profile"], "fio's built-in job profiles (tiobench, act) are not modelled; write their jobs out instead"),
     (
         &[
-            "fdp",
-            "dataplacement",
-            "plids",
-            "plid_select",
-            "dp_scheme",
             "sprandom",
             "spr_op",
             "spr_num_regions",
@@ -1459,8 +1525,8 @@ const HINTS: &[(&[&str], &str)] = &[
         "it came to fio after 3.33, the version whose options and output ssdtwin follows",
     ),
     (
-        &["sg_write_mode", "cmd_type", "hipri_percentage", "xnvme_async", "xnvme_sync", "xnvme_admin", "xnvme_be"],
-        "it is an option of a passthrough engine (sg, io_uring_cmd, xnvme), which ssdtwin does not model; use io_uring or libaio",
+        &["sg_write_mode", "hipri_percentage", "xnvme_async", "xnvme_sync", "xnvme_admin", "xnvme_be"],
+        "it is an option of a passthrough engine (sg, xnvme), which ssdtwin does not model; use io_uring_cmd, io_uring or libaio",
     ),
     (&["donorname", "inplace"], "it is an option of the e4defrag engine, which ssdtwin does not run"),
     (
@@ -1572,6 +1638,31 @@ mod tests {
     }
 
     #[test]
+    fn data_placement_options_are_fio_s() {
+        let finished = |options: &[(&str, &str)]| job(options).finish();
+        let spec = finished(&[("ioengine", "io_uring_cmd"), ("fdp", "1"), ("fdp_pli", "6,0x1,2-4")]).unwrap();
+        let placement = spec.placement.expect("fdp=1 places writes");
+        assert_eq!(placement.indices, Some(vec![1, 2, 3, 4, 6]), "ranges expanded and sorted, as fio sorts them");
+        assert_eq!(placement.select, PlidSelect::RoundRobin, "fio's default");
+        assert!(spec.direct, "passthrough I/O meets no page cache");
+        let spec = finished(&[("ioengine", "io_uring_cmd"), ("dataplacement", "fdp"), ("plid_select", "random")]);
+        assert_eq!(spec.unwrap().placement.unwrap().select, PlidSelect::Random);
+        assert_eq!(finished(&[("plids", "1,2")]).unwrap().placement, None, "plids alone place nothing");
+        let err = |options: &[(&str, &str)]| finished(options).unwrap_err().to_string();
+        assert!(err(&[("fdp", "1")]).contains("engine (psync) lacks fetch ruhs"));
+        assert!(
+            err(&[("ioengine", "io_uring_cmd"), ("fdp", "1"), ("dataplacement", "none")])
+                .contains("fdp=1 is not compatible with dataplacement={streams, none}")
+        );
+        assert!(err(&[("ioengine", "io_uring_cmd"), ("dataplacement", "streams")]).contains("streams"));
+        let mut d = JobDraft::defaults();
+        assert_eq!(apply(&mut d, "plids", "0-128").unwrap_err(), "only 128 IDs supported");
+        assert_eq!(apply(&mut d, "plids", "65536").unwrap_err(), "Placement IDs cannot exceed 0xFFFF");
+        assert!(apply(&mut d, "plid_select", "scheme").unwrap_err().contains("dp_scheme"));
+        assert_eq!(apply(&mut d, "cmd_type", "scsi").unwrap_err(), "allowed nvme");
+    }
+
+    #[test]
     fn every_refused_fio_option_says_why() {
         let refused = [
             "bwavgtime",
@@ -1590,7 +1681,7 @@ mod tests {
             "block_error_percentiles",
             "zonecapacity",
             "read_beyond_wp",
-            "fdp",
+            "dp_scheme",
             "sprandom",
         ];
         for name in refused {

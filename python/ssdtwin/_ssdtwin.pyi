@@ -404,6 +404,8 @@ class Device:
         slc_erases, life_used)."""
     def counters(self) -> dict[str, Any]:
         """Every counter."""
+    def fdp(self) -> dict[str, Any] | None:
+        """Flexible Data Placement: configuration, handle usage, statistics, status, events."""
     def health(self) -> dict[str, Any]:
         """The SMART / Health Information log now, every field from the drive's state."""
     def power_cycle(self, unsafe_: bool = False) -> None:

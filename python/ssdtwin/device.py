@@ -594,6 +594,18 @@ class Device:
         """Every device counter now (host and NAND bytes, GC, wear, ...)."""
         return dict(self._dev.counters())
 
+    def fdp(self) -> dict[str, Any] | None:
+        """Flexible Data Placement now (``None`` on a drive without it): ``reclaim_groups``,
+        ``handles``, ``handle_type``, ``reclaim_unit_bytes``, ``volatile_write_cache``; ``usage`` (each handle's RUH
+        Usage attribute: 0 unused, 1 host specified, 2 controller specified); ``stats``
+        (``host_bytes_written``, ``media_bytes_written``, ``media_bytes_erased``); ``status``
+        (per handle ``pid``, ``ruhid``, ``earutr``, ``ruamw`` in logical blocks); ``events``
+        (``type``, ``name``, ``pid``, ``timestamp_ms``); ``per_handle`` (``host_units``,
+        ``gc_units`` moved out of its reclaim units, ``reclaim_units`` opened, in 4 KiB
+        units) and ``unowned_gc_units``."""
+        fdp = self._dev.fdp()
+        return None if fdp is None else dict(fdp)
+
     def health(self) -> dict[str, Any]:
         """The SMART / Health Information log now, every field from the drive's state:
         ``critical_warning``, ``temperature_kelvin``, ``available_spare_pct``,

@@ -29,6 +29,18 @@ from ..nvme import (
 )
 from ..nvme.constants import NSID
 from ..nvme.features import SELECT_NAMES
+from ..nvme.show_fdp import (
+    fdp_configs_json,
+    fdp_configs_text,
+    fdp_events_json,
+    fdp_events_text,
+    fdp_stats_json,
+    fdp_stats_text,
+    fdp_status_json,
+    fdp_status_text,
+    fdp_usage_json,
+    fdp_usage_text,
+)
 from ..nvme.show_smart_log import NSID_ALL
 from .common import (
     CInteger,
@@ -309,3 +321,133 @@ def _describe(formats: list[dict[str, Any]], in_use: int) -> str:
         size = f"{f['data_bytes']} B" + (f" + {f['metadata_bytes']} B metadata" if f["metadata_bytes"] else "")
         parts.append(f"{i} ({size}{', in use' if i == in_use else ''})")
     return f"LBA format{'s' if len(parts) > 1 else ''} " + ", ".join(parts)
+
+
+@command.group("fdp")
+def fdp() -> None:
+    """nvme-cli's fdp plugin: Flexible Data Placement's log pages and handle status.
+
+    The drive needs an [fdp] section in its profile (e.g. generic-fdp-960g); it has one
+    endurance group (1) and one reclaim group. Run fio with fdp=1 and --save-state, then
+    read what placement did with --state.
+    """
+
+
+def _fdp_of(profile: str | None, state: Path | None, overrides: tuple[str, ...], endgrp: int | None) -> dict[str, Any]:
+    """The drive's FDP data, or a one-line error: no endurance group given, another than
+    the drive's one, or a drive without FDP."""
+    if endgrp is None:
+        raise click.UsageError("endurance group identifier required (-e 1)")
+    if endgrp != 1:
+        raise click.BadParameter(f"{endgrp}: the drive has one endurance group, 1", param_hint="'-e'")
+    device = load_device(profile, state, overrides)
+    fdp = device.fdp()
+    if fdp is None:
+        raise click.UsageError(
+            f"{device.profile_name} has no Flexible Data Placement (its profile has no [fdp] section)"
+        )
+    return fdp
+
+
+def _endgrp_option(f: F) -> F:
+    return click.option(
+        "-e", "--endgrp-id", "endgrp", type=CInteger(0, 0xFFFF), default=None, help="Endurance group (the drive has 1)."
+    )(f)
+
+
+@fdp.command("configs")
+@named_device_argument
+@profile_options
+@_endgrp_option
+@human_option
+@output_format_option
+def fdp_configs(
+    device: str,
+    profile: str | None,
+    state: Path | None,
+    overrides: tuple[str, ...],
+    endgrp: int | None,
+    human: bool,
+    output_format: str,
+) -> None:
+    """FDP Configurations log page, as 'nvme fdp configs /dev/nvme0 -e 1'."""
+    data = _fdp_of(profile, state, overrides, endgrp)
+    click.echo(
+        dumps(fdp_configs_json(data)) + "\n" if output_format == "json" else fdp_configs_text(data, human), nl=False
+    )
+
+
+@fdp.command("usage")
+@named_device_argument
+@profile_options
+@_endgrp_option
+@output_format_option
+def fdp_usage(
+    device: str,
+    profile: str | None,
+    state: Path | None,
+    overrides: tuple[str, ...],
+    endgrp: int | None,
+    output_format: str,
+) -> None:
+    """Reclaim Unit Handle Usage log page, as 'nvme fdp usage /dev/nvme0 -e 1'."""
+    data = _fdp_of(profile, state, overrides, endgrp)
+    click.echo(dumps(fdp_usage_json(data)) + "\n" if output_format == "json" else fdp_usage_text(data), nl=False)
+
+
+@fdp.command("stats")
+@named_device_argument
+@profile_options
+@_endgrp_option
+@output_format_option
+def fdp_stats(
+    device: str,
+    profile: str | None,
+    state: Path | None,
+    overrides: tuple[str, ...],
+    endgrp: int | None,
+    output_format: str,
+) -> None:
+    """FDP Statistics log page, as 'nvme fdp stats /dev/nvme0 -e 1': MBMW / HBMW is the
+    drive's write amplification."""
+    data = _fdp_of(profile, state, overrides, endgrp)
+    click.echo(dumps(fdp_stats_json(data)) + "\n" if output_format == "json" else fdp_stats_text(data), nl=False)
+
+
+@fdp.command("events")
+@named_device_argument
+@profile_options
+@_endgrp_option
+@click.option("-E", "--host-events", "host_events", is_flag=True, help="Host events (else the controller's).")
+@output_format_option
+def fdp_events(
+    device: str,
+    profile: str | None,
+    state: Path | None,
+    overrides: tuple[str, ...],
+    endgrp: int | None,
+    host_events: bool,
+    output_format: str,
+) -> None:
+    """FDP Events log page, as 'nvme fdp events /dev/nvme0 -e 1'. The twin logs host event
+    03h (Invalid Placement Identifier) for a write naming an identifier it does not have;
+    its clock is simulated, so the timestamp's wall-clock form prints as '-'. Events are
+    not saved with a state."""
+    data = _fdp_of(profile, state, overrides, endgrp)
+    if output_format == "json":
+        click.echo(dumps(fdp_events_json(data, host_events)))
+    else:
+        click.echo(fdp_events_text(data, host_events), nl=False)
+
+
+@fdp.command("status")
+@named_device_argument
+@profile_options
+@output_format_option
+def fdp_status(
+    device: str, profile: str | None, state: Path | None, overrides: tuple[str, ...], output_format: str
+) -> None:
+    """Reclaim Unit Handle Status, as 'nvme fdp status /dev/nvme0n1': fio's plids= count in
+    this list's order."""
+    data = _fdp_of(profile, state, overrides, 1)
+    click.echo(dumps(fdp_status_json(data)) + "\n" if output_format == "json" else fdp_status_text(data), nl=False)

@@ -229,13 +229,18 @@ def test_the_cli_refuses_garbage_options_with_status_2(name: str, value: str) ->
     assert outcome.err.startswith(f"ssdtwin: command line: fio option '{name}' is not supported by ssdtwin")
 
 
+#: What a flag needs beside it to be valid when set: fdp=1 needs an engine that places writes.
+FLAG_CONTEXT = {"fdp": ["--ioengine=io_uring_cmd"]}
+
+
 @pytest.mark.parametrize("flag", sorted(FLAG_OPTIONS))
 def test_flags_take_no_value_or_a_boolean(flag: str) -> None:
     # (time_based needs a runtime.)
-    assert _ssdtwin.check_fio_args(["--name=a", "--runtime=1", f"--{flag}"]) == 1
-    assert _ssdtwin.check_fio_args(["--name=a", "--runtime=1", f"--{flag}=0"]) == 1
+    job = ["--name=a", "--runtime=1", *FLAG_CONTEXT.get(flag, [])]
+    assert _ssdtwin.check_fio_args([*job, f"--{flag}"]) == 1
+    assert _ssdtwin.check_fio_args([*job, f"--{flag}=0"]) == 1
     with pytest.raises(JobError, match=rf"^command line: {flag}=maybe: "):
-        _ssdtwin.check_fio_args(["--name=a", "--runtime=1", f"--{flag}=maybe"])
+        _ssdtwin.check_fio_args([*job, f"--{flag}=maybe"])
 
 
 def test_supported_options_are_exactly_those_the_parser_accepts() -> None:

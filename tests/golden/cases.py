@@ -37,6 +37,10 @@ CASES: dict[str, str] = {
         "study qd-sweep --profile generic-tlc-1tb --depths 1,32 --seconds 0.005 --span-gib 0.25 --json --out '{tmp}'"
     ),
     "study-qos": "study qos --profile '{small}' --seconds 0.01 --json --out '{tmp}'",
+    "study-placement": (
+        "study placement --workload adversarial --configs conventional,placed --capacity-gib 4 --warm-up 1 "
+        "--measure 0.5 --json --out '{tmp}'"
+    ),
     "study-memory": (
         "study memory --profile intel-910-400 --bench memcpy,fio --threads 1 --size-gib 0.25 "
         "--dram-fraction 0.5 --fio-runtime 0.05 --fio-msync no --json --out '{tmp}' --out '{tmp}'"

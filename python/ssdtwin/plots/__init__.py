@@ -18,6 +18,7 @@ from .endurance import plot_endurance
 from .hmb import plot_hmb
 from .lbaf import plot_lbaf
 from .memory import plot_memory
+from .placement import plot_placement
 from .pts import plot_pts
 from .qd_sweep import plot_qd_sweep
 from .qlc_tr import plot_qlc_tr
@@ -36,6 +37,7 @@ FIGURES: dict[str, Callable[[pd.DataFrame], Any]] = {
     "hmb": plot_hmb,
     "lbaf": plot_lbaf,
     "memory": plot_memory,
+    "placement": plot_placement,
     "pts": plot_pts,
     "qd-sweep": plot_qd_sweep,
     "qlc-tr": plot_qlc_tr,

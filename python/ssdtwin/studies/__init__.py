@@ -23,6 +23,7 @@ from .endurance import STUDY as ENDURANCE
 from .hmb import STUDY as HMB
 from .lbaf import STUDY as LBAF
 from .memory import STUDY as MEMORY
+from .placement import STUDY as PLACEMENT
 from .pts import STUDY as PTS
 from .qd_sweep import STUDY as QD_SWEEP
 from .qlc_tr import STUDY as QLC_TR
@@ -49,6 +50,7 @@ REGISTRY: list[Study] = [
     ENDURANCE,
     THERMAL,
     PTS,
+    PLACEMENT,
 ]
 
 __all__ = ["REGISTRY", "Study", "StudyPart", "run_part", "run_study", "study_parts"]

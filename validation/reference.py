@@ -215,3 +215,32 @@ R6_BENCHMARKS = [
         for x in (0, 1)
     ],
 ]
+
+
+#: Data placement (``placement``). WARP (FAST'26; its SNIA SDC 2025 talk) measured its
+#: adversarial three-stream workload with FDP on two Gen5 drives it does not name: device WAF
+#: 4.49 and 2.58. The twin's generic FDP drive is neither: their over-provisioning, reclaim
+#: unit size and the streams' relative rates are not published, so the points are shown and
+#: not counted. What is counted is the mechanism every FDP measurement reports (CacheLib on an
+#: FDP drive: WAF ~1.0 placed against 1.3-2.9 unplaced, Allison et al., EuroSys'25, and
+#: WARP's artifact logs): placing the streams lowers the drive's WAF.
+PLACEMENT_WARP = [
+    Point(
+        "adversarial, FDP placed: device WAF",
+        0,
+        4.49,
+        tolerance=0.15,
+        note="WARP, Gen5 drive A",
+        known="another drive: its spare NAND, reclaim unit size and stream rates are not published",
+    ),
+    Point(
+        "adversarial, FDP placed: device WAF",
+        1,
+        2.58,
+        tolerance=0.15,
+        note="WARP, Gen5 drive B",
+        known="another drive: its spare NAND, reclaim unit size and stream rates are not published",
+    ),
+    Point("adversarial: placed WAF / conventional WAF", 0, 1.0, "<", note="placement lowers WAF"),
+    Point("lifetimes: placed WAF / conventional WAF", 0, 1.0, "<", note="placement lowers WAF"),
+]

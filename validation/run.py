@@ -10,6 +10,7 @@ docs/validation.md (a table of reference, simulated and error per point).
     python3 validation/run.py micron              # reference R4, datasheet figures
     python3 validation/run.py lbaf cdm            # reference R4, formats and CrystalDiskMark
     python3 validation/run.py zfs-special         # reference R5, ZFS special allocation class
+    python3 validation/run.py placement           # data placement beside WARP's FDP drives
 
 Figures go to docs/validation/<study>.png. Each section names this command, so every
 figure and number in docs/validation.md can be regenerated.
@@ -55,12 +56,14 @@ from reference import (
     R7_OFF_DROP_AT_16,
     R7_OFF_PEAK,
     R7_SIZE_SPREAD,
+    PLACEMENT_WARP,
     Point,
 )
 from ssdtwin.plots.base import second_edges
 from ssdtwin.plots.cdm import plot_cdm
 from ssdtwin.plots.lbaf import plot_lbaf
 from ssdtwin.plots.memory import plot_memory
+from ssdtwin.plots.placement import plot_placement
 from ssdtwin.plots.qos import plot_qos
 from ssdtwin.plots.zfs_special import plot_zfs_special
 from ssdtwin.studies.cdm import PRESETS, cdm_sweep, text_export
@@ -68,6 +71,7 @@ from ssdtwin.studies.endurance import endurance_projection
 from ssdtwin.studies.hmb import hmb_sweep
 from ssdtwin.studies.lbaf import lbaf_sweep, verdicts
 from ssdtwin.studies.memory import memory_sweep
+from ssdtwin.studies.placement import placement as placement_sweep
 from ssdtwin.studies.qlc_tr import decomposition, profile_tr_us, qlc_tr_sweep
 from ssdtwin.studies.qos import qos as qos_sweep
 from ssdtwin.studies.read_after_write import read_after_write_sweep
@@ -814,6 +818,27 @@ def memory_benchmarks() -> bool:
     return ok
 
 
+def placement() -> bool:
+    """The placement study on the generic FDP drive, beside WARP's adversarial WAF of two
+    Gen5 drives (shown, not counted: other drives) and the one thing every FDP measurement
+    reports, placement lowering the drive's WAF (counted)."""
+    table = placement_sweep()
+    device = table[table.kind == "device"].set_index(["workload", "config"]).waf
+    values = {
+        "adversarial, FDP placed: device WAF": device["adversarial", "placed"],
+        "adversarial: placed WAF / conventional WAF": device["adversarial", "placed"]
+        / device["adversarial", "conventional"],
+        "lifetimes: placed WAF / conventional WAF": device["lifetimes", "placed"] / device["lifetimes", "conventional"],
+    }
+    result, ok = check(PLACEMENT_WARP, lambda p: values[p.series])
+    save(plot_placement(table), "placement")
+    print(markdown(result))
+    print()
+    columns = ["workload", "config", "stream", "waf", "write_mb_per_s", "p50_us", "p99_us", "p99_9_us"]
+    print(frame_markdown(table[table.kind != "window"][columns]))
+    return ok
+
+
 STUDIES = {
     "hmb": hmb,
     "hmb-mix": hmb_mix,
@@ -829,6 +854,7 @@ STUDIES = {
     "memory": memory,
     "memory-benchmarks": memory_benchmarks,
     "endurance": endurance,
+    "placement": placement,
 }
 
 

@@ -15,6 +15,8 @@ mod agreement;
 mod gc;
 // Flexible Data Placement: write amplification by placement, handle types, directives.
 mod fdp;
+// Zoned namespaces: write pointers, the state machine and limits, finish and reset, appends.
+mod zns;
 // The map cache on a device: translation-page loads and their NAND traffic.
 mod map_cache;
 // The SLC cache: cell-mode timing, filling and running out, folding, bulk fills.

@@ -242,6 +242,50 @@ impl Device {
         .map_err(|e| errors::device(py, e.to_string()))
     }
 
+    /// A zoned namespace's zones: sizes, limits and each zone's state and write pointer
+    /// (`None` on a conventional namespace).
+    fn zones<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let Some(zones) = self.inner.zones() else { return Ok(py.None().into_bound(py)) };
+        let c = zones.config();
+        let value = serde_json::json!({
+            "size_lbas": c.size_lbas,
+            "capacity_lbas": c.capacity_lbas,
+            "max_open": c.max_open,
+            "max_active": c.max_active,
+            "zones": zones.zones().iter().enumerate().map(|(k, z)| serde_json::json!({
+                "slba": k as u64 * c.size_lbas,
+                "wp": k as u64 * c.size_lbas + z.written,
+                "state": z.state.name(),
+                "code": z.state.code(),
+            })).collect::<Vec<_>>(),
+        });
+        crate::output::json_to_py(py, &value)
+    }
+
+    /// Sends Zone Management Send `action` (close, finish, open, reset) to the zone starting
+    /// at `slba` (`all`: every zone it applies to) and waits for it and the work it starts.
+    fn zone_send(&mut self, py: Python<'_>, action: &str, slba: u64, all: bool) -> PyResult<()> {
+        use ssdtwin_core::nvme::ZoneAction;
+        let action = match action {
+            "close" => ZoneAction::Close,
+            "finish" => ZoneAction::Finish,
+            "open" => ZoneAction::Open,
+            "reset" => ZoneAction::Reset,
+            other => {
+                return Err(errors::device(py, format!("zone action {other}: allowed close, finish, open, reset")));
+            }
+        };
+        let command = ssdtwin_core::block::Command::new(ssdtwin_core::block::Opcode::ZoneSend { action, all }, slba, 0);
+        self.one_command(py, command).map(drop)
+    }
+
+    /// Zone Append of `blocks` LBAs to the zone starting at `zslba`; returns the LBA the data
+    /// went to.
+    fn zone_append(&mut self, py: Python<'_>, zslba: u64, blocks: u32) -> PyResult<u64> {
+        let command = ssdtwin_core::block::Command::new(ssdtwin_core::block::Opcode::ZoneAppend, zslba, blocks);
+        self.one_command(py, command).map(|c| c.assigned_lba)
+    }
+
     /// Lets `seconds` of simulated time pass with no host I/O (background work runs).
     fn idle(&mut self, py: Python<'_>, seconds: f64) -> PyResult<()> {
         if !seconds.is_finite() || seconds < 0.0 {
@@ -332,6 +376,17 @@ impl Device {
         live: Option<PyRef<'_, crate::live::LiveFeed>>,
     ) -> PyResult<String> {
         use ssdtwin_serve::{Listen, ServeConfig, Server};
+        if self.inner.zones().is_some() {
+            // An NBD export is a plain block device: its clients write anywhere.
+            return Err(errors::device(
+                py,
+                format!(
+                    "{} is zoned: an NBD export is a plain block device whose clients write anywhere, and a zoned \
+                     namespace takes writes only at its zones' write pointers; serve a conventional profile",
+                    self.inner.config().name
+                ),
+            ));
+        }
         let host_config = load_host(host, &host_overrides).map_err(|e| errors::profile(py, &e))?;
         if !time_scale.is_finite() || !(0.001..=1e6).contains(&time_scale) {
             return Err(errors::device(py, format!("time scale {time_scale}: allowed 0.001 to 1000000")));
@@ -687,5 +742,36 @@ pub(crate) fn series_window_ns(py: Python<'_>, ms: Option<f64>) -> PyResult<u64>
         None => Ok(DEFAULT_SERIES_WINDOW_NS),
         Some(ms) if ms.is_finite() && ms > 0.0 => Ok((ms * 1e6) as u64),
         Some(ms) => Err(errors::device(py, format!("series window {ms} ms: must be positive"))),
+    }
+}
+
+impl Device {
+    /// Runs one command on the quiet drive, then lets the work it started finish.
+    fn one_command(
+        &mut self,
+        py: Python<'_>,
+        command: ssdtwin_core::block::Command,
+    ) -> PyResult<ssdtwin_core::block::Completion> {
+        use ssdtwin_core::block::{BlockDevice, SubmitError};
+        let inner = &mut self.inner;
+        let done = py.detach(|| -> Result<_, SubmitError> {
+            counted(inner, CoreDevice::quiesce);
+            let start = inner.now();
+            inner.submit(start, command, 0)?;
+            let done = loop {
+                if let Some(done) = inner.poll() {
+                    break done;
+                }
+            };
+            counted(inner, CoreDevice::quiesce);
+            Ok(done)
+        });
+        done.map_err(|e| {
+            let status = match e {
+                SubmitError::Zone(z) => format!(" (NVMe status {:#x})", z.status()),
+                _ => String::new(),
+            };
+            errors::device(py, format!("{e}{status}"))
+        })
     }
 }

@@ -657,6 +657,7 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
                 Opcode::Write => TraceOp::Write,
                 Opcode::Trim => TraceOp::Trim,
                 Opcode::Flush => TraceOp::Sync,
+                Opcode::ZoneAppend | Opcode::ZoneSend { .. } => unreachable!("NBD requests map to no zoned command"),
             };
             rec.record(us, op, offset, bytes);
         }
@@ -670,6 +671,7 @@ impl<D: BlockDevice> Twin<'_, '_, D> {
             }
             Opcode::Trim => self.stats.trims += 1,
             Opcode::Flush => self.stats.flushes += 1,
+            Opcode::ZoneAppend | Opcode::ZoneSend { .. } => unreachable!("NBD requests map to no zoned command"),
         }
         self.interval.op(opcode).submitted(bytes);
         let tag = self.next_tag;
@@ -811,6 +813,7 @@ impl Interval {
             Opcode::Write => &mut self.write,
             Opcode::Trim => &mut self.trim,
             Opcode::Flush => &mut self.flush,
+            Opcode::ZoneAppend | Opcode::ZoneSend { .. } => unreachable!("NBD requests map to no zoned command"),
         }
     }
 }

@@ -71,4 +71,8 @@ impl BlockDevice for AnyDevice {
     fn reseed(&mut self, seed: u64) {
         each!(self, d => d.reseed(seed));
     }
+
+    fn zone_states(&self) -> Vec<(crate::nvme::ZoneState, u64)> {
+        each!(self, d => d.zone_states())
+    }
 }

@@ -2,6 +2,7 @@
 //! block target. The opcodes are NVMe's I/O command set, which every target here speaks.
 
 use crate::engine::SimTime;
+use crate::nvme::{ZoneAction, ZoneError};
 use thiserror::Error;
 
 /// I/O command opcodes modelled.
@@ -15,6 +16,31 @@ pub enum Opcode {
     Trim,
     /// Flush (0x00).
     Flush,
+    /// Zone Append (0x7D): a write at the write pointer of the zone starting at `slba`; its
+    /// completion says where the data went.
+    ZoneAppend,
+    /// Zone Management Send (0x79) of `action` to the zone starting at `slba`, or (`all`) to
+    /// every zone in a state the action applies to.
+    ZoneSend {
+        /// The action.
+        action: ZoneAction,
+        /// Select All.
+        all: bool,
+    },
+}
+
+impl Opcode {
+    /// True for the Zoned Namespace commands, which only a zoned target takes.
+    #[inline]
+    pub const fn is_zoned(self) -> bool {
+        matches!(self, Opcode::ZoneAppend | Opcode::ZoneSend { .. })
+    }
+
+    /// True for the commands that carry data to the target.
+    #[inline]
+    pub const fn writes(self) -> bool {
+        matches!(self, Opcode::Write | Opcode::ZoneAppend)
+    }
 }
 
 /// One command: `blocks` LBAs from `slba` (ignored for Flush).
@@ -55,6 +81,8 @@ pub struct Completion {
     pub submitted: SimTime,
     /// When its completion was posted to the host.
     pub completed: SimTime,
+    /// A Zone Append's assigned LBA (the first it wrote); 0 for every other command.
+    pub assigned_lba: u64,
 }
 
 /// A command the device refuses.
@@ -85,6 +113,18 @@ pub enum SubmitError {
         /// The identifier named.
         placement: u16,
     },
+    /// A zoned command to a target without zones.
+    #[error("{opcode:?} is a Zoned Namespace command, and the target has no zones (its profile has no [zns] section)")]
+    NotZoned {
+        /// Opcode.
+        opcode: Opcode,
+    },
+    /// A command the zones refuse (their state, write pointer or limits).
+    #[error("{0}")]
+    Zone(#[from] ZoneError),
+    /// Deallocate on a zoned namespace.
+    #[error("a zoned namespace frees data by Zone Reset, not Deallocate (TRIM)")]
+    TrimOnZoned,
     /// The command is larger than MDTS allows.
     #[error("{bytes} bytes exceed the maximum data transfer size of {mdts_bytes} bytes")]
     TooLarge {

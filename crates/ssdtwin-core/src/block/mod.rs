@@ -66,6 +66,8 @@ pub struct BlockGeometry {
     /// Reclaim unit handles a write may name (Flexible Data Placement's Reclaim Unit Handle
     /// Status list, placement identifiers `0..placement_handles`); 0 without FDP.
     pub placement_handles: u16,
+    /// A zoned namespace's zone size, capacity and limits (`None`: conventional).
+    pub zones: Option<crate::nvme::ZoneConfig>,
 }
 
 /// How the host sees a target that is not one NVMe namespace on the in-box driver.
@@ -131,6 +133,11 @@ pub trait BlockDevice {
     fn reseed(&mut self, seed: u64) {
         let _ = seed;
     }
+
+    /// A zoned target's zones now: each one's state and LBAs written (empty: not zoned).
+    fn zone_states(&self) -> Vec<(crate::nvme::ZoneState, u64)> {
+        Vec::new()
+    }
 }
 
 /// A borrowed target is a target: a host can wrap `&mut D` for one run and give the
@@ -170,6 +177,9 @@ impl<D: BlockDevice + ?Sized> BlockDevice for &mut D {
     }
     fn host_interface(&self) -> Option<HostInterface> {
         (**self).host_interface()
+    }
+    fn zone_states(&self) -> Vec<(crate::nvme::ZoneState, u64)> {
+        (**self).zone_states()
     }
     fn reseed(&mut self, seed: u64) {
         (**self).reseed(seed);

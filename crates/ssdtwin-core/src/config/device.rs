@@ -66,6 +66,8 @@ pub struct DeviceConfig {
     pub slc: SlcCacheConfig,
     /// Flexible Data Placement, if the drive has it.
     pub fdp: Option<FdpConfig>,
+    /// A zoned namespace's limits, if the namespace is zoned.
+    pub zns: Option<super::ZnsConfig>,
     /// Namespace formats and size.
     pub namespace: Namespace,
     /// Logical 4 KiB map units exposed.

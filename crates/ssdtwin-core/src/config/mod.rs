@@ -33,6 +33,7 @@ mod shipped;
 #[cfg(test)]
 mod tests;
 mod thermal;
+mod zns;
 
 pub use crate::profile_file::{LoadedProfile, ProfileError, apply_overrides};
 pub use derived::{Derived, model_memory_bytes};
@@ -42,6 +43,7 @@ pub use device::{
 pub use namespace::max_namespace_bytes;
 pub use profile::*;
 pub use shipped::{SHIPPED, shipped_names, shipped_text};
+pub use zns::{MAX_ACTIVE_ZONES, ZnsConfig};
 
 use crate::ftl::Stream;
 use crate::nand::{CellMode, UNIT_BYTES};
@@ -55,6 +57,7 @@ use link::build_link;
 use namespace::{build_namespace, namespace_limit};
 use nand::build_nand;
 use thermal::{build_power_model, build_power_states, build_thermal};
+use zns::build_zns;
 
 /// Resolves a shipped profile name or a path to a TOML file.
 pub fn load_profile(name_or_path: &str) -> Result<LoadedProfile, ProfileError> {
@@ -79,6 +82,12 @@ pub fn ideal_overrides(profile: &LoadedProfile) -> Vec<String> {
         }
     }
     o
+}
+
+/// Write frontiers beyond the four every drive has: one per FDP handle, or one per active
+/// zone (each pair's second, for persistently isolated GC, stays unused on a zoned drive).
+pub(crate) fn placement_handles(fdp: Option<&crate::ftl::FdpConfig>, zns: Option<&ZnsConfig>) -> u16 {
+    fdp.map_or(0, |f| f.handles).max(zns.map_or(0, |z| z.max_active as u16))
 }
 
 /// Checks a loaded profile and derives the device configuration.
@@ -106,7 +115,8 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
     let gc = build_gc(&c, &p.ftl)?;
     let slc = build_slc(&c, p.slc_cache.as_ref(), &geometry, &nand)?;
     let fdp = build_fdp(&c, p.fdp.as_ref(), &slc)?;
-    let streams = Stream::count(fdp.map_or(0, |f| f.handles));
+    let zns = build_zns(&c, &p, &geometry, &slc, fdp.as_ref())?;
+    let streams = Stream::count(placement_handles(fdp.as_ref(), zns.as_ref()));
     let controller = build_controller(&c, &p.controller, &geometry)?;
     let namespace = build_namespace(&c, &p, &geometry, &gc, &slc, streams)?;
     let logical_units = namespace.capacity_bytes / UNIT_BYTES;
@@ -149,6 +159,7 @@ pub fn build(loaded: &LoadedProfile) -> Result<DeviceConfig, ProfileError> {
         map_cache,
         slc,
         fdp,
+        zns,
         namespace,
         logical_units,
         host_interface,

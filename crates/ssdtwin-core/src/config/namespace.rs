@@ -32,7 +32,9 @@ pub fn max_namespace_bytes(loaded: &LoadedProfile) -> Result<u64, ProfileError> 
     let gc = build_gc(&c, &p.ftl)?;
     let slc = build_slc(&c, p.slc_cache.as_ref(), &geometry, &nand)?;
     let fdp = build_fdp(&c, p.fdp.as_ref(), &slc)?;
-    Ok(namespace_limit(&geometry, &gc, &slc, Stream::count(fdp.map_or(0, |f| f.handles))).0)
+    let zns = super::zns::build_zns(&c, &p, &geometry, &slc, fdp.as_ref())?;
+    let streams = Stream::count(super::placement_handles(fdp.as_ref(), zns.as_ref()));
+    Ok(namespace_limit(&geometry, &gc, &slc, streams).0)
 }
 
 pub(super) fn build_namespace(

@@ -32,6 +32,9 @@ pub struct Profile {
     /// Flexible Data Placement (absent: the drive has none).
     #[serde(default)]
     pub fdp: Option<FdpSection>,
+    /// Zoned Namespace (absent: a conventional namespace).
+    #[serde(default)]
+    pub zns: Option<ZnsSection>,
     /// How the host sees the device, where it is not one NVMe namespace on the in-box
     /// driver (absent: it is).
     #[serde(default)]
@@ -541,6 +544,18 @@ pub struct FdpSection {
     /// handles') or "persistently-isolated" (keeps it apart).
     #[serde(default = "default_handle_type")]
     pub handle_type: String,
+}
+
+/// `[zns]`: the namespace is zoned (NVMe Zoned Namespace Command Set): each zone's
+/// writable capacity is one superblock, written in order; the namespace holds
+/// `identity.capacity_bytes / zone capacity` zones.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZnsSection {
+    /// Most zones open at once (MOR + 1).
+    pub max_open: u32,
+    /// Most zones active (open or closed) at once (MAR + 1).
+    pub max_active: u32,
 }
 
 fn one_u16() -> u16 {

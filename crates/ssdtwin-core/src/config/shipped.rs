@@ -10,6 +10,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("iodrive2-1200", include_str!("../../../../profiles/iodrive2-1200.toml")),
     ("intel-910-400", include_str!("../../../../profiles/intel-910-400.toml")),
     ("generic-fdp-960g", include_str!("../../../../profiles/generic-fdp-960g.toml")),
+    ("generic-zns-966g", include_str!("../../../../profiles/generic-zns-966g.toml")),
     // The library: built by `ssdtwin profile new` from the sheets in
     // python/ssdtwin/datasheet/sheets (docs/profiles.md, "The library").
     ("crucial-mx500-1tb", include_str!("../../../../profiles/crucial-mx500-1tb.toml")),

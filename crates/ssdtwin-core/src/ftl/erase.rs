@@ -81,6 +81,7 @@ impl Ftl {
         self.slc_full.clear();
         self.slc_stale.clear();
         self.slc_stale_erasing.clear();
+        self.discarded.clear();
         if let Some(tags) = self.tags.as_mut() {
             tags.fill(0);
         }

@@ -173,10 +173,12 @@ impl Frontier {
     }
 
     /// Starts filling `sb` in `mode`. The current superblock becomes the previous one; the
-    /// flag storage of the one before that is recycled.
+    /// flag storage of the one before that is recycled. A frontier retired (none current)
+    /// keeps the superblock it retired as the previous one.
     pub(crate) fn start(&mut self, sb: u32, mode: CellMode, geometry: &Geometry) {
         let capacity = geometry.sb_units_in(mode);
-        let mut flags = self.prev.take().map(|(_, f)| f).unwrap_or_default();
+        let recycled = if self.sb.is_some() { self.prev.take().map(|(_, f)| f) } else { None };
+        let mut flags = recycled.unwrap_or_default();
         flags.clear();
         flags.resize((capacity / geometry.pu_units()) as usize, PENDING);
         let old_flags = std::mem::replace(&mut self.pu_state, flags);
@@ -199,6 +201,14 @@ impl Frontier {
             let pu_units = geometry.pu_units();
             self.pu_state.resize((self.capacity / pu_units) as usize, PENDING);
             self.pu_state[..self.next.div_ceil(pu_units) as usize].fill(DONE);
+        }
+    }
+
+    /// Stops filling the open superblock: it becomes the previous one (its flags kept for
+    /// programs still pending), and the next unit opens another.
+    pub(crate) fn retire(&mut self) {
+        if let Some(old) = self.sb.take() {
+            self.prev = Some((old, std::mem::take(&mut self.pu_state)));
         }
     }
 

@@ -22,6 +22,7 @@
 //!  life.rs        rated life used, and static wear levelling's cold victim
 //!  steady.rs      the sampled steady-state fill
 //!  untimed.rs     placement with no timing, for bulk fills
+//!  zoned.rs       zoned namespaces: frontiers closed early, padding to the end, discards
 //!  state.rs       snapshot export and import
 //!  invariants.rs  the checks below
 //! ```
@@ -55,6 +56,7 @@ mod state;
 mod steady;
 mod untimed;
 pub mod wear;
+mod zoned;
 
 pub use blocks::{SbState, Superblocks};
 pub use counters::FtlCounters;
@@ -130,6 +132,8 @@ pub struct Ftl {
     slc_stale: Vec<u32>,
     /// Stale SLC superblocks handed over for erasing and not yet free.
     slc_stale_erasing: Vec<u32>,
+    /// Superblocks whose zone was reset, to erase once their programs are done.
+    discarded: Vec<u32>,
     /// Units placed so far (a logical clock for superblock age).
     write_seq: u64,
     /// In verify mode, the data version stored in each physical unit.
@@ -164,6 +168,7 @@ impl Ftl {
             slc_full: VecDeque::new(),
             slc_stale: Vec::new(),
             slc_stale_erasing: Vec::new(),
+            discarded: Vec::new(),
             write_seq: 0,
             tags: verify.then(|| BigArray::filled(physical as usize, 0)),
             counters: FtlCounters::default(),

@@ -109,6 +109,7 @@ impl Ftl {
         self.slc_full = state.slc_full;
         // A snapshot is of a quiet device: nothing is being erased.
         self.slc_stale_erasing.clear();
+        self.discarded.clear();
         self.slc_stale = (0..self.sbs.len())
             .filter(|&sb| {
                 self.sbs.mode(sb) == CellMode::Slc && self.sbs.state(sb) == SbState::Full && self.sbs.valid(sb) == 0

@@ -209,6 +209,9 @@ impl Hdd {
     }
 
     fn check(&self, c: &Command) -> Result<(), SubmitError> {
+        if c.opcode.is_zoned() {
+            return Err(SubmitError::NotZoned { opcode: c.opcode });
+        }
         if matches!(c.opcode, Opcode::Flush) {
             return Ok(());
         }
@@ -271,6 +274,7 @@ impl Hdd {
                 }
             }
             Opcode::Trim => self.events.push(now + overhead, Event::Complete { cmd }),
+            Opcode::ZoneAppend | Opcode::ZoneSend { .. } => unreachable!("`check` refuses zoned commands"),
             Opcode::Flush => {
                 // A flush covers the writes accepted before it, not those that follow.
                 if self.writes_pending == 0 {
@@ -485,7 +489,7 @@ impl Hdd {
         if let Some((command, user, _)) = self.waiting.pop_front() {
             self.accept(now, command, user);
         }
-        Completion { user: c.user, command: c.command, submitted: c.submitted, completed: now }
+        Completion { user: c.user, command: c.command, submitted: c.submitted, completed: now, assigned_lba: 0 }
     }
 }
 
@@ -502,6 +506,7 @@ impl BlockDevice for Hdd {
             max_transfer_bytes: self.config.max_transfer_bytes,
             hardware_queues: 1,
             placement_handles: 0,
+            zones: None,
         }
     }
 

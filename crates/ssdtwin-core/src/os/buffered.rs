@@ -293,6 +293,9 @@ impl<D: BlockDevice> Host<D> {
             Opcode::Read => self.buffered_read(now, b),
             Opcode::Write => self.buffered_write(now, b),
             Opcode::Flush => self.buffered_sync(now, b, b.file),
+            Opcode::ZoneAppend | Opcode::ZoneSend { .. } => {
+                unreachable!("zoned commands are direct: the runner refuses buffered zoned jobs")
+            }
             Opcode::Trim => {
                 // A discard goes to the device; the cache drops what it held there.
                 self.invalidate(b.io.offset_bytes, b.io.offset_bytes + b.io.bytes);

@@ -106,7 +106,7 @@ impl<D: BlockDevice> Md<D> {
 impl<D: BlockDevice> BlockDevice for Md<D> {
     fn geometry(&self) -> BlockGeometry {
         let g = self.members[0].geometry();
-        BlockGeometry { lbas: g.lbas * self.members.len() as u64, ..g }
+        BlockGeometry { lbas: g.lbas * self.members.len() as u64, zones: None, ..g }
     }
 
     fn profile(&self) -> &str {
@@ -119,6 +119,9 @@ impl<D: BlockDevice> BlockDevice for Md<D> {
 
     fn submit(&mut self, now: SimTime, command: Command, tag: u64) -> Result<(), SubmitError> {
         let lbas = self.geometry().lbas;
+        if command.opcode.is_zoned() {
+            return Err(SubmitError::NotZoned { opcode: command.opcode });
+        }
         if command.opcode != Opcode::Flush {
             if command.blocks == 0 {
                 return Err(SubmitError::Empty { opcode: command.opcode });
@@ -173,7 +176,13 @@ impl<D: BlockDevice> BlockDevice for Md<D> {
         let req = *req;
         self.requests.free(r);
         self.in_flight -= 1;
-        Some(Completion { user: req.user, command: req.command, submitted: req.submitted, completed: req.completed })
+        Some(Completion {
+            user: req.user,
+            command: req.command,
+            submitted: req.submitted,
+            completed: req.completed,
+            assigned_lba: 0,
+        })
     }
 
     fn in_flight(&self) -> u32 {

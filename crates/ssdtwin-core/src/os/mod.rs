@@ -319,7 +319,7 @@ impl<D: BlockDevice> Host<D> {
     #[inline]
     pub fn parts(&self, opcode: Opcode, bytes: u64) -> u32 {
         match opcode {
-            Opcode::Trim | Opcode::Flush => 1,
+            Opcode::Trim | Opcode::Flush | Opcode::ZoneSend { .. } | Opcode::ZoneAppend => 1,
             _ if bytes <= self.request_bytes => 1,
             _ => bytes.div_ceil(self.request_bytes) as u32,
         }
@@ -630,11 +630,11 @@ impl<D: BlockDevice> Host<D> {
                 self.disk.read_ios += 1;
                 self.disk.read_ns += at_device;
             }
-            Opcode::Write => {
+            Opcode::Write | Opcode::ZoneAppend => {
                 self.disk.write_ios += 1;
                 self.disk.write_ns += at_device;
             }
-            Opcode::Trim | Opcode::Flush => {}
+            Opcode::Trim | Opcode::Flush | Opcode::ZoneSend { .. } => {}
         }
         self.disk.in_queue_ns += at_device;
         self.commands_at_device -= 1;

@@ -132,12 +132,14 @@ impl Ssd {
 
     /// Erases the SLC superblocks whose data all went stale (overwritten or trimmed) once
     /// their programs are done, so they return to the cache.
+    /// (And the superblocks of reset zones: erased as soon as their programs are done.)
     pub(super) fn reclaim_stale_slc(&mut self) {
-        if !self.ftl.has_stale_slc() {
+        if !self.ftl.has_stale_slc() && !self.ftl.has_discarded() {
             return;
         }
         let mut stale = std::mem::take(&mut self.stale_scratch);
         self.ftl.take_stale_slc(&mut stale);
+        self.ftl.take_discarded(&mut stale);
         for &sb in &stale {
             self.erase_victim(sb);
         }

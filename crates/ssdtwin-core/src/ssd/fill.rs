@@ -114,6 +114,10 @@ pub enum FillError {
     /// leaves the drive empty (the erases it did stay counted in the drive's wear).
     #[error("fill interrupted")]
     Cancelled,
+    /// A zoned namespace is written zone by zone at write pointers, which a bulk fill does
+    /// not follow.
+    #[error("a zoned drive is filled by writing its zones: run fio with zonemode=zbd (e.g. --rw=write --zonemode=zbd)")]
+    Zoned,
 }
 
 impl Ssd {
@@ -132,6 +136,9 @@ impl Ssd {
     ) -> Result<(), FillError> {
         if !self.is_quiet() {
             return Err(FillError::NotIdle);
+        }
+        if self.zones.is_some() {
+            return Err(FillError::Zoned);
         }
         let (percent, command_bytes) = match pattern {
             FillPattern::Sequential { percent, command_bytes } => (percent, command_bytes),

@@ -36,6 +36,7 @@ mod snapshot;
 mod staging;
 mod verify;
 mod write;
+mod zones;
 
 pub use counters::{CounterSnapshot, HostCounters, LEVEL_COUNTERS};
 pub use error::DeviceError;
@@ -56,8 +57,9 @@ use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimRng, S
 /// Stream labels of the run's variability sources.
 const RETRY_STREAM: u64 = 0x0052_4554_5259;
 const FIRMWARE_STREAM: u64 = 0x4657_5449_4d45;
-use crate::ftl::{Ftl, HandleId, MediaErrors, RelocationJob, Stream};
+use crate::ftl::{FdpConfig, Ftl, HandleId, Isolation, MediaErrors, RelocationJob, Stream};
 use crate::nand::{CellMode, DieId, DieOp, DieOpKind, DieWake, NandArray, PuId, UNIT_BYTES};
+use crate::nvme::Zones;
 use crate::nvme::{HmbGrant, PowerStates};
 use std::collections::VecDeque;
 
@@ -93,8 +95,13 @@ struct Slot {
     pending_maps: u32,
     /// Latest data arrival at the host.
     data_end: SimTime,
-    /// The reclaim unit handle a write is placed on (FDP drives).
+    /// The reclaim unit handle a write is placed on (FDP drives), or its zone's slot.
     handle: Option<HandleId>,
+    /// A write's first LBA on a zoned namespace (an append's assigned LBA).
+    assigned_lba: u64,
+    /// The command's first LBA in the FTL's space (on a zoned namespace, zones packed to
+    /// their capacity; else the command's own).
+    ftl_slba: u64,
 }
 
 /// A program in flight: which program unit, how much write-buffer space it frees, and the
@@ -122,7 +129,7 @@ pub struct Ssd {
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     in_flight: u32,
-    host_waiting: VecDeque<(Command, u64, SimTime)>,
+    host_waiting: VecDeque<(Command, u64, SimTime, Option<zones::ZoneRoute>)>,
     programs: Vec<ProgramRec>,
     free_programs: Vec<u32>,
     /// Relocation jobs by [`background::JobKind`]: GC, folding.
@@ -131,6 +138,10 @@ pub struct Ssd {
     job_streams: [Stream; 2],
     /// FDP events and each handle's use (not saved with the drive's state).
     fdp_log: placement::FdpLog,
+    /// A zoned namespace's zones.
+    zones: Option<Zones>,
+    /// Zone Sends waiting for their zones' writes to be placed, or for their programs.
+    zone_sends: Vec<zones::PendingSend>,
     jobs_active: [bool; 2],
     /// Host writes paced by the GC job under way (see `gc_pace`).
     gc_pace: gc_pace::GcPace,
@@ -207,11 +218,15 @@ impl Ssd {
         if let Some(fdp) = config.fdp {
             ftl = ftl.with_placement(fdp);
         }
+        if let Some(zns) = config.zns {
+            // Each active zone writes through a frontier of its own, as an FDP handle does.
+            ftl = ftl.with_placement(FdpConfig { handles: zns.max_active as u16, isolation: Isolation::Persistently });
+        }
         let nand = NandArray::new(geometry, config.nand.clone(), config.endurance.seed);
         // No host has granted a buffer yet (os::negotiate_hmb decides one).
         let hmb = HmbGrant::none();
         let map_cache = MapCache::new(config.map_cache.clone(), config.logical_units, hmb.bytes);
-        Ssd {
+        let mut ssd = Ssd {
             now: SimTime::ZERO,
             queue: EventQueue::with_capacity(1024),
             cores: ServerPool::new(config.controller.cores as usize),
@@ -227,6 +242,8 @@ impl Ssd {
             jobs: Default::default(),
             job_streams: [Stream::Gc, Stream::Fold],
             fdp_log: placement::FdpLog::default(),
+            zones: None,
+            zone_sends: Vec::new(),
             jobs_active: [false; 2],
             gc_pace: gc_pace::GcPace::default(),
             reloc_programs: [0; 2],
@@ -266,7 +283,9 @@ impl Ssd {
             nand,
             ftl,
             config,
-        }
+        };
+        ssd.zones = ssd.zone_config().map(Zones::new);
+        ssd
     }
 
     /// The validated configuration.
@@ -319,8 +338,12 @@ impl Ssd {
     }
 
     fn check_command(&self, c: &Command) -> Result<(), SubmitError> {
-        if c.opcode == Opcode::Flush {
+        if matches!(c.opcode, Opcode::Flush | Opcode::ZoneSend { all: true, .. }) {
             return Ok(());
+        }
+        if let Opcode::ZoneSend { .. } = c.opcode {
+            let lbas = self.lbas();
+            return if c.slba < lbas { Ok(()) } else { Err(SubmitError::OutOfRange { slba: c.slba, blocks: 0, lbas }) };
         }
         if let Some(pid) = c.placement
             && self.config.fdp.is_none()
@@ -330,7 +353,7 @@ impl Ssd {
         if c.blocks == 0 {
             return Err(SubmitError::Empty { opcode: c.opcode });
         }
-        let lbas = self.config.namespace.lbas();
+        let lbas = self.lbas();
         if c.slba.checked_add(u64::from(c.blocks)).is_none_or(|end| end > lbas) {
             return Err(SubmitError::OutOfRange { slba: c.slba, blocks: c.blocks, lbas });
         }
@@ -343,6 +366,14 @@ impl Ssd {
             }
         }
         Ok(())
+    }
+
+    /// LBAs the namespace spans: its capacity, or on a zoned namespace every zone's size.
+    fn lbas(&self) -> u64 {
+        self.zones.as_ref().map_or(self.config.namespace.lbas(), |z| {
+            let c = z.config();
+            u64::from(c.zones) * c.size_lbas
+        })
     }
 
     /// Processes every event up to and including `until`, then sets the clock to `until`.
@@ -421,6 +452,7 @@ impl Ssd {
         }
         self.ftl.format();
         self.map_cache.format();
+        self.zones = self.zone_config().map(Zones::new);
         // Nothing is cached any more: a session a read or the idle timer opened (and that
         // stayed open waiting for the filling superblock) has nothing left to fold, and must
         // not fold what is written after the format.
@@ -524,7 +556,7 @@ impl Ssd {
 
     // --- command life cycle -------------------------------------------------------------
 
-    fn start_command(&mut self, command: Command, user: u64, submitted: SimTime) {
+    fn start_command(&mut self, command: Command, user: u64, submitted: SimTime, route: Option<zones::ZoneRoute>) {
         self.idle_generation = self.idle_generation.wrapping_add(1);
         let at = submitted.max(self.now);
         if self.in_flight == 0 {
@@ -533,8 +565,8 @@ impl Ssd {
         // A drive APST put to sleep first wakes up.
         let arrive = at + self.wake(at) + self.config.link.command_fetch;
         let (first_unit, units) = match command.opcode {
-            Opcode::Flush => (0, 0),
-            _ => self.config.namespace.units_of(command.slba, command.blocks),
+            Opcode::Flush | Opcode::ZoneSend { .. } => (0, 0),
+            _ => self.config.namespace.units_of(route.as_ref().map_or(command.slba, |r| r.ftl_slba), command.blocks),
         };
         let bytes = u64::from(command.blocks) * self.config.namespace.lba_bytes();
         let transfer = self.config.namespace.transfer_bytes(command.blocks);
@@ -550,7 +582,9 @@ impl Ssd {
             pending: 0,
             pending_maps: 0,
             data_end: arrive,
-            handle: None,
+            handle: route.as_ref().and_then(|r| r.handle),
+            assigned_lba: route.as_ref().map_or(0, |r| r.assigned_lba),
+            ftl_slba: route.as_ref().map_or(command.slba, |r| r.ftl_slba),
         });
         if command.opcode == Opcode::Write && self.config.fdp.is_some() {
             self.slots[slot as usize].handle = Some(self.placement_handle(command.placement, at));
@@ -579,7 +613,7 @@ impl Ssd {
                 misses.clear();
                 self.miss_scratch = misses;
             }
-            Opcode::Write => {
+            Opcode::Write | Opcode::ZoneAppend => {
                 self.counters.write_cmds += 1;
                 self.counters.bytes_written += bytes;
                 // Merging a partial unit needs its old location: look up its segment.
@@ -618,6 +652,11 @@ impl Ssd {
                 let (_, ready) = self.cores.book(arrive, ctrl.write_cmd);
                 self.slots[slot as usize].ready = ready;
                 self.start_flush(slot, ready);
+            }
+            Opcode::ZoneSend { .. } => {
+                let (_, ready) = self.cores.book(arrive, ctrl.write_cmd);
+                let work = route.map(|r| r.work).unwrap_or_default();
+                self.start_zone_send(slot, work, ready);
             }
         }
     }
@@ -666,15 +705,21 @@ impl Ssd {
         let s = self.slots[slot as usize];
         self.free_slots.push(slot);
         self.in_flight -= 1;
-        if let Some((command, user, submitted)) = self.host_waiting.pop_front() {
-            self.start_command(command, user, submitted);
+        if let Some((command, user, submitted, route)) = self.host_waiting.pop_front() {
+            self.start_command(command, user, submitted, route);
         }
         if self.in_flight == 0 {
             self.counters.controller_busy_ns += self.now.since(self.busy_start).as_ns();
             self.idle_since = Some(self.now);
             self.host_went_idle();
         }
-        Completion { user: s.user, command: s.command, submitted: s.submitted, completed: self.now }
+        Completion {
+            user: s.user,
+            command: s.command,
+            submitted: s.submitted,
+            completed: self.now,
+            assigned_lba: s.assigned_lba,
+        }
     }
 
     // --- dies -----------------------------------------------------------------------------
@@ -720,10 +765,11 @@ impl BlockDevice for Ssd {
         let mdts = self.config.identity.mdts;
         BlockGeometry {
             lba_bytes: ns.lba_bytes(),
-            lbas: ns.lbas(),
+            lbas: self.lbas(),
             max_transfer_bytes: if mdts == 0 { u64::MAX } else { UNIT_BYTES << mdts },
             hardware_queues: self.config.link.io_queues,
             placement_handles: self.config.fdp.map_or(0, |f| f.handles),
+            zones: self.zones.as_ref().map(Zones::config),
         }
     }
 
@@ -742,16 +788,18 @@ impl BlockDevice for Ssd {
 
     fn submit(&mut self, now: SimTime, command: Command, user: u64) -> Result<(), SubmitError> {
         self.check_command(&command)?;
+        // Last: a zoned command that passes changes the zones.
+        let route = self.route(&command)?;
         debug_assert!(now >= self.now, "time moved backwards: {now} < {}", self.now);
         self.now = self.now.max(now);
         if self.now >= self.thermal.next_update() {
             self.update_thermal(self.now);
         }
         if self.in_flight >= self.config.link.max_outstanding() {
-            self.host_waiting.push_back((command, user, now));
+            self.host_waiting.push_back((command, user, now, route));
             return Ok(());
         }
-        self.start_command(command, user, now);
+        self.start_command(command, user, now, route);
         Ok(())
     }
 
@@ -790,6 +838,10 @@ impl BlockDevice for Ssd {
 
     fn reseed(&mut self, seed: u64) {
         Ssd::reseed(self, seed);
+    }
+
+    fn zone_states(&self) -> Vec<(crate::nvme::ZoneState, u64)> {
+        self.zones.as_ref().map_or_else(Vec::new, |z| z.zones().iter().map(|z| (z.state, z.written)).collect())
     }
 
     /// Loads the map entry of `lba` so a command to it soon finds it in cache.

@@ -26,9 +26,9 @@ impl Ssd {
     /// one die read per program unit touched. Unmapped and buffered units go straight to
     /// the link.
     pub(super) fn start_read(&mut self, slot: u32, ready: SimTime) {
-        let Slot { first_unit, units, command, .. } = self.slots[slot as usize];
+        let Slot { first_unit, units, command, ftl_slba, .. } = self.slots[slot as usize];
         let lba_bytes = self.config.namespace.lba_bytes();
-        let (start_byte, end_byte) = (command.slba * lba_bytes, (command.slba + u64::from(command.blocks)) * lba_bytes);
+        let (start_byte, end_byte) = (ftl_slba * lba_bytes, (ftl_slba + u64::from(command.blocks)) * lba_bytes);
         let mut group: Option<Group> = None;
         let mut memory_units = 0;
         let mut die_reads = 0;
@@ -140,7 +140,7 @@ impl Ssd {
     pub(super) fn partial_units(&self, slot: u32) -> [Option<u64>; 2] {
         let s = &self.slots[slot as usize];
         let lba = self.config.namespace.lba_bytes();
-        let start = s.command.slba * lba;
+        let start = s.ftl_slba * lba;
         let end = start + u64::from(s.command.blocks) * lba;
         let head = (start % UNIT_BYTES != 0).then_some(s.first_unit);
         let tail =

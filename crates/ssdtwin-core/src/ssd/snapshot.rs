@@ -124,6 +124,9 @@ struct Header {
     /// Media errors counted and the expected errors accumulated towards the next.
     #[serde(default)]
     media_errors: MediaErrorState,
+    /// A zoned namespace's zones (absent: conventional).
+    #[serde(default)]
+    zones: Option<crate::nvme::Zones>,
 }
 
 impl Ssd {
@@ -162,6 +165,7 @@ impl Ssd {
             block_wear: true,
             thermal: self.thermal.totals,
             media_errors: self.media.state(),
+            zones: self.zones.clone(),
         };
         let header = serde_json::to_vec(&header).expect("the header serialises");
         // Written beside the target and renamed over it once complete and on disk, so a
@@ -325,8 +329,23 @@ impl Ssd {
         device.thermal.totals = header.thermal;
         device.media = MediaErrors::restore(device.config.endurance.seed, header.media_errors);
         device.host_units_admitted = header.host_units_admitted;
+        device.zones = restored_zones(device.zone_config(), header.zones).map_err(corrupt)?;
         device.rebuild_map_cache();
         Ok(device)
+    }
+}
+
+/// A saved state's zones under the profile's zone configuration.
+fn restored_zones(
+    config: Option<crate::nvme::ZoneConfig>,
+    saved: Option<crate::nvme::Zones>,
+) -> Result<Option<crate::nvme::Zones>, &'static str> {
+    match (config, saved) {
+        (None, None) => Ok(None),
+        (Some(config), Some(zones)) => {
+            zones.restored(config).map(Some).ok_or("corrupt state: its zones do not fit the profile's")
+        }
+        _ => Err("corrupt state: zoned or not, it differs from its profile"),
     }
 }
 

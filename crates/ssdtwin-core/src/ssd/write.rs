@@ -117,6 +117,9 @@ impl Ssd {
         }
         filled.clear();
         self.ready_scratch = filled;
+        if self.zones.is_some() {
+            self.zone_units_placed(&s);
+        }
         self.map_updates(s.first_unit, s.units, true, data_in);
         self.finish_at(slot, data_in);
         self.after_host_writes();
@@ -172,8 +175,12 @@ impl Ssd {
         let rec = self.programs[op.token as usize];
         self.free_programs.push(op.token);
         self.ftl.program_done(rec.pu);
-        // A stale SLC superblock may have been waiting for this program before its erase.
+        // A stale SLC superblock, or a reset zone's, may have been waiting for this program
+        // before its erase; a zone's finish for its padding.
         self.reclaim_stale_slc();
+        if !self.zone_sends.is_empty() {
+            self.run_zone_sends();
+        }
         if let Some(job) = rec.job {
             let victims = std::mem::take(&mut self.program_victims[op.token as usize]);
             for &victim in &victims {
@@ -202,7 +209,7 @@ impl Ssd {
     pub(super) fn trim(&mut self, slot: u32) {
         let s = self.slots[slot as usize];
         let lba_bytes = self.config.namespace.lba_bytes();
-        let start = s.command.slba * lba_bytes;
+        let start = s.ftl_slba * lba_bytes;
         let end = start + u64::from(s.command.blocks) * lba_bytes;
         let unit = crate::nand::UNIT_BYTES;
         let (first, last) = (start.div_ceil(unit), end / unit);

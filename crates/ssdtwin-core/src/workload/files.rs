@@ -135,6 +135,9 @@ impl FileTable {
                 // block more for each whole block the division leaves, which needs more files
                 // than bytes in a block.)
                 (None, Some(SizeSpec::Bytes(total))) => total / n,
+                (None, Some(SizeSpec::Zones(n))) => {
+                    return Err(format!("size={n}z counts zones of a zoned drive, not of file {name}"));
+                }
                 (None, Some(SizeSpec::Percent(p))) => match existing {
                     Some(bytes) => (bytes as f64 * p / 100.0) as u64,
                     None => return Err(format!("size={p}% of file {name}, which does not exist: give filesize=")),
@@ -180,6 +183,7 @@ fn resolve(spec: SizeSpec, file_bytes: Option<u64>, option: &str) -> Result<u64,
         (SizeSpec::Bytes(b), _) => Ok(b),
         (SizeSpec::Percent(p), Some(bytes)) => Ok((bytes as f64 * p / 100.0) as u64),
         (SizeSpec::Percent(p), None) => Err(format!("{option}={p}% needs the file's size: give filesize=")),
+        (SizeSpec::Zones(n), _) => Err(format!("{option}={n}z counts zones of a zoned drive, not of a file")),
     }
 }
 

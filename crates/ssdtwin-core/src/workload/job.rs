@@ -168,6 +168,9 @@ pub enum SizeSpec {
     Bytes(u64),
     /// Percent of the namespace, 0–100.
     Percent(f64),
+    /// Zones of a zoned drive (fio's `z` suffix): a run turns them into bytes
+    /// ([`JobSet::in_zones_of`]) before anything resolves them.
+    Zones(u64),
 }
 
 impl SizeSpec {
@@ -176,6 +179,7 @@ impl SizeSpec {
         match self {
             SizeSpec::Bytes(b) => b,
             SizeSpec::Percent(p) => (namespace_bytes as f64 * p / 100.0) as u64,
+            SizeSpec::Zones(_) => unreachable!("a run turns zone counts into bytes first"),
         }
     }
 }
@@ -229,6 +233,28 @@ pub enum Distribution {
     },
     /// Access shares per zone, zones laid out from the start of the region.
     Zoned(Vec<Zone>),
+}
+
+/// fio's `zonemode=zbd`: writes go to zones' write pointers, full zones are reset before
+/// they are written again (fio's `zbd.c`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ZbdSpec {
+    /// `zonesize=`: must match the drive's zone size if given.
+    pub zone_size: Option<u64>,
+    /// `max_open_zones=`: zones written at once, over every job (0: the drive's open limit).
+    pub max_open_zones: u32,
+    /// `job_max_open_zones=`: zones this job writes at once (0: no limit of its own).
+    pub job_max_open_zones: u32,
+    /// `zone_reset_threshold=` and `zone_reset_frequency=`: once the zones in the job's
+    /// range hold this share of its `io_size`, one write in `1 / frequency` resets its zone
+    /// first.
+    pub reset_threshold: Option<f64>,
+    /// `zone_reset_frequency=`.
+    pub reset_frequency: Option<f64>,
+    /// `read_beyond_wp=1`: reads are not kept below the write pointer.
+    pub read_beyond_wp: bool,
+    /// `ignore_zone_limits=1`: `max_open_zones` may exceed the drive's open limit.
+    pub ignore_zone_limits: bool,
 }
 
 /// fio's data placement: the placement identifiers a job's writes name, and how each write
@@ -353,6 +379,8 @@ pub struct JobSpec {
     pub hipri: bool,
     /// `fdp=1` / `dataplacement=fdp`: each write names a placement identifier.
     pub placement: Option<PlacementSpec>,
+    /// `zonemode=zbd`: the job writes a zoned drive's zones at their write pointers.
+    pub zbd: Option<ZbdSpec>,
     /// `fixedbufs`: registered buffers (`io_uring`).
     pub fixedbufs: bool,
     /// `registerfiles`: registered files (`io_uring`).
@@ -850,6 +878,7 @@ impl JobSpec {
             iodepth_low: 0,
             hipri: false,
             placement: None,
+            zbd: None,
             fixedbufs: false,
             registerfiles: false,
             sqthread_poll: false,
@@ -911,6 +940,40 @@ pub struct JobSet {
     pub global_options: Vec<(String, String)>,
     /// Jobs in order.
     pub jobs: Vec<JobSpec>,
+}
+
+impl JobSet {
+    /// The set with sizes given in zones (`size=8z`, fio's `z` suffix) in bytes of zones of
+    /// `zone_bytes` (`None`: the target is not zoned, and such sizes are refused); `None`
+    /// if no size is given in zones.
+    pub fn in_zones_of(&self, zone_bytes: Option<u64>) -> Result<Option<JobSet>, super::JobError> {
+        let zoned = |s: &SizeSpec| matches!(s, SizeSpec::Zones(_));
+        let uses = |j: &JobSpec| {
+            j.size.as_ref().is_some_and(zoned)
+                || j.io_size.as_ref().is_some_and(zoned)
+                || zoned(&j.offset)
+                || zoned(&j.offset_increment)
+        };
+        let Some(first) = self.jobs.iter().find(|j| uses(j)) else { return Ok(None) };
+        let Some(zone) = zone_bytes else {
+            return Err(super::JobError::Invalid {
+                job: first.name.clone(),
+                problem: "sizes in zones (the z suffix) need a zoned drive (a profile with [zns])".into(),
+            });
+        };
+        let bytes = |s: SizeSpec| match s {
+            SizeSpec::Zones(n) => SizeSpec::Bytes(n.saturating_mul(zone)),
+            other => other,
+        };
+        let mut set = self.clone();
+        for j in &mut set.jobs {
+            j.size = j.size.map(bytes);
+            j.io_size = j.io_size.map(bytes);
+            j.offset = bytes(j.offset);
+            j.offset_increment = bytes(j.offset_increment);
+        }
+        Ok(Some(set))
+    }
 }
 
 /// fio's strided zones (`zonemode=strided`): I/O happens in one zone, `range` bytes from its

@@ -95,6 +95,8 @@ pub struct JobResult {
     pub error: Option<JobFailure>,
     /// `latency_target=`: the queue depth fio's search settled on (`None` without a target).
     pub latency_depth: Option<u32>,
+    /// `zonemode=zbd`: zones the job reset before writing them again.
+    pub zone_resets: u64,
 }
 
 /// What fio's steady-state detection saw (its JSON `"steadystate"` object).

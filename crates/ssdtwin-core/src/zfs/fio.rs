@@ -278,6 +278,7 @@ impl Pool {
             command: cmd.command,
             submitted: cmd.submitted,
             completed: self.now,
+            assigned_lba: 0,
         });
     }
 
@@ -529,6 +530,7 @@ impl BlockDevice for Pool {
             max_transfer_bytes: 16 << 20,
             hardware_queues: 1,
             placement_handles: 0,
+            zones: None,
         }
     }
 
@@ -542,6 +544,9 @@ impl BlockDevice for Pool {
 
     fn submit(&mut self, now: SimTime, command: Command, tag: u64) -> Result<(), SubmitError> {
         let g = self.geometry();
+        if command.opcode.is_zoned() {
+            return Err(SubmitError::NotZoned { opcode: command.opcode });
+        }
         if !matches!(command.opcode, Opcode::Flush) {
             if command.blocks == 0 {
                 return Err(SubmitError::Empty { opcode: command.opcode });
@@ -563,6 +568,7 @@ impl BlockDevice for Pool {
             Opcode::Read | Opcode::Write => self.cmd_progress(c),
             Opcode::Flush => self.flush(c),
             Opcode::Trim => self.complete_cmd(c),
+            Opcode::ZoneAppend | Opcode::ZoneSend { .. } => unreachable!("refused above"),
         }
         Ok(())
     }

@@ -255,6 +255,8 @@ pub(super) struct JobClone {
     passes_left: Option<u32>,
     /// With data placement, the identifiers its writes name and how it picks them.
     placement: Option<PlacementPicker>,
+    /// `zonemode=zbd`: the clone's share of fio's zone handling.
+    pub zbd: Option<super::zbd::ZbdJob>,
 }
 
 /// fio's `dp_fill_dspec_data`: each write names the next identifier of the job's list
@@ -457,6 +459,7 @@ impl JobClone {
                 steadystate: None,
                 error: None,
                 latency_depth: None,
+                zone_resets: 0,
             },
             logs: s.logs,
             thread: s.thread,
@@ -468,6 +471,11 @@ impl JobClone {
                 .placement
                 .as_ref()
                 .map(|p| PlacementPicker::new(p, s.placement_handles, SimRng::stream(seed, label ^ 0x0046_4450))),
+            zbd: spec.zbd.as_ref().map(|_| {
+                let start = s.files.iter().map(|f| f.region.0).min().unwrap_or(0);
+                let end = s.files.iter().map(|f| f.region.1).max().unwrap_or(ns_bytes);
+                super::zbd::ZbdJob::new(spec, start, end, per_pass)
+            }),
         }
     }
 

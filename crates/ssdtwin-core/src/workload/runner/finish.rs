@@ -159,7 +159,13 @@ impl Runner {
             jobs: self
                 .clones
                 .into_iter()
-                .map(|c| JobResult { usr_ns: c.thread.usr_ns, sys_ns: c.thread.sys_ns, ctx: c.thread.ctx, ..c.result })
+                .map(|c| JobResult {
+                    usr_ns: c.thread.usr_ns,
+                    sys_ns: c.thread.sys_ns,
+                    ctx: c.thread.ctx,
+                    zone_resets: c.zbd.as_ref().map_or(0, |z| z.resets),
+                    ..c.result
+                })
                 .collect(),
             groups: self.groups.into_iter().filter_map(|g| g.result).collect(),
             disk,

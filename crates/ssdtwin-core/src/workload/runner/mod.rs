@@ -64,11 +64,12 @@ mod thread;
 mod validate;
 mod verify;
 mod window;
+mod zbd;
 
 pub(crate) use engine_run::EngineRun;
 
 use super::files::{self, FileTable};
-use super::{DirResult, Direction, FadviseHint, GroupResult, JobError, JobSet, RunResult, WindowRow};
+use super::{DirResult, Direction, FadviseHint, GroupResult, JobError, JobSet, JobSpec, RunResult, WindowRow};
 use crate::block::{BlockDevice, CounterRow};
 use crate::engine::{EventQueue, SimDuration, SimTime, Slab};
 use crate::os::vm::Madvise;
@@ -244,6 +245,9 @@ enum SyncCall {
     /// A data write under `sync=1` whose data is on the device; the flush that follows it
     /// is in flight (see `RunOptions::fs_syncs`). Completes as a write.
     Flushing,
+    /// A write to a full zone (`zonemode=zbd`): the zone's reset is in flight; the write
+    /// follows it.
+    ZoneReset,
 }
 
 struct Group {
@@ -254,6 +258,8 @@ struct Group {
 }
 
 struct Runner {
+    /// `zonemode=zbd`: fio's view of the zones, shared by the jobs.
+    zbd: Option<zbd::Zbd>,
     timers: EventQueue<Timer>,
     ios: Slab<InFlightIo>,
     clones: Vec<JobClone>,
@@ -283,6 +289,22 @@ struct Runner {
     flows: flow::Flows,
 }
 
+/// fio's zone set-up for the run's `zonemode=zbd` jobs, if any.
+fn zbd_setup<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<Option<zbd::Zbd>, JobError> {
+    let jobs: Vec<&JobSpec> = set.jobs.iter().filter(|j| j.zbd.is_some()).collect();
+    let Some(first) = jobs.first() else { return Ok(None) };
+    let g = host.geometry();
+    let Some(config) = g.zones else {
+        return Err(JobError::Invalid {
+            job: first.name.clone(),
+            problem: "zonemode=zbd needs a zoned drive (a profile with [zns], e.g. generic-zns-966g); fio's \
+                      emulated zones on a conventional drive are not modelled"
+                .into(),
+        });
+    };
+    zbd::Zbd::new(config, g.lba_bytes, &host.device().zone_states(), &jobs).map(Some)
+}
+
 /// Runs `set` on `host`; `observe` is called with progress now and then and may return
 /// false to stop the run ([`RunError::Cancelled`]).
 // The run's setup, then its phases, each set up and run in turn: read top to bottom.
@@ -292,6 +314,9 @@ pub fn run<D: BlockDevice>(
     opts: &RunOptions,
     observe: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<RunResult, RunError> {
+    let g = host.geometry();
+    let in_bytes = set.in_zones_of(g.zones.map(|z| z.size_lbas * g.lba_bytes))?;
+    let set = in_bytes.as_ref().unwrap_or(set);
     validate(host, set)?;
     // The drive's variability (page reads, retries, firmware time) draws from the run's seed.
     host.reseed_target(opts.seed);
@@ -327,6 +352,7 @@ pub fn run<D: BlockDevice>(
         terminate_all: false,
         runtimes: set.jobs.iter().map(|j| j.runtime_ns).collect(),
         flows: flow::Flows::default(),
+        zbd: zbd_setup(host, set)?,
     };
     let ns_bytes = host.geometry().capacity_bytes();
     let mut file_table = FileTable::new(ns_bytes);

@@ -16,6 +16,11 @@ impl Runner {
     /// caller drives the thread afterwards.
     #[inline]
     pub(super) fn on_visible<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, id: u32, now: SimTime) {
+        if self.ios[id].sync == SyncCall::ZoneReset {
+            self.clones[i].thread.in_device -= 1;
+            self.write_after_reset(host, i, id, now);
+            return;
+        }
         if self.wake_to_reap_one_and_issue(host, i, id, now) {
             return;
         }
@@ -157,7 +162,13 @@ impl Runner {
     pub(super) fn on_posted<D: BlockDevice>(&mut self, host: &mut Host<D>, done: IoDone) {
         let IoTag { clone: i, io: id } = IoTag::from_caller_tag(done.tag);
         let t = &self.clones[i].thread;
-        if t.sees_ahead && t.handlers_pending == 0 && self.wake_to_reap_one_and_issue(host, i, id, done.visible) {
+        // A zone's reset before a write is not the write's completion.
+        let reset = self.ios[id].sync == SyncCall::ZoneReset;
+        if t.sees_ahead
+            && t.handlers_pending == 0
+            && !reset
+            && self.wake_to_reap_one_and_issue(host, i, id, done.visible)
+        {
             return;
         }
         self.clones[i].thread.handlers_pending += 1;

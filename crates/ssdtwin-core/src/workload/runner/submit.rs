@@ -5,6 +5,7 @@ use super::super::Direction;
 use super::{InFlightIo, Runner, SyncCall};
 use crate::block::{BlockDevice, Opcode};
 use crate::engine::SimTime;
+use crate::nvme::ZoneAction;
 use crate::os::{BufferedIo, BufferedStart, CloneId, CompletionPath, EngineKind, Host, IoRequest, IoTag};
 
 impl Runner {
@@ -117,8 +118,50 @@ impl Runner {
         } else {
             CompletionPath::Interrupt { core: t.irq_core, work: e.irq_work }
         };
+        let mut opcode = io.dir.opcode();
+        if let (Some(zbd), Some(job)) = (self.zbd.as_mut(), self.clones[i].zbd.as_mut())
+            && !self.ios[id].read_back
+        {
+            let io = &mut self.ios[id];
+            let z = match io.dir {
+                Direction::Write => zbd.write(job, io.offset, io.bytes),
+                Direction::Read => zbd.read(job, io.offset, io.bytes),
+                Direction::Trim => {
+                    opcode = Opcode::ZoneSend { action: ZoneAction::Reset, all: false };
+                    zbd.trim(job, io.offset)
+                }
+            };
+            (io.offset, io.bytes) = (z.offset, z.bytes);
+            if z.eof {
+                self.clones[i].stopped = true;
+            }
+            if let Some(zone) = z.reset_first {
+                // The write waits for its zone's reset (`on_visible` sends it after).
+                io.sync = SyncCall::ZoneReset;
+                let reset = Opcode::ZoneSend { action: ZoneAction::Reset, all: false };
+                let request = IoRequest { opcode: reset, offset_bytes: zone, bytes: 0, placement: None };
+                self.submit_request(host, i, id, request, path, now);
+                return;
+            }
+        }
+        let io = &self.ios[id];
         let placement = if io.dir == Direction::Write { self.clones[i].next_placement() } else { None };
-        let request = IoRequest { opcode: io.dir.opcode(), offset_bytes: io.offset, bytes: io.bytes, placement };
+        let bytes = if opcode.is_zoned() { 0 } else { io.bytes };
+        let request = IoRequest { opcode, offset_bytes: io.offset, bytes, placement };
+        self.submit_request(host, i, id, request, path, now);
+    }
+
+    /// A zoned write's zone was reset: the write itself goes now.
+    pub(super) fn write_after_reset<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, id: u32, now: SimTime) {
+        let io = &mut self.ios[id];
+        io.sync = SyncCall::No;
+        let request = IoRequest { opcode: Opcode::Write, offset_bytes: io.offset, bytes: io.bytes, placement: None };
+        let t = &self.clones[i].thread;
+        let path = if t.engine.polled {
+            CompletionPath::Polled
+        } else {
+            CompletionPath::Interrupt { core: t.irq_core, work: t.engine.irq_work }
+        };
         self.submit_request(host, i, id, request, path, now);
     }
 }

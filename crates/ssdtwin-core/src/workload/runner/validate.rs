@@ -66,6 +66,7 @@ pub(super) fn validate<D: BlockDevice>(host: &Host<D>, set: &JobSet) -> Result<(
                 super::super::trace::TraceReader::scan(path, r.options, ns_bytes, lba).map_err(|p| invalid(job, p))?;
             }
         }
+        check_zoned(job, &geometry)?;
         if let Some(p) = &job.placement {
             let handles = geometry.placement_handles;
             if handles == 0 {
@@ -198,6 +199,38 @@ fn check_region(job: &JobSpec, ns_bytes: u64, lba: u64) -> Result<(), JobError> 
         Direction::ALL.iter().filter(|&&d| job.rw.uses(d)).map(|d| job.bs[d.index()].max()).max().unwrap_or(4096);
     if region < max_bs {
         return Err(invalid(job, format!("region of {region} bytes is smaller than the block size {max_bs}")));
+    }
+    Ok(())
+}
+
+/// A job on a zoned drive, or under `zonemode=zbd`: fio's zbd rules, and the twin's (every
+/// job on a zoned drive follows its write pointers).
+fn check_zoned(job: &JobSpec, geometry: &crate::block::BlockGeometry) -> Result<(), JobError> {
+    let lba = geometry.lba_bytes;
+    if geometry.zones.is_some() && job.zbd.is_none() {
+        return Err(invalid(
+            job,
+            "the drive is zoned: writes go only at its zones' write pointers and no command crosses a zone, \
+             which fio keeps to under zonemode=zbd; give zonemode=zbd"
+                .into(),
+        ));
+    }
+    if job.zbd.is_some() && super::super::files::on_files(job) {
+        return Err(invalid(job, "zonemode=zbd addresses the zoned drive itself, not files on a file system".into()));
+    }
+    if job.zbd.is_some() {
+        if job.rw.uses(Direction::Write) && !job.direct {
+            return Err(invalid(job, "Using direct I/O is mandatory for writing to ZBD drives".into()));
+        }
+        if let Some(zones) = geometry.zones
+            && job.rw.uses(Direction::Trim)
+        {
+            let size = zones.size_lbas * lba;
+            let bs = &job.bs[Direction::Trim.index()];
+            if bs.min() != size || bs.max() != size {
+                return Err(invalid(job, format!("trim block size {} is not the zone size {size}", bs.min())));
+            }
+        }
     }
     Ok(())
 }

@@ -323,6 +323,8 @@ pub(crate) struct Entry<'a> {
     pub(crate) steadystate: Option<&'a crate::workload::SteadyResult>,
     /// The first member's error (fio's `sum_thread_stats` keeps the first).
     pub(crate) error: Option<&'a crate::workload::JobFailure>,
+    /// `zonemode=zbd`: zone resets, summed.
+    pub(crate) zone_resets: u64,
 }
 
 impl Entry<'_> {
@@ -542,6 +544,7 @@ impl<'a> Report<'a> {
                         steadystate: None,
                         error: None,
                         latency_depth: 0,
+                        zone_resets: 0,
                     });
                     entries.last_mut().expect("an entry was just pushed")
                 }
@@ -563,6 +566,7 @@ impl<'a> Report<'a> {
             entry.usr_ns += clone.usr_ns;
             entry.sys_ns += clone.sys_ns;
             entry.ctx += clone.ctx;
+            entry.zone_resets += clone.zone_resets;
             entry.sync_lat.merge(&clone.sync_lat);
             if clone.steadystate.is_some() {
                 entry.steadystate = clone.steadystate.as_ref();

@@ -74,6 +74,7 @@ pub(crate) fn clone_result(
         steadystate: None,
         error: None,
         latency_depth: None,
+        zone_resets: 0,
         job,
         clone,
         pid: 4000 + clone,

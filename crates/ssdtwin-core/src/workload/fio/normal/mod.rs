@@ -153,14 +153,14 @@ fn write_entry(out: &mut String, e: &Entry<'_>, report: &Report<'_>, opts: &Outp
         if d.io_bytes > 0 {
             let group_agg = report.group(e.groupid).map_or(0, |g| g.agg[dir.index()]);
             let label = if mixed { "mixed" } else { dir.name() };
-            write_dir(out, label, dir, d, group_agg, &percentiles, e.spec.percentiles_of, sig_figs);
+            write_dir(out, label, dir, d, group_agg, &percentiles, e.spec.percentiles_of, sig_figs, e.zone_resets);
         }
     }
     if e.spec.unified_rw_reporting == UnifiedRw::Both {
         // fio's show_mixed_ddir_status: the directions summed, against the read aggregate.
         let group_agg = report.group(e.groupid).map_or(0, |g| g.agg[0]);
         let m = DirReport::mixed(&e.dirs);
-        write_dir(out, "mixed", Direction::Read, &m, group_agg, &percentiles, e.spec.percentiles_of, sig_figs);
+        write_dir(out, "mixed", Direction::Read, &m, group_agg, &percentiles, e.spec.percentiles_of, sig_figs, 0);
     }
 
     let total = e.total_ios();
@@ -223,13 +223,18 @@ fn write_dir(
     percentiles: &[f64],
     percentiles_of: PercentilesOf,
     sig_figs: usize,
+    zone_resets: u64,
 ) {
     if d.runtime_ms == 0 {
         return;
     }
     let bw = d.bw_bytes();
-    // fio 3.33 reports zone resets after every write line, 0 on a conventional device.
-    let post = if dir == Direction::Write && label == "write" { "; 0 zone resets" } else { "" };
+    // fio 3.33 reports zone resets after every write line (0 on a conventional device).
+    let post = if dir == Direction::Write && label == "write" {
+        format!("; {zone_resets} zone resets")
+    } else {
+        String::new()
+    };
     put!(
         out,
         "  {label}: IOPS={}, BW={} ({})({}/{}msec){post}\n",

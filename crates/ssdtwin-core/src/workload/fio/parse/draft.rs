@@ -10,7 +10,7 @@
 use crate::workload::engines::fio_engine;
 use crate::workload::trace::{TraceReader, TraceSummary, merge_blktraces};
 use crate::workload::{
-    BlockSize, JobError, JobSpec, PlacementSpec, PlidSelect, ReplaySpec, RwPattern, SizeSpec, StridedZones,
+    BlockSize, JobError, JobSpec, PlacementSpec, PlidSelect, ReplaySpec, RwPattern, SizeSpec, StridedZones, ZbdSpec,
 };
 
 /// A job (or the global defaults) being built.
@@ -40,6 +40,8 @@ pub(super) struct JobDraft {
     pub plids: Option<Vec<u16>>,
     /// `plid_select=`.
     pub plid_select: PlidSelect,
+    /// The zbd options (kept whatever `zonemode` says; used under `zonemode=zbd`).
+    pub zbd: ZbdSpec,
 }
 
 /// `zonemode=` as given.
@@ -49,6 +51,8 @@ pub(super) enum ZoneMode {
     None,
     /// `strided`.
     Strided,
+    /// `zbd`: a zoned block device's zones.
+    Zbd,
 }
 
 impl JobDraft {
@@ -68,6 +72,15 @@ impl JobDraft {
             dataplacement: None,
             plids: None,
             plid_select: PlidSelect::RoundRobin,
+            zbd: ZbdSpec {
+                zone_size: None,
+                max_open_zones: 0,
+                job_max_open_zones: 0,
+                reset_threshold: None,
+                reset_frequency: None,
+                read_beyond_wp: false,
+                ignore_zone_limits: false,
+            },
         }
     }
 
@@ -107,8 +120,12 @@ impl JobDraft {
             dataplacement,
             plids,
             plid_select,
+            zbd,
             ..
         } = self;
+        if zone_mode == Some(ZoneMode::Zbd) {
+            spec.zbd = Some(ZbdSpec { zone_size: (zone_size > 0).then_some(zone_size), ..zbd });
+        }
         spec.placement = data_placement(&spec, fdp, dataplacement, plids, plid_select)?;
         // A passthrough engine's I/O never meets the page cache, whatever direct= says.
         if fio_engine(&spec.ioengine).is_some_and(|e| e.passthrough) {
@@ -209,7 +226,7 @@ fn strided_zones(
         ZoneMode::Strided if size == 0 => {
             return Err(invalid("zonemode=strided needs zonesize= (fio: --zonesize must be specified)"));
         }
-        ZoneMode::None => false,
+        ZoneMode::None | ZoneMode::Zbd => false,
         ZoneMode::Strided => true,
     };
     if !strided || spec.files.nrfiles > 1 {

@@ -374,6 +374,11 @@ static OPTIONS: &[OptionDef] = &[
         d.spec.registerfiles = values::boolean(v)?;
         Ok(())
     }),
+    // The core of io_uring's submission-queue polling thread: the host model books no such
+    // thread (sqthread_poll only takes the submit call off the job's thread).
+    value("sqthread_poll_cpu", |_, v| values::count(v, 1024).map(drop)),
+    // io_uring's READ/WRITE in place of READV/WRITEV: the host model costs them the same.
+    flag("nonvectored", |_, v| values::boolean(v).map(drop)),
     flag("sqthread_poll", |d, v| {
         d.spec.sqthread_poll = values::boolean(v)?;
         Ok(())
@@ -497,8 +502,32 @@ static OPTIONS: &[OptionDef] = &[
         d.zone_mode = Some(match values::one_of(v, &["none", "strided", "zbd"])? {
             "none" => ZoneMode::None,
             "strided" => ZoneMode::Strided,
-            _ => return Err("zoned drives are not modelled yet (zonemode=strided and none are taken)".into()),
+            _ => ZoneMode::Zbd,
         });
+        Ok(())
+    }),
+    value("max_open_zones", |d, v| {
+        d.zbd.max_open_zones = zone_count(v, "max_open_zones")?;
+        Ok(())
+    }),
+    value("job_max_open_zones", |d, v| {
+        d.zbd.job_max_open_zones = zone_count(v, "job_max_open_zones")?;
+        Ok(())
+    }),
+    value("zone_reset_threshold", |d, v| {
+        d.zbd.reset_threshold = Some(zone_fraction(v)?);
+        Ok(())
+    }),
+    value("zone_reset_frequency", |d, v| {
+        d.zbd.reset_frequency = Some(zone_fraction(v)?);
+        Ok(())
+    }),
+    flag("read_beyond_wp", |d, v| {
+        d.zbd.read_beyond_wp = values::boolean(v)?;
+        Ok(())
+    }),
+    flag("ignore_zone_limits", |d, v| {
+        d.zbd.ignore_zone_limits = values::boolean(v)?;
         Ok(())
     }),
     value("zonesize", |d, v| {
@@ -1230,10 +1259,11 @@ fn bsrange(d: &mut JobDraft, v: &str) -> Result<(), String> {
 /// `size=` / `io_size=`: bytes or 1–100 %; 0 means "not set", as in fio.
 fn budget(v: &str, kb_base: u64) -> Result<Option<SizeSpec>, String> {
     match values::size_or_percent(v, kb_base)? {
-        SizeOrPercent::Bytes(0) => Ok(None),
+        SizeOrPercent::Bytes(0) | SizeOrPercent::Zones(0) => Ok(None),
         SizeOrPercent::Bytes(b) => Ok(Some(SizeSpec::Bytes(b))),
         SizeOrPercent::Percent(0) => Err("allowed a size or 1%..100%".into()),
         SizeOrPercent::Percent(p) => Ok(Some(SizeSpec::Percent(f64::from(p)))),
+        SizeOrPercent::Zones(n) => Ok(Some(SizeSpec::Zones(n))),
     }
 }
 
@@ -1242,6 +1272,7 @@ fn place(v: &str, kb_base: u64) -> Result<SizeSpec, String> {
     Ok(match values::size_or_percent(v, kb_base)? {
         SizeOrPercent::Bytes(b) => SizeSpec::Bytes(b),
         SizeOrPercent::Percent(p) => SizeSpec::Percent(f64::from(p)),
+        SizeOrPercent::Zones(n) => SizeSpec::Zones(n),
     })
 }
 
@@ -1297,6 +1328,24 @@ fn placement_ids(v: &str) -> Result<Vec<u16>, String> {
     }
     ids.sort_unstable();
     Ok(ids)
+}
+
+/// fio's `ZBD_MAX_WRITE_ZONES`: the most zones `max_open_zones` may name.
+const ZBD_MAX_WRITE_ZONES: u64 = 4096;
+
+/// `zone_reset_threshold=` / `zone_reset_frequency=`: fio's float option of 0 to 1.
+fn zone_fraction(v: &str) -> Result<f64, String> {
+    let x = values::decimal(v)?;
+    if (0.0..=1.0).contains(&x) { Ok(x) } else { Err("allowed 0 to 1".into()) }
+}
+
+/// `max_open_zones=` / `job_max_open_zones=`: 0 to fio's limit.
+fn zone_count(v: &str, option: &str) -> Result<u32, String> {
+    let n: u64 = v.trim().parse().map_err(|_| "expected a whole number".to_string())?;
+    if n > ZBD_MAX_WRITE_ZONES {
+        return Err(format!("'{option}' value is larger than {ZBD_MAX_WRITE_ZONES}"));
+    }
+    Ok(n as u32)
 }
 
 /// fio's `FIO_MAX_DP_IDS`.
@@ -1448,16 +1497,8 @@ const HINTS: &[(&[&str], &str)] = &[
          serve the twin with 'ssdtwin serve' to reach it over NBD",
     ),
     (
-        &[
-            "zonecapacity",
-            "max_open_zones",
-            "job_max_open_zones",
-            "zone_reset_threshold",
-            "zone_reset_frequency",
-            "ignore_zone_limits",
-            "read_beyond_wp",
-        ],
-        "zoned drives (zonemode=zbd) are not modelled yet; zonemode=strided is taken",
+        &["zonecapacity"],
+        "it sets the zone capacity of fio's emulated zones; a zoned drive's (a profile with [zns]) comes from the drive",
     ),
     (&["gpu_dev_id"], "it is an option of an engine that does I/O to a GPU, which ssdtwin does not model"),
     (

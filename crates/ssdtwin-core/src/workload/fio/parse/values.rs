@@ -86,10 +86,18 @@ pub(super) enum SizeOrPercent {
     Bytes(u64),
     /// Whole percent, 0–100.
     Percent(u8),
+    /// Zones of a zoned drive (`8z`, fio 3.26+).
+    Zones(u64),
 }
 
 /// A size or a whole percentage (`size=20%`, `offset=10%`).
 pub(super) fn size_or_percent(text: &str, kb_base: u64) -> Result<SizeOrPercent, String> {
+    if let Some(zones) = text.strip_suffix('z')
+        && !zones.is_empty()
+        && zones.bytes().all(|b| b.is_ascii_digit())
+    {
+        return zones.parse().map(SizeOrPercent::Zones).map_err(|_| "number too large".into());
+    }
     let Some(number) = text.strip_suffix('%') else {
         return size(text, kb_base).map(SizeOrPercent::Bytes);
     };

@@ -594,6 +594,25 @@ class Device:
         """Every device counter now (host and NAND bytes, GC, wear, ...)."""
         return dict(self._dev.counters())
 
+    def zones(self) -> dict[str, Any] | None:
+        """A zoned namespace now (``None`` on a conventional one): ``size_lbas``,
+        ``capacity_lbas``, ``max_open``, ``max_active`` and ``zones``, each with ``slba``,
+        ``wp`` (LBAs), ``state`` (nvme-cli's name) and ``code`` (the Zone State)."""
+        zones = self._dev.zones()
+        return None if zones is None else dict(zones)
+
+    def zone_send(self, action: str, slba: int = 0, all: bool = False) -> None:
+        """Zone Management Send: ``close``, ``finish``, ``open`` or ``reset`` the zone starting
+        at ``slba``, or (``all``) every zone the action applies to; waits for the work it
+        starts (a finish's padding, a reset's erase). Raises :class:`DeviceError` with the
+        NVMe status the zone's state gives."""
+        self._dev.zone_send(action, slba, all)
+
+    def zone_append(self, zslba: int, blocks: int) -> int:
+        """Zone Append of ``blocks`` LBAs to the zone starting at ``zslba``; returns the LBA
+        the data went to."""
+        return int(self._dev.zone_append(zslba, blocks))
+
     def fdp(self) -> dict[str, Any] | None:
         """Flexible Data Placement now (``None`` on a drive without it): ``reclaim_groups``,
         ``handles``, ``handle_type``, ``reclaim_unit_bytes``, ``volatile_write_cache``; ``usage`` (each handle's RUH

@@ -48,7 +48,11 @@ MUST_RUN = {
     "steadystate.fio",
     "surface-scan.fio",
     "tiobench-example.fio",
+    "uring-cmd-ng.fio",
+    "uring-cmd-zoned.fio",
     "waitfor.fio",
+    "zbd-rand-write.fio",
+    "zbd-seq-read.fio",
     "zipf.fio",
 }
 
@@ -56,6 +60,21 @@ MUST_RUN = {
 GLOBALS = {"butterfly.fio": "size=64m\n"}
 #: Host changes an example needs (the NUMA nodes it names).
 HOST_SETS = {"numa.fio": ["--host-set", "cpu.numa_nodes=2"]}
+#: The zoned examples' drive: the shipped zoned profile with their 256 MiB zones (192 MiB
+#: of capacity each) and zbd-rand-write's 32 open zones.
+ZONED = [
+    "--profile",
+    "generic-zns-966g",
+    "--set",
+    "nand.pages_per_block=192",
+    "--set",
+    "identity.capacity_bytes=161061273600",
+    "--set",
+    "zns.max_open=32",
+    "--set",
+    "zns.max_active=32",
+]
+DRIVES = {name: ZONED for name in ("zbd-rand-write.fio", "zbd-seq-read.fio", "uring-cmd-zoned.fio")}
 
 pytestmark = [
     pytest.mark.slow,
@@ -81,7 +100,7 @@ def shortened(text: str, extra_globals: str = "") -> str:
 def run_example(name: str, run_main: RunMain, tmp_path: Path) -> Outcome:
     job = tmp_path / name
     job.write_text(shortened((EXAMPLES / name).read_text(), GLOBALS.get(name, "")))
-    host = HOST_SETS.get(name, [])
+    host = HOST_SETS.get(name, []) + DRIVES.get(name, [])
     return run_main("fio", *host, "--output-format=json", "--output", tmp_path / "out.json", job)
 
 

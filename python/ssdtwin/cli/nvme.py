@@ -42,6 +42,14 @@ from ..nvme.show_fdp import (
     fdp_usage_text,
 )
 from ..nvme.show_smart_log import NSID_ALL
+from ..nvme.show_zns import (
+    STATE_FILTER,
+    report_zones_json,
+    report_zones_text,
+    send_success,
+)
+from ..nvme.show_zns import id_ns_json as zns_id_ns_json
+from ..nvme.show_zns import id_ns_text as zns_id_ns_text
 from .common import (
     CInteger,
     OutputFile,
@@ -451,3 +459,137 @@ def fdp_status(
     this list's order."""
     data = _fdp_of(profile, state, overrides, 1)
     click.echo(dumps(fdp_status_json(data)) + "\n" if output_format == "json" else fdp_status_text(data), nl=False)
+
+
+@command.group("zns")
+def zns() -> None:
+    """nvme-cli's zns plugin: report zones, the ZNS Identify Namespace, and zone management.
+
+    The drive needs a [zns] section in its profile (e.g. generic-zns-966g). Commands that
+    change zones (reset-zone, finish-zone, open-zone, close-zone, zone-append) work on the
+    drive saved in --state FILE and write it back; fio's zonemode=zbd runs write its zones.
+    """
+
+
+def _zones_of(device: Device) -> dict[str, Any]:
+    zones = device.zones()
+    if zones is None:
+        name = device.profile_name
+        raise click.UsageError(f"{name} is not zoned (its profile has no [zns] section)")
+    return zones
+
+
+@zns.command("report-zones")
+@named_device_argument
+@profile_options
+@click.option("-s", "--start-lba", "slba", type=CInteger(0, 2**64 - 1), default=0, help="First zone's LBA.")
+@click.option("-d", "--descs", "descs", type=CInteger(0, 2**32 - 1), default=0, help="Zones to report (0: all).")
+@click.option(
+    "-S",
+    "--zone-state",
+    "zone_state",
+    type=click.Choice(sorted(STATE_FILTER)),
+    default=None,
+    help="Only zones in this state (nvme-cli's -S; its long name --state is the state file here).",
+)
+@click.option("-V", "--verbose", "verbose", is_flag=True, help="States and types by name.")
+@output_format_option
+def report_zones(
+    device: str,
+    profile: str | None,
+    state: Path | None,
+    overrides: tuple[str, ...],
+    slba: int,
+    descs: int,
+    zone_state: str | None,
+    verbose: bool,
+    output_format: str,
+) -> None:
+    """Report Zones, as 'nvme zns report-zones /dev/nvme0n1': each zone's start, write
+    pointer, capacity and state."""
+    zones = _zones_of(load_device(profile, state, overrides))
+    first = slba // zones["size_lbas"]
+    if first >= len(zones["zones"]):
+        raise click.BadParameter(f"{slba}: beyond the namespace's last zone", param_hint="'-s'")
+    count, only = descs or None, STATE_FILTER.get(zone_state or "")
+    if output_format == "json":
+        click.echo(dumps(report_zones_json(zones, first, count, only)))
+    else:
+        click.echo(report_zones_text(zones, first, count, only, verbose), nl=False)
+
+
+@zns.command("id-ns")
+@named_device_argument
+@profile_options
+@output_format_option
+def zns_id_ns(
+    device: str, profile: str | None, state: Path | None, overrides: tuple[str, ...], output_format: str
+) -> None:
+    """ZNS Identify Namespace, as 'nvme zns id-ns /dev/nvme0n1': the open and active limits
+    (0-based) and the zone size."""
+    zones = _zones_of(load_device(profile, state, overrides))
+    click.echo(dumps(zns_id_ns_json(zones)) + "\n" if output_format == "json" else zns_id_ns_text(zones), nl=False)
+
+
+def _zone_state_file(f: F) -> F:
+    f = click.option(
+        "--state",
+        "state",
+        required=True,
+        type=OutputFile(),
+        help="State file: the drive, read from FILE if it exists (else a fresh one from --profile), written back.",
+    )(f)
+    f = click.option(
+        "--profile", help="Shipped profile name or TOML file, for a fresh drive when FILE does not exist."
+    )(f)
+    return f
+
+
+def _stateful_device(profile: str | None, state: Path) -> Device:
+    if state.exists():
+        return load_device(None, state, ())
+    if profile is None:
+        raise click.UsageError(f"{state} does not exist; give --profile to start from a fresh drive")
+    return load_device(profile, None, ())
+
+
+def _zone_send_command(action: str) -> None:
+    @zns.command(f"{action}-zone")
+    @named_device_argument
+    @_zone_state_file
+    @click.option("-s", "--start-lba", "slba", type=CInteger(0, 2**64 - 1), default=0, help="The zone's first LBA.")
+    @click.option("-a", "--select-all", "select_all", is_flag=True, help="Every zone the action applies to.")
+    def send(device: str, profile: str | None, state: Path, slba: int, select_all: bool) -> None:
+        dev = _stateful_device(profile, state)
+        _zones_of(dev)
+        dev.zone_send(action, slba, select_all)
+        dev.save(state, overwrite=True)
+        click.echo(send_success(action, slba, select_all, NSID))
+
+    send.__doc__ = (
+        f"Zone Management Send '{action}', as 'nvme zns {action}-zone /dev/nvme0n1 -s SLBA [-a]'; "
+        "the drive in --state FILE is written back."
+    )
+
+
+for _action in ("reset", "finish", "open", "close"):
+    _zone_send_command(_action)
+
+
+@zns.command("zone-append")
+@named_device_argument
+@_zone_state_file
+@click.option("-s", "--zslba", "zslba", type=CInteger(0, 2**64 - 1), default=0, help="The zone's first LBA.")
+@click.option("-z", "--data-size", "size", type=CInteger(1, 2**32 - 1), required=True, help="Bytes to append.")
+def zone_append(device: str, profile: str | None, state: Path, zslba: int, size: int) -> None:
+    """Zone Append, as 'nvme zns zone-append /dev/nvme0n1 -s ZSLBA -z BYTES': the data goes
+    to the zone's write pointer; prints where. The drive in --state FILE is written back."""
+    dev = _stateful_device(profile, state)
+    _zones_of(dev)
+    identity = dev.identity()
+    lba_bytes = identity["lba_formats"][identity["lba_format"]]["data_bytes"]
+    if size % lba_bytes:
+        raise click.BadParameter(f"{size}: a whole number of {lba_bytes}-byte LBAs", param_hint="'-z'")
+    lba = dev.zone_append(zslba, size // lba_bytes)
+    dev.save(state, overwrite=True)
+    click.echo(f"Success appended data to LBA {lba:x}")

@@ -133,6 +133,11 @@ def command(
     if record is not None and record.exists():
         record.unlink()
     device = load_device(profile, state, overrides, host, host_overrides, hmb)
+    if device.zones() is not None:
+        raise click.UsageError(
+            f"{device.profile_name} is zoned: an NBD export is a plain block device whose clients write anywhere, "
+            "and a zoned namespace takes writes only at its zones' write pointers; serve a conventional profile"
+        )
     name = device.profile_name
     on = "the drive alone (--host none)" if host == "none" else f"host {host}"
     snapshots = Snapshots()

@@ -228,7 +228,7 @@ def test_a_profile_file_builds_the_same_device(tmp_path: Path) -> None:
 
 
 def test_profiles_and_profile_toml() -> None:
-    assert ssdtwin.profiles()[:8] == [
+    assert ssdtwin.profiles()[:9] == [
         "generic-tlc-1tb",
         "p32a80",
         "crucial-p1",
@@ -237,9 +237,10 @@ def test_profiles_and_profile_toml() -> None:
         "iodrive2-1200",
         "intel-910-400",
         "generic-fdp-960g",
+        "generic-zns-966g",
     ]
     # Then the library, built from its sheets, by name.
-    library = ssdtwin.profiles()[8:]
+    library = ssdtwin.profiles()[9:]
     assert library == sorted(library) and "samsung-980-pro-1tb" in library
     changes = {"nand.channels": 16, "nand.scheduler": "fifo", "nand.suspend": "none"}
     text = ssdtwin.profile_toml("generic-tlc-1tb", changes)

@@ -140,8 +140,8 @@ def dev() -> Device:
             "job option: give it to the ssdtwin fio command",
         ),
         (
-            ["--name=a", "--zonemode=zbd"],
-            "command line: zonemode=zbd: zoned drives are not modelled yet (zonemode=strided and none are taken)",
+            ["--name=a", "--zonemode=zbd", "--max_open_zones=5000"],
+            "command line: max_open_zones=5000: 'max_open_zones' value is larger than 4096",
         ),
         (
             ["--name=a", "--bs=4q"],

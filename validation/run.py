@@ -36,6 +36,7 @@ import tempfile
 
 import ssdtwin
 from reference import (
+    PLACEMENT_WARP,
     QOS_MICRON,
     QOS_PUBLISHED,
     R1_READ,
@@ -56,7 +57,6 @@ from reference import (
     R7_OFF_DROP_AT_16,
     R7_OFF_PEAK,
     R7_SIZE_SPREAD,
-    PLACEMENT_WARP,
     Point,
 )
 from ssdtwin.plots.base import second_edges

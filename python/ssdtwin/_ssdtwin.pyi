@@ -406,8 +406,8 @@ class Device:
         """Every counter."""
     def zones(self) -> dict[str, Any] | None:
         """A zoned namespace's zones: sizes, limits, each zone's state and write pointer."""
-    def zone_send(self, action: str, slba: int, all: bool) -> None:
-        """Zone Management Send of ``action`` to the zone at ``slba`` (or every zone)."""
+    def zone_send(self, action: str, slba: int, all: bool) -> float:
+        """Zone Management Send of ``action`` to the zone at ``slba`` (or every zone); its latency, s."""
     def zone_append(self, zslba: int, blocks: int) -> int:
         """Zone Append to the zone at ``zslba``; returns the LBA written."""
     def fdp(self) -> dict[str, Any] | None:

@@ -60,7 +60,7 @@ STUDY_AXES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "whole-fill": ("written_gb", "write_mb_per_s", ()),
 }
 #: Studies that write a table but have no default axes here.
-OTHER_STUDIES = ("memory", "pts", "zfs-special")
+OTHER_STUDIES = ("memory", "placement", "pts", "zfs-special")
 
 #: fio's directions, in its order, and the sum of them all that ``unified_rw_reporting=mixed``
 #: reports instead.

@@ -601,12 +601,12 @@ class Device:
         zones = self._dev.zones()
         return None if zones is None else dict(zones)
 
-    def zone_send(self, action: str, slba: int = 0, all: bool = False) -> None:
+    def zone_send(self, action: str, slba: int = 0, all: bool = False) -> float:
         """Zone Management Send: ``close``, ``finish``, ``open`` or ``reset`` the zone starting
         at ``slba``, or (``all``) every zone the action applies to; waits for the work it
-        starts (a finish's padding, a reset's erase). Raises :class:`DeviceError` with the
-        NVMe status the zone's state gives."""
-        self._dev.zone_send(action, slba, all)
+        starts (a finish's padding, a reset's erase); returns the command's latency in seconds.
+        Raises :class:`DeviceError` with the NVMe status the zone's state gives."""
+        return float(self._dev.zone_send(action, slba, all))
 
     def zone_append(self, zslba: int, blocks: int) -> int:
         """Zone Append of ``blocks`` LBAs to the zone starting at ``zslba``; returns the LBA

@@ -56,8 +56,8 @@ def test_random_offsets_stay_in_their_zone_and_do_not_repeat_in_it(run_main: Run
     [
         (["--zonesize=16k"], "zonemode=none (the default) and zonesize are not compatible; give zonemode=strided"),
         (["--zonemode=strided"], "zonemode=strided needs zonesize="),
-        (["--zonemode=zbd", "--zonesize=16k"], "zoned drives are not modelled yet (zonemode=strided and none"),
-        (["--zonemode=strided", "--zonesize=16k", "--zonecapacity=8k"], "zoned drives (zonemode=zbd)"),
+        (["--zonemode=zbd", "--zonesize=16k"], "zonemode=zbd needs a zoned drive (a profile with [zns]"),
+        (["--zonemode=strided", "--zonesize=16k", "--zonecapacity=8k"], "the zone capacity of fio's emulated zones"),
         (["--zonemode=sideways"], "zonemode=sideways"),
     ],
 )

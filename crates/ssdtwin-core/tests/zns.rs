@@ -4,7 +4,7 @@
 
 use super::common::small_config;
 use ssdtwin_core::block::{BlockDevice, Command, Completion, Opcode, SubmitError};
-use ssdtwin_core::nvme::{ZoneAction, ZoneError, ZoneState};
+use ssdtwin_core::block::{ZoneAction, ZoneError, ZoneState};
 use ssdtwin_core::ssd::Ssd;
 
 /// Map units (4 KiB LBAs) in a zone of the small drive: one superblock.

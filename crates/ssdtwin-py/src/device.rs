@@ -263,9 +263,10 @@ impl Device {
     }
 
     /// Sends Zone Management Send `action` (close, finish, open, reset) to the zone starting
-    /// at `slba` (`all`: every zone it applies to) and waits for it and the work it starts.
-    fn zone_send(&mut self, py: Python<'_>, action: &str, slba: u64, all: bool) -> PyResult<()> {
-        use ssdtwin_core::nvme::ZoneAction;
+    /// at `slba` (`all`: every zone it applies to) and waits for it and the work it starts;
+    /// returns the command's latency, seconds.
+    fn zone_send(&mut self, py: Python<'_>, action: &str, slba: u64, all: bool) -> PyResult<f64> {
+        use ssdtwin_core::block::ZoneAction;
         let action = match action {
             "close" => ZoneAction::Close,
             "finish" => ZoneAction::Finish,
@@ -276,7 +277,7 @@ impl Device {
             }
         };
         let command = ssdtwin_core::block::Command::new(ssdtwin_core::block::Opcode::ZoneSend { action, all }, slba, 0);
-        self.one_command(py, command).map(drop)
+        self.one_command(py, command).map(|c| c.completed.since(c.submitted).as_ns() as f64 / 1e9)
     }
 
     /// Zone Append of `blocks` LBAs to the zone starting at `zslba`; returns the LBA the data

@@ -72,7 +72,7 @@ impl BlockDevice for AnyDevice {
         each!(self, d => d.reseed(seed));
     }
 
-    fn zone_states(&self) -> Vec<(crate::nvme::ZoneState, u64)> {
+    fn zone_states(&self) -> Vec<(crate::block::ZoneState, u64)> {
         each!(self, d => d.zone_states())
     }
 }

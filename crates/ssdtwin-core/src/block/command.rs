@@ -1,8 +1,8 @@
 //! Block commands and their completions: what crosses the seam between the host stack and a
 //! block target. The opcodes are NVMe's I/O command set, which every target here speaks.
 
+use super::zones::{ZoneAction, ZoneError};
 use crate::engine::SimTime;
-use crate::nvme::{ZoneAction, ZoneError};
 use thiserror::Error;
 
 /// I/O command opcodes modelled.

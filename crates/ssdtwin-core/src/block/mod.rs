@@ -42,10 +42,12 @@
 mod any;
 mod command;
 mod counters;
+pub mod zones;
 
 pub use any::AnyDevice;
 pub use command::{Command, Completion, Opcode, PlacementId, SubmitError};
 pub use counters::{Counter, CounterRow};
+pub use zones::{Placed, Zone, ZoneAction, ZoneConfig, ZoneError, ZoneState, Zones};
 
 use crate::engine::SimTime;
 
@@ -67,7 +69,7 @@ pub struct BlockGeometry {
     /// Status list, placement identifiers `0..placement_handles`); 0 without FDP.
     pub placement_handles: u16,
     /// A zoned namespace's zone size, capacity and limits (`None`: conventional).
-    pub zones: Option<crate::nvme::ZoneConfig>,
+    pub zones: Option<crate::block::ZoneConfig>,
 }
 
 /// How the host sees a target that is not one NVMe namespace on the in-box driver.
@@ -135,7 +137,7 @@ pub trait BlockDevice {
     }
 
     /// A zoned target's zones now: each one's state and LBAs written (empty: not zoned).
-    fn zone_states(&self) -> Vec<(crate::nvme::ZoneState, u64)> {
+    fn zone_states(&self) -> Vec<(crate::block::ZoneState, u64)> {
         Vec::new()
     }
 }
@@ -178,7 +180,7 @@ impl<D: BlockDevice + ?Sized> BlockDevice for &mut D {
     fn host_interface(&self) -> Option<HostInterface> {
         (**self).host_interface()
     }
-    fn zone_states(&self) -> Vec<(crate::nvme::ZoneState, u64)> {
+    fn zone_states(&self) -> Vec<(crate::block::ZoneState, u64)> {
         (**self).zone_states()
     }
     fn reseed(&mut self, seed: u64) {

@@ -9,10 +9,8 @@ mod hmb;
 mod link;
 mod namespace;
 pub mod power;
-pub mod zones;
 
 pub use hmb::{HmbGrant, HmbRequest};
 pub use link::{Bus, LinkConfig};
 pub use namespace::{LbaFormat, Namespace};
 pub use power::{ApstEntry, ApstPolicy, PowerState, PowerStates, apst_table};
-pub use zones::{Placed, Zone, ZoneAction, ZoneConfig, ZoneError, ZoneState, Zones};

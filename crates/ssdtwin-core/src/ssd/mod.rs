@@ -57,9 +57,9 @@ use crate::engine::{BusyResource, EventQueue, ServerPool, SimDuration, SimRng, S
 /// Stream labels of the run's variability sources.
 const RETRY_STREAM: u64 = 0x0052_4554_5259;
 const FIRMWARE_STREAM: u64 = 0x4657_5449_4d45;
+use crate::block::Zones;
 use crate::ftl::{FdpConfig, Ftl, HandleId, Isolation, MediaErrors, RelocationJob, Stream};
 use crate::nand::{CellMode, DieId, DieOp, DieOpKind, DieWake, NandArray, PuId, UNIT_BYTES};
-use crate::nvme::Zones;
 use crate::nvme::{HmbGrant, PowerStates};
 use std::collections::VecDeque;
 
@@ -142,6 +142,8 @@ pub struct Ssd {
     zones: Option<Zones>,
     /// Zone Sends waiting for their zones' writes to be placed, or for their programs.
     zone_sends: Vec<zones::PendingSend>,
+    /// Zones whose reset has work still to do: writes to them wait.
+    resetting: Vec<u32>,
     jobs_active: [bool; 2],
     /// Host writes paced by the GC job under way (see `gc_pace`).
     gc_pace: gc_pace::GcPace,
@@ -244,6 +246,7 @@ impl Ssd {
             fdp_log: placement::FdpLog::default(),
             zones: None,
             zone_sends: Vec::new(),
+            resetting: Vec::new(),
             jobs_active: [false; 2],
             gc_pace: gc_pace::GcPace::default(),
             reloc_programs: [0; 2],
@@ -840,7 +843,7 @@ impl BlockDevice for Ssd {
         Ssd::reseed(self, seed);
     }
 
-    fn zone_states(&self) -> Vec<(crate::nvme::ZoneState, u64)> {
+    fn zone_states(&self) -> Vec<(crate::block::ZoneState, u64)> {
         self.zones.as_ref().map_or_else(Vec::new, |z| z.zones().iter().map(|z| (z.state, z.written)).collect())
     }
 

@@ -126,7 +126,7 @@ struct Header {
     media_errors: MediaErrorState,
     /// A zoned namespace's zones (absent: conventional).
     #[serde(default)]
-    zones: Option<crate::nvme::Zones>,
+    zones: Option<crate::block::Zones>,
 }
 
 impl Ssd {
@@ -337,9 +337,9 @@ impl Ssd {
 
 /// A saved state's zones under the profile's zone configuration.
 fn restored_zones(
-    config: Option<crate::nvme::ZoneConfig>,
-    saved: Option<crate::nvme::Zones>,
-) -> Result<Option<crate::nvme::Zones>, &'static str> {
+    config: Option<crate::block::ZoneConfig>,
+    saved: Option<crate::block::Zones>,
+) -> Result<Option<crate::block::Zones>, &'static str> {
     match (config, saved) {
         (None, None) => Ok(None),
         (Some(config), Some(zones)) => {

@@ -2,7 +2,7 @@
 //! in order by the write frontier of the zone's slot (the FTL's placement streams, one per
 //! active zone), so a zone's data never shares a superblock and the drive never needs GC.
 //!
-//! Commands meet the zones (`nvme::zones`) at submission, in order: a write or append that
+//! Commands meet the zones (`block::zones`) at submission, in order: a write or append that
 //! the zone's state, write pointer or limits refuse is refused there, and one that passes
 //! moves the write pointer at once. The LBAs of zone `z`, offset `o`, are the FTL's
 //! `z × capacity + o` (the gap between a zone's capacity and its size maps to nothing).
@@ -17,10 +17,10 @@
 
 use super::{Slot, Ssd};
 use crate::block::{Command, Opcode, SubmitError};
+use crate::block::{ZoneAction, ZoneConfig, ZoneError, Zones};
 use crate::engine::SimTime;
 use crate::ftl::{HandleId, Stream};
 use crate::nand::{PuId, UNIT_BYTES};
-use crate::nvme::{ZoneAction, ZoneConfig, ZoneError, Zones};
 
 /// Where a zoned command goes, worked out at submission.
 #[derive(Clone, Debug, Default)]
@@ -42,6 +42,8 @@ pub(super) struct ZoneWork {
     action: ZoneAction,
     slot: Option<u16>,
     superblock: Option<u32>,
+    /// The slot whose writes, accepted before the command, must be placed first.
+    wait: Option<u16>,
 }
 
 /// A Zone Send command waiting for its zones' writes to be placed, or for its programs.
@@ -116,8 +118,13 @@ impl Ssd {
                 let mut work = Vec::with_capacity(targets.len());
                 for zone in targets {
                     let z = zones.zones()[zone as usize];
+                    let wait = z.slot.filter(|&s| zones.slot_unplaced(s) > 0);
                     zones.send(zone, action)?;
-                    work.push(ZoneWork { zone, action, slot: z.slot, superblock: z.superblock });
+                    if action == ZoneAction::Reset && z.superblock.is_some() {
+                        // Writes to the zone after the reset are placed after its work.
+                        self.resetting.push(zone);
+                    }
+                    work.push(ZoneWork { zone, action, slot: z.slot, superblock: z.superblock, wait });
                 }
                 ZoneRoute { work, ..ZoneRoute::default() }
             }
@@ -131,6 +138,19 @@ impl Ssd {
         self.slots[command_slot as usize].ready = ready;
         self.zone_sends.push(PendingSend { command_slot, work, padded: Vec::new() });
         self.run_zone_sends();
+        // Writes that waited for a reset's work may go now.
+        if self.buffer.waiting() > 0 {
+            self.admit_waiting();
+        }
+    }
+
+    /// True if the write of `slot` goes to a zone whose reset has work still to do (the
+    /// write waits: its data must land after the reset unmaps the zone).
+    pub(super) fn waits_for_reset(&self, slot: u32) -> bool {
+        let (Some(zones), Some(HandleId(zs))) = (self.zones.as_ref(), self.slots[slot as usize].handle) else {
+            return false;
+        };
+        zones.zone_of_slot(zs).is_some_and(|z| self.resetting.contains(&z))
     }
 
     /// Runs the work of every waiting Zone Send whose zones' writes are all placed, and
@@ -153,7 +173,7 @@ impl Ssd {
                 continue;
             }
             let zones = self.zones.as_ref().expect("Zone Sends only go to a zoned namespace");
-            let blocked = self.zone_sends[k].work.iter().any(|w| w.slot.is_some_and(|s| zones.slot_unplaced(s) > 0));
+            let blocked = self.zone_sends[k].work.iter().any(|w| w.wait.is_some_and(|s| zones.slot_unplaced(s) > 0));
             if blocked {
                 k += 1;
                 continue;
@@ -170,6 +190,9 @@ impl Ssd {
 
     /// One zone's share of a Zone Send; returns the superblock a finish padded.
     fn zone_work(&mut self, w: ZoneWork, ready: SimTime) -> Option<u32> {
+        if w.action == ZoneAction::Reset {
+            self.resetting.retain(|&z| z != w.zone);
+        }
         // A zone with no data placed has nothing on NAND to pad or erase.
         let sb = w.superblock?;
         // Its frontier, if the zone still fills its superblock (a full zone's slot is free).
@@ -251,8 +274,8 @@ impl Ssd {
 
 /// Whether Select All applies `action` to a zone in `state` (the zones the specification
 /// lists for each action).
-fn all_applies(action: ZoneAction, state: crate::nvme::ZoneState) -> bool {
-    use crate::nvme::ZoneState::{Closed, Empty, ExplicitlyOpened, ImplicitlyOpened};
+fn all_applies(action: ZoneAction, state: crate::block::ZoneState) -> bool {
+    use crate::block::ZoneState::{Closed, Empty, ExplicitlyOpened, ImplicitlyOpened};
     match action {
         ZoneAction::Close => matches!(state, ImplicitlyOpened | ExplicitlyOpened),
         ZoneAction::Finish => matches!(state, ImplicitlyOpened | ExplicitlyOpened | Closed),

@@ -245,8 +245,8 @@ enum SyncCall {
     /// A data write under `sync=1` whose data is on the device; the flush that follows it
     /// is in flight (see `RunOptions::fs_syncs`). Completes as a write.
     Flushing,
-    /// A write to a full zone (`zonemode=zbd`): the zone's reset is in flight; the write
-    /// follows it.
+    /// Not fio's I/O: the reset of a full zone (`zonemode=zbd`) sent just before the write
+    /// that needs it.
     ZoneReset,
 }
 

@@ -17,8 +17,9 @@ impl Runner {
     #[inline]
     pub(super) fn on_visible<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, id: u32, now: SimTime) {
         if self.ios[id].sync == SyncCall::ZoneReset {
+            // A zone's reset before a write: done, and counted nowhere.
+            self.ios.free(id);
             self.clones[i].thread.in_device -= 1;
-            self.write_after_reset(host, i, id, now);
             return;
         }
         if self.wake_to_reap_one_and_issue(host, i, id, now) {

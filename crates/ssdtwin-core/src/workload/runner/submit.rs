@@ -3,9 +3,9 @@
 
 use super::super::Direction;
 use super::{InFlightIo, Runner, SyncCall};
+use crate::block::ZoneAction;
 use crate::block::{BlockDevice, Opcode};
 use crate::engine::SimTime;
-use crate::nvme::ZoneAction;
 use crate::os::{BufferedIo, BufferedStart, CloneId, CompletionPath, EngineKind, Host, IoRequest, IoTag};
 
 impl Runner {
@@ -136,32 +136,19 @@ impl Runner {
                 self.clones[i].stopped = true;
             }
             if let Some(zone) = z.reset_first {
-                // The write waits for its zone's reset (`on_visible` sends it after).
-                io.sync = SyncCall::ZoneReset;
+                // The zone's reset goes just before the write, as a command of its own whose
+                // completion counts in no statistics; the drive places the write after it.
+                let reset_io = InFlightIo { sync: SyncCall::ZoneReset, bytes: 0, offset: zone, ..*io };
+                let rid = self.ios.insert(reset_io);
                 let reset = Opcode::ZoneSend { action: ZoneAction::Reset, all: false };
                 let request = IoRequest { opcode: reset, offset_bytes: zone, bytes: 0, placement: None };
-                self.submit_request(host, i, id, request, path, now);
-                return;
+                self.submit_request(host, i, rid, request, path, now);
             }
         }
         let io = &self.ios[id];
         let placement = if io.dir == Direction::Write { self.clones[i].next_placement() } else { None };
         let bytes = if opcode.is_zoned() { 0 } else { io.bytes };
         let request = IoRequest { opcode, offset_bytes: io.offset, bytes, placement };
-        self.submit_request(host, i, id, request, path, now);
-    }
-
-    /// A zoned write's zone was reset: the write itself goes now.
-    pub(super) fn write_after_reset<D: BlockDevice>(&mut self, host: &mut Host<D>, i: CloneId, id: u32, now: SimTime) {
-        let io = &mut self.ios[id];
-        io.sync = SyncCall::No;
-        let request = IoRequest { opcode: Opcode::Write, offset_bytes: io.offset, bytes: io.bytes, placement: None };
-        let t = &self.clones[i].thread;
-        let path = if t.engine.polled {
-            CompletionPath::Polled
-        } else {
-            CompletionPath::Interrupt { core: t.irq_core, work: t.engine.irq_work }
-        };
         self.submit_request(host, i, id, request, path, now);
     }
 }

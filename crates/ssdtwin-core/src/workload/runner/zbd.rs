@@ -15,7 +15,7 @@
 //! the same I/O (its latency counts the reset's); fio makes it a blocking ioctl before it
 //! issues the write.
 
-use crate::nvme::{ZoneConfig, ZoneState};
+use crate::block::{ZoneConfig, ZoneState};
 use crate::workload::{JobError, JobSpec, ZbdSpec};
 
 /// fio's view of the drive's zones, shared by every job of the run.
@@ -145,6 +145,11 @@ impl Zbd {
     /// A write of `bytes` the job decided at `offset`.
     pub(super) fn write(&mut self, job: &mut ZbdJob, offset: u64, bytes: u64) -> ZbdIo {
         let mut zone = self.zone_of(offset);
+        if job.seq && offset % self.size >= self.capacity {
+            // A sequential job jumps from a zone's capacity to the next zone's start.
+            let (first, last) = (self.zone_of(job.start), self.zone_of(job.end - 1));
+            zone = if zone >= last { first } else { zone + 1 };
+        }
         if !self.targets.contains(&zone) {
             let job_room = job.spec.job_max_open_zones == 0 || job.targets < job.spec.job_max_open_zones;
             if self.targets.len() < self.max_targets as usize && job_room {
@@ -160,14 +165,14 @@ impl Zbd {
         let z = zone as usize;
         let mut reset_first = None;
         let full = self.capacity - self.written[z] < job.min_bs;
-        let threshold = job.threshold_bytes.is_some_and(|t| self.data_in(job.start, job.end) >= t);
-        let due = threshold && {
-            job.countdown = job.countdown.saturating_sub(1);
-            job.countdown == 0
-        };
-        if due {
+        // fio's zbd_dec_and_reset_write_cnt: every write counts down (reloading at 0); a
+        // write that reaches 0 with the zones above the threshold resets its zone.
+        job.countdown = job.countdown.saturating_sub(1);
+        let counted_out = job.countdown == 0;
+        if counted_out {
             job.countdown = job.reload();
         }
+        let due = counted_out && job.threshold_bytes.is_some_and(|t| self.data_in(job.start, job.end) >= t);
         if full || (due && self.written[z] > 0) {
             reset_first = Some(u64::from(zone) * self.size);
             self.written[z] = 0;
@@ -339,11 +344,12 @@ mod tests {
             let io = zbd.write(&mut zj, (k % 2) * SIZE, 65536);
             resets.push(io.reset_first.is_some());
         }
-        // 2 x 384 KiB... below half of io_size no write resets; above it every fourth does.
+        // Every fourth write counts out; it resets its zone once the two zones hold half the
+        // io_size (one zone's capacity), never before, and no other write does.
         let first = resets.iter().position(|&r| r).unwrap();
-        let data_then = first as u64 * 65536;
-        assert!(data_then >= CAP, "no reset before the zones hold half the io_size ({data_then})");
-        assert!(resets[first..].iter().filter(|&&r| r).count() >= (40 - first) / 4 - 1);
+        assert!(first as u64 * 65536 >= CAP, "no reset before the zones hold half the io_size");
+        assert!(first as u64 * 65536 < CAP + 4 * 65536, "the first count-out past the threshold resets");
+        assert!(resets.iter().enumerate().all(|(k, &r)| !r || k % 4 == 3), "only writes that count out reset");
     }
 
     #[test]

@@ -1721,7 +1721,6 @@ mod tests {
             "atomic",
             "block_error_percentiles",
             "zonecapacity",
-            "read_beyond_wp",
             "dp_scheme",
             "sprandom",
         ];
@@ -2059,9 +2058,7 @@ mod tests {
             unsupported_hint("output-format", true),
             "; it is a fio program option, not a job option: give it to the ssdtwin fio command"
         );
-        assert!(
-            unsupported_hint("max_open_zones", false).starts_with("; zoned drives (zonemode=zbd) are not modelled")
-        );
+        assert!(unsupported_hint("zonecapacity", false).contains("comes from the drive"));
         assert_eq!(unsupported_hint("no_such_option_at_all", false), "");
     }
 }

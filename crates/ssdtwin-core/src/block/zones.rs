@@ -1,4 +1,4 @@
-//! Zoned Namespaces (NVMe Zoned Namespace Command Set 1.1): the zones of a namespace, their
+//! Zoned block devices (the NVMe Zoned Namespace Command Set 1.1): the zones of a namespace, their
 //! write pointers and states, and the open and active limits. Pure bookkeeping: the device
 //! (`ssd/zones.rs`) asks it whether a command may run and what it changes, and does the
 //! work.

@@ -252,13 +252,12 @@ impl Zones {
     pub fn restored(mut self, config: ZoneConfig) -> Option<Self> {
         let slots = config.max_active as usize;
         let fits = self.list.len() == config.zones as usize
-            && self.unplaced.len() == slots
-            && self
-                .list
-                .iter()
-                .all(|z| z.written <= config.capacity_lbas && z.slot.is_none_or(|s| usize::from(s) < slots));
+            && self.unplaced.len() >= slots
+            && self.list.iter().all(|z| {
+                z.written <= config.capacity_lbas && z.slot.is_none_or(|s| usize::from(s) < self.unplaced.len())
+            });
         self.config = config;
-        self.draining.resize(slots, false);
+        self.draining.resize(self.unplaced.len(), false);
         fits.then_some(self)
     }
 
@@ -358,6 +357,11 @@ impl Zones {
         self.release_if_done(slot)
     }
 
+    /// Slots in use or kept: the frontiers the device needs.
+    pub fn slots(&self) -> usize {
+        self.unplaced.len()
+    }
+
     /// LBAs written to `slot` the device has not placed yet.
     pub fn slot_unplaced(&self, slot: u16) -> u64 {
         self.unplaced[usize::from(slot)]
@@ -446,9 +450,15 @@ impl Zones {
             closed = Some(victim);
         }
         if from == ZoneState::Empty {
-            // A slot still draining a reset zone's writes counts against no limit but is
-            // not free yet: the active limit holds with one to spare only while none drains.
-            let slot = self.free_slots.pop().ok_or(ZoneError::TooManyActive { limit: c.max_active })?;
+            // Slots beyond the active limit: a full zone keeps its slot until all its writes
+            // are placed, and a reset one until its earlier writes are; the next zone must
+            // not wait for either, so the device opens another frontier (the caller gives
+            // the FTL one, `slots`).
+            let slot = self.free_slots.pop().unwrap_or_else(|| {
+                self.unplaced.push(0);
+                self.draining.push(false);
+                (self.unplaced.len() - 1) as u16
+            });
             self.list[zone as usize].slot = Some(slot);
         }
         self.set_state(zone, to);

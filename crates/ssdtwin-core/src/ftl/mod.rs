@@ -195,6 +195,17 @@ impl Ftl {
         self
     }
 
+    /// Gives the drive at least `handles` placement frontiers (a zoned drive opens one more
+    /// when every slot is kept by a zone whose writes are still to place).
+    pub fn ensure_handles(&mut self, handles: u16) {
+        if let Some(p) = self.placement.as_mut()
+            && p.config.handles < handles
+        {
+            p.grow(handles);
+            self.frontiers.resize(Stream::count(handles), Frontier::new(self.geometry.native));
+        }
+    }
+
     /// The placement state of an FDP drive.
     pub fn placement(&self) -> Option<&Placement> {
         self.placement.as_ref()

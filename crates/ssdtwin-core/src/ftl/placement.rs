@@ -137,6 +137,12 @@ impl Placement {
         };
     }
 
+    /// Takes `handles` handles (more than before).
+    pub(crate) fn grow(&mut self, handles: u16) {
+        self.config.handles = handles;
+        self.handles.resize(usize::from(handles), HandleCounters::default());
+    }
+
     /// Every superblock is free (a format).
     pub(crate) fn forget_owners(&mut self) {
         self.owner.fill(0);

@@ -1,7 +1,9 @@
 //! The FTL's state in snapshots: everything but the map arrays, exported and imported, and
 //! the L2P restored chunk by chunk.
 
-use super::{Frontier, Ftl, FtlCounters, Placement, SbState, StateError, Superblocks, WearLevelling, WearState};
+use super::{
+    Frontier, Ftl, FtlCounters, Placement, SbState, StateError, Stream, Superblocks, WearLevelling, WearState,
+};
 use crate::nand::CellMode;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -22,6 +24,13 @@ pub struct FtlState {
     /// Superblock owners and per-handle counters of an FDP drive (absent: none).
     #[serde(default)]
     placement: Option<Placement>,
+}
+
+impl FtlState {
+    /// The placement handles (FDP handles or zone slots) its frontiers were for.
+    pub fn handles(&self) -> u16 {
+        (self.frontiers.len().saturating_sub(Stream::BASE.len()) / 2) as u16
+    }
 }
 
 impl Ftl {

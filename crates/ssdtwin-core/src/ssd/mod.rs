@@ -144,6 +144,8 @@ pub struct Ssd {
     zone_sends: Vec<zones::PendingSend>,
     /// Zones whose reset has work still to do: writes to them wait.
     resetting: Vec<u32>,
+    /// Writes waiting for their zone's reset work (`resetting`), by slot.
+    zone_waiters: Vec<u32>,
     jobs_active: [bool; 2],
     /// Host writes paced by the GC job under way (see `gc_pace`).
     gc_pace: gc_pace::GcPace,
@@ -247,6 +249,7 @@ impl Ssd {
             zones: None,
             zone_sends: Vec::new(),
             resetting: Vec::new(),
+            zone_waiters: Vec::new(),
             jobs_active: [false; 2],
             gc_pace: gc_pace::GcPace::default(),
             reloc_programs: [0; 2],

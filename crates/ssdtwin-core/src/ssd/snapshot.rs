@@ -321,6 +321,10 @@ impl Ssd {
             return Err(corrupt("damaged: data after the end of the state"));
         }
         // The checksum cannot catch a crafted file: its content must hold together too.
+        if device.zones.is_some() {
+            // A zoned drive may have opened frontiers beyond its active zones.
+            device.ftl.ensure_handles(header.ftl.handles());
+        }
         device.ftl.import_state(header.ftl, tags, block_erases).map_err(|e| corrupt(&format!("corrupt state: {e}")))?;
         device.counters = header.host;
         // Loading powers the drive on: one more power cycle (a state saved before they were

@@ -22,8 +22,12 @@ impl Ssd {
     /// cache. A write that waits starts GC or folding if that is what it waits for.
     pub(super) fn try_admit(&mut self, slot: u32, ready: SimTime) {
         let Slot { units, handle, .. } = self.slots[slot as usize];
-        let ready_to_place = self.buffer.has_room(units) && !self.waits_for_reset(slot);
-        if let Some(paced) = ready_to_place.then(|| self.host_placement(handle, units)).flatten() {
+        if self.waits_for_reset(slot) {
+            // Its zone's reset has work to do first; it comes back when that is done.
+            self.zone_waiters.push(slot);
+            return;
+        }
+        if let Some(paced) = self.buffer.has_room(units).then(|| self.host_placement(handle, units)).flatten() {
             self.admit(slot, ready, paced);
         } else {
             self.counters.write_stalls += 1;
@@ -86,9 +90,6 @@ impl Ssd {
                 break;
             };
             let Slot { units, handle, .. } = self.slots[slot as usize];
-            if self.waits_for_reset(slot) {
-                break;
-            }
             let Some(paced) = self.host_placement(handle, units) else {
                 self.maybe_fold_for_space();
                 break;

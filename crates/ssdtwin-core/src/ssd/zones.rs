@@ -96,6 +96,8 @@ impl Ssd {
             }
             Opcode::Write | Opcode::ZoneAppend => {
                 let placed = zones.write(c.slba, c.blocks, c.opcode == Opcode::ZoneAppend)?;
+                let slots = zones.slots();
+                self.ftl.ensure_handles(slots as u16);
                 ZoneRoute {
                     ftl_slba: to_ftl(placed.slba),
                     handle: Some(HandleId(placed.slot)),
@@ -138,10 +140,6 @@ impl Ssd {
         self.slots[command_slot as usize].ready = ready;
         self.zone_sends.push(PendingSend { command_slot, work, padded: Vec::new() });
         self.run_zone_sends();
-        // Writes that waited for a reset's work may go now.
-        if self.buffer.waiting() > 0 {
-            self.admit_waiting();
-        }
     }
 
     /// True if the write of `slot` goes to a zone whose reset has work still to do (the
@@ -185,6 +183,20 @@ impl Ssd {
                     self.zone_sends[k].padded.push(sb);
                 }
             }
+        }
+        self.retry_zone_waiters();
+    }
+
+    /// Writes that waited for a reset whose work is now done go on.
+    fn retry_zone_waiters(&mut self) {
+        if self.zone_waiters.is_empty() {
+            return;
+        }
+        let waiters = std::mem::take(&mut self.zone_waiters);
+        for slot in waiters {
+            let ready = self.slots[slot as usize].ready.max(self.now);
+            // Those still waiting put themselves back.
+            self.try_admit(slot, ready);
         }
     }
 

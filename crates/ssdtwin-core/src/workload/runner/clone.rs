@@ -604,7 +604,10 @@ impl JobClone {
             return (Direction::Read, offset, bytes, true);
         }
         let Decided { offset, bytes, dir } = self.ahead.pop_front().unwrap_or_else(|| self.decide());
+        // Under zonemode=zbd the block written is known when the write is sent (its zone's
+        // write pointer): it is logged there.
         if dir == Direction::Write
+            && self.zbd.is_none()
             && let Some(v) = self.verify_mut()
         {
             v.log_write(offset, bytes);

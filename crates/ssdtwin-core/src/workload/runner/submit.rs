@@ -132,8 +132,14 @@ impl Runner {
                 }
             };
             (io.offset, io.bytes) = (z.offset, z.bytes);
+            let (dir, offset, bytes) = (io.dir, io.offset, io.bytes);
             if z.eof {
                 self.clones[i].stopped = true;
+            }
+            if dir == Direction::Write
+                && let Some(v) = self.clones[i].verify_mut()
+            {
+                v.log_write(offset, bytes);
             }
             if let Some(zone) = z.reset_first {
                 // The zone's reset goes just before the write, as a command of its own whose

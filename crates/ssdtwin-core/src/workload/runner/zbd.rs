@@ -47,8 +47,11 @@ pub(super) struct ZbdJob {
     countdown: u64,
     /// The threshold in bytes of zone data (`io_size × zone_reset_threshold`).
     threshold_bytes: Option<u64>,
-    /// A sequential job (reads look for data in the next zones, not the nearest).
+    /// A sequential job (reads look for data in the next zones, not the nearest; writes go
+    /// zone after zone).
     seq: bool,
+    /// A sequential job's zone being written.
+    cursor: Option<u32>,
     /// Resets it made.
     pub resets: u64,
 }
@@ -89,6 +92,20 @@ impl Zbd {
                     "Specified --max_open_zones ({}) is larger than max ({})",
                     spec.max_open_zones, config.max_open
                 )));
+            }
+            if spec.max_open_zones > config.max_active {
+                return Err(invalid(format!(
+                    "max_open_zones ({}) is above the drive's active zone limit ({}): its writes would fail \
+                     (Exceeded max_active_zones limit)",
+                    spec.max_open_zones, config.max_active
+                )));
+            }
+            let capacity = config.capacity_lbas * lba_bytes;
+            // (A trim's block is a whole zone: it resets it.)
+            let data = [crate::workload::Direction::Read, crate::workload::Direction::Write];
+            let used = data.into_iter().filter(|&d| job.rw.uses(d));
+            if let Some(bs) = used.map(|d| job.bs[d.index()].max()).find(|&bs| bs > capacity) {
+                return Err(invalid(format!("I/O buflen {bs} exceeds zone capacity {capacity}")));
             }
             if spec.max_open_zones > 0 {
                 if max_targets != config.max_open && max_targets != spec.max_open_zones {
@@ -145,10 +162,20 @@ impl Zbd {
     /// A write of `bytes` the job decided at `offset`.
     pub(super) fn write(&mut self, job: &mut ZbdJob, offset: u64, bytes: u64) -> ZbdIo {
         let mut zone = self.zone_of(offset);
-        if job.seq && offset % self.size >= self.capacity {
-            // A sequential job jumps from a zone's capacity to the next zone's start.
+        if job.seq {
+            // A sequential job writes zone after zone at their write pointers, from the zone
+            // of its first offset, wrapping to its range's first (where full zones are reset).
             let (first, last) = (self.zone_of(job.start), self.zone_of(job.end - 1));
-            zone = if zone >= last { first } else { zone + 1 };
+            let at = *job.cursor.get_or_insert(zone);
+            let full = self.capacity - self.written[at as usize] < job.min_bs;
+            zone = if !full {
+                at
+            } else if at >= last {
+                first
+            } else {
+                at + 1
+            };
+            job.cursor = Some(zone);
         }
         if !self.targets.contains(&zone) {
             let job_room = job.spec.job_max_open_zones == 0 || job.targets < job.spec.job_max_open_zones;
@@ -246,8 +273,18 @@ impl ZbdJob {
         let min_bs = (0..3).map(|d| spec.bs[d].min()).filter(|&b| b > 0).min().unwrap_or(4096);
         let threshold_bytes = zbd.reset_threshold.filter(|&t| t > 0.0).map(|t| (io_size as f64 * t) as u64);
         let seq = !spec.rw.is_random();
-        let mut job =
-            ZbdJob { spec: zbd, start, end, min_bs, targets: 0, countdown: 0, threshold_bytes, seq, resets: 0 };
+        let mut job = ZbdJob {
+            spec: zbd,
+            start,
+            end,
+            min_bs,
+            targets: 0,
+            countdown: 0,
+            threshold_bytes,
+            seq,
+            cursor: None,
+            resets: 0,
+        };
         job.countdown = job.reload();
         job
     }
@@ -326,6 +363,13 @@ mod tests {
         let sized = job(ZbdSpec { zone_size: Some(SIZE / 2), ..spec() });
         let e = Zbd::new(config(4), 4096, &zones, &[&sized]).unwrap_err().to_string();
         assert!(e.contains(&format!("does not match disk zone size {SIZE}")), "{e}");
+        let ignoring = job(ZbdSpec { max_open_zones: 9, ignore_zone_limits: true, ..spec() });
+        let e = Zbd::new(config(4), 4096, &zones, &[&ignoring]).unwrap_err().to_string();
+        assert!(e.contains("above the drive's active zone limit (4)"), "{e}");
+        let mut big_blocks = job(spec());
+        big_blocks.bs = std::array::from_fn(|_| BlockSize::Fixed(2 * CAP));
+        let e = Zbd::new(config(4), 4096, &zones, &[&big_blocks]).unwrap_err().to_string();
+        assert!(e.contains("exceeds zone capacity"), "{e}");
         let mut busy = zones;
         for z in &mut busy[..5] {
             *z = (ZoneState::Closed, 8);

@@ -19,7 +19,6 @@ impl Runner {
         if self.ios[id].sync == SyncCall::ZoneReset {
             // A zone's reset before a write: done, and counted nowhere.
             self.ios.free(id);
-            self.clones[i].thread.in_device -= 1;
             return;
         }
         if self.wake_to_reap_one_and_issue(host, i, id, now) {

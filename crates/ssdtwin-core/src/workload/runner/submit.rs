@@ -149,6 +149,9 @@ impl Runner {
                 let reset = Opcode::ZoneSend { action: ZoneAction::Reset, all: false };
                 let request = IoRequest { opcode: reset, offset_bytes: zone, bytes: 0, placement: None };
                 self.submit_request(host, i, rid, request, path, now);
+                // Not one of the thread's I/Os: its depth and reaping never count it (it
+                // completes before the write sent after it).
+                self.clones[i].thread.in_device -= 1;
             }
         }
         let io = &self.ios[id];

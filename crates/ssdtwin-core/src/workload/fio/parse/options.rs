@@ -467,8 +467,9 @@ static OPTIONS: &[OptionDef] = &[
         };
         Ok(())
     }),
-    // io_uring_cmd's command set: NVMe is the one fio 3.3x knows.
-    value("cmd_type", |_, v| values::one_of(v, &["nvme"]).map(drop)),
+    // io_uring_cmd's command set: NVMe is the one fio 3.3x knows. An engine option: fio
+    // parses (and echoes) it after the job's own, `filename` included.
+    OptionDef { priority: -2, ..value("cmd_type", |_, v| values::one_of(v, &["nvme"]).map(drop)) },
     // ---- data placement (fio 3.34+: fdp, fdp_pli, fdp_pli_select; 3.38 renamed them) ----
     flag("fdp", |d, v| {
         d.fdp = Some(values::boolean(v)?);

@@ -9,7 +9,11 @@ use crate::nand::{CellMode, DieId, Ppa, PuId};
 impl Ftl {
     /// Moves the frontier of `stream` one unit on; returns the address to write. Opens a new
     /// superblock when the current one is full (the caller checked there is one).
-    #[inline]
+    // Always inlined: relocation moves each unit through it, and the call alone cost a tenth
+    // of random writes with GC once placement streams made it larger (measured with
+    // `examples/speed`: 2.52 M/s called, 2.86 M/s inlined).
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     pub(super) fn advance(&mut self, stream: Stream) -> (u64, bool) {
         let si = stream.index();
         if self.frontiers[si].room() == 0 {

@@ -118,6 +118,7 @@ impl Ftl {
         let pu_units = g.pu_units();
         let pus = g.sb_units_in(mode) / pu_units;
         let mut moved = 0;
+        let si = stream.index();
         for pu in 0..pus {
             let start = base + u64::from(pu * pu_units);
             let mut read: Option<RelocRead> = None;
@@ -142,7 +143,7 @@ impl Ftl {
                 if let Some(tags) = self.tags.as_mut() {
                     tags[new_ppa as usize] = tags[ppa as usize];
                 }
-                let f = &mut self.frontiers[stream.index()];
+                let f = &mut self.frontiers[si];
                 let dst = Ppa(new_ppa);
                 f.set_source(g.sb_of(dst), g.pu_in_sb(dst), source_die, mode);
                 let seq = f.pu_seq;

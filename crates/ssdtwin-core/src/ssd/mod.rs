@@ -129,7 +129,7 @@ pub struct Ssd {
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     in_flight: u32,
-    host_waiting: VecDeque<(Command, u64, SimTime, Option<zones::ZoneRoute>)>,
+    host_waiting: VecDeque<(Command, u64, SimTime, Option<Box<zones::ZoneRoute>>)>,
     programs: Vec<ProgramRec>,
     free_programs: Vec<u32>,
     /// Relocation jobs by [`background::JobKind`]: GC, folding.
@@ -562,7 +562,7 @@ impl Ssd {
 
     // --- command life cycle -------------------------------------------------------------
 
-    fn start_command(&mut self, command: Command, user: u64, submitted: SimTime, route: Option<zones::ZoneRoute>) {
+    fn start_command(&mut self, command: Command, user: u64, submitted: SimTime, route: Option<Box<zones::ZoneRoute>>) {
         self.idle_generation = self.idle_generation.wrapping_add(1);
         let at = submitted.max(self.now);
         if self.in_flight == 0 {

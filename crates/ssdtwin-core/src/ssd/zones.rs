@@ -77,7 +77,8 @@ impl Ssd {
 
     /// Checks a command against the zones and applies it to their states; says where it
     /// goes. A conventional namespace refuses zoned commands.
-    pub(super) fn route(&mut self, c: &Command) -> Result<Option<ZoneRoute>, SubmitError> {
+    /// (Boxed: a conventional drive's commands carry `None` at the size of a pointer.)
+    pub(super) fn route(&mut self, c: &Command) -> Result<Option<Box<ZoneRoute>>, SubmitError> {
         let Some(zones) = self.zones.as_mut() else {
             return if c.opcode.is_zoned() { Err(SubmitError::NotZoned { opcode: c.opcode }) } else { Ok(None) };
         };
@@ -131,7 +132,7 @@ impl Ssd {
                 ZoneRoute { work, ..ZoneRoute::default() }
             }
         };
-        Ok(Some(route))
+        Ok(Some(Box::new(route)))
     }
 
     /// A Zone Send's firmware work is done at `ready`: its zones' work runs once their writes

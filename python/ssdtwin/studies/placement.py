@@ -43,6 +43,7 @@ from .. import _ssdtwin
 from ..device import Device, profile_derived, profile_toml
 from ..params import FiniteFloat
 from .base import Advance, Study, choice_list
+from .qos import percentile_column
 
 WORKLOADS = ("lifetimes", "adversarial")
 CONFIGS = ("conventional", "placed", "placed-persistent")
@@ -189,9 +190,7 @@ def placement(
                         "waf": (stream_host + moved) / stream_host if placed and stream_host else math.nan,
                         "host_gb": w["io_bytes"] / 1e9,
                         "write_mb_per_s": w["bw_bytes"] / 1e6,
-                        "p50_us": pct["50.000000"] / 1e3,
-                        "p99_us": pct["99.000000"] / 1e3,
-                        "p99_9_us": pct["99.900000"] / 1e3,
+                        **{percentile_column(p): pct[f"{p:f}"] / 1e3 for p in PERCENTILES},
                     }
                 )
             series = run.series

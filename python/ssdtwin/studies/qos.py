@@ -47,10 +47,10 @@ def _job(rw: str, depth: int, seed: int, **limit: object) -> dict[str, Any]:
     }
 
 
-def _column(percentile: float) -> str:
+def percentile_column(percentile: float) -> str:
     """The table's column of a percentile: ``p99_9_us`` for 99.9.
 
-    >>> [_column(p) for p in PERCENTILES]
+    >>> [percentile_column(p) for p in PERCENTILES]
     ['p50_us', 'p99_us', 'p99_9_us', 'p99_99_us']
     """
     return f"p{percentile:g}_us".replace(".", "_")
@@ -111,7 +111,7 @@ def qos(
                 "iops": d["iops"],
                 "ios": d["total_ios"],
                 "mean_us": d["lat_ns"]["mean"] / 1e3,
-                **{_column(p): pct[f"{p:f}"] / 1e3 for p in PERCENTILES},
+                **{percentile_column(p): pct[f"{p:f}"] / 1e3 for p in PERCENTILES},
                 "warm_up_s": warm,
                 "precondition": how,
                 "host": host,

@@ -226,6 +226,9 @@ pub struct Zones {
     unplaced: Vec<u64>,
     /// Per slot: its zone was reset with writes not yet placed; free once they are.
     draining: Vec<bool>,
+    /// Per slot: the zone holding it (derived from the zones; rebuilt on a restore).
+    #[serde(skip)]
+    owner: Vec<Option<u32>>,
 }
 
 impl ZoneConfig {
@@ -244,6 +247,7 @@ impl Zones {
             free_slots: (0..config.max_active as u16).rev().collect(),
             unplaced: vec![0; config.max_active as usize],
             draining: vec![false; config.max_active as usize],
+            owner: vec![None; config.max_active as usize],
             config,
         }
     }
@@ -258,6 +262,14 @@ impl Zones {
             });
         self.config = config;
         self.draining.resize(self.unplaced.len(), false);
+        self.owner = vec![None; self.unplaced.len()];
+        if fits {
+            for (zone, z) in self.list.iter().enumerate() {
+                if let Some(s) = z.slot {
+                    self.owner[usize::from(s)] = Some(zone as u32);
+                }
+            }
+        }
         fits.then_some(self)
     }
 
@@ -268,7 +280,7 @@ impl Zones {
 
     /// The zone whose slot is `slot`, if any.
     pub fn zone_of_slot(&self, slot: u16) -> Option<u32> {
-        self.list.iter().position(|z| z.slot == Some(slot)).map(|z| z as u32)
+        self.owner[usize::from(slot)]
     }
 
     /// The configuration.
@@ -367,11 +379,6 @@ impl Zones {
         self.unplaced[usize::from(slot)]
     }
 
-    /// LBAs of `zone`'s writes the device has not placed yet.
-    pub fn unplaced(&self, zone: u32) -> u64 {
-        self.list[zone as usize].slot.map_or(0, |s| self.unplaced[usize::from(s)])
-    }
-
     /// Zone Send `action` on `zone`. Returns the slot the zone held, if the action ended
     /// its use (finish: to pad to the end; reset: to abandon), and the zone closed to open
     /// this one.
@@ -403,6 +410,9 @@ impl Zones {
             }
             (ZoneAction::Reset, _) => {
                 let slot = self.list[zone as usize].slot.take();
+                if let Some(s) = slot {
+                    self.owner[usize::from(s)] = None;
+                }
                 self.set_state(zone, ZoneState::Empty);
                 let z = &mut self.list[zone as usize];
                 z.written = 0;
@@ -425,12 +435,13 @@ impl Zones {
 
     /// Frees `slot` if its zone is full and everything written to it is placed.
     pub fn release_if_done(&mut self, slot: u16) -> Option<u16> {
-        let zone = self.list.iter().position(|z| z.slot == Some(slot))?;
-        let z = &mut self.list[zone];
+        let zone = self.owner[usize::from(slot)]?;
+        let z = &mut self.list[zone as usize];
         if z.state != ZoneState::Full || self.unplaced[usize::from(slot)] != 0 {
             return None;
         }
         z.slot = None;
+        self.owner[usize::from(slot)] = None;
         self.free_slots.push(slot);
         Some(slot)
     }
@@ -457,9 +468,11 @@ impl Zones {
             let slot = self.free_slots.pop().unwrap_or_else(|| {
                 self.unplaced.push(0);
                 self.draining.push(false);
+                self.owner.push(None);
                 (self.unplaced.len() - 1) as u16
             });
             self.list[zone as usize].slot = Some(slot);
+            self.owner[usize::from(slot)] = Some(zone);
         }
         self.set_state(zone, to);
         Ok(closed)

@@ -236,8 +236,8 @@ pub enum Distribution {
 }
 
 /// fio's `zonemode=zbd`: writes go to zones' write pointers, full zones are reset before
-/// they are written again (fio's `zbd.c`).
-#[derive(Clone, Debug, PartialEq)]
+/// they are written again (fio's `zbd.c`). The default is fio's: no option given.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ZbdSpec {
     /// `zonesize=`: must match the drive's zone size if given.
     pub zone_size: Option<u64>,

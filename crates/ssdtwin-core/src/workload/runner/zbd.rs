@@ -318,15 +318,7 @@ mod tests {
     }
 
     fn spec() -> ZbdSpec {
-        ZbdSpec {
-            zone_size: None,
-            max_open_zones: 0,
-            job_max_open_zones: 0,
-            reset_threshold: None,
-            reset_frequency: None,
-            read_beyond_wp: false,
-            ignore_zone_limits: false,
-        }
+        ZbdSpec::default()
     }
 
     #[test]

@@ -72,15 +72,7 @@ impl JobDraft {
             dataplacement: None,
             plids: None,
             plid_select: PlidSelect::RoundRobin,
-            zbd: ZbdSpec {
-                zone_size: None,
-                max_open_zones: 0,
-                job_max_open_zones: 0,
-                reset_threshold: None,
-                reset_frequency: None,
-                read_beyond_wp: false,
-                ignore_zone_limits: false,
-            },
+            zbd: ZbdSpec::default(),
         }
     }
 
